@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Entry point of the `agent-gateway` command. Runs the compiled CLI on Node >= 22.19 (DESIGN D1).
+// On an older Node it re-executes itself with the Node 24 that `npm install` provisions from the
+// npm registry package `node` (a devDependency), so a machine with only Node 20 still works.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const [major, minor] = process.versions.node.split('.').map(Number);
+const supported = major > 22 || (major === 22 && minor >= 19);
+
+if (!supported) {
+  const provisioned = join(here, '..', 'node_modules', 'node', 'bin', 'node');
+  if (!existsSync(provisioned)) {
+    console.error(`agent-gateway needs Node >= 22.19 (running ${process.version}). Run "npm install" in the repository to provision Node 24.`);
+    process.exit(1);
+  }
+  const result = spawnSync(provisioned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(result.status ?? 1);
+}
+
+const entry = join(here, '..', 'dist', 'gateway', 'cli', 'cli-main.js');
+if (!existsSync(entry)) {
+  console.error('agent-gateway is not built yet: run "npm run build" first.');
+  process.exit(1);
+}
+const { main } = await import(pathToFileURL(entry).href);
+await main();

@@ -1,0 +1,40 @@
+// The demo upstream MCP server that `npm start` connects to. Speaks stdio by default (the gateway
+// starts it as a child process); `--http PORT` serves stateless Streamable HTTP (2026-07-28 and
+// 2025-era clients) on 127.0.0.1 instead, for trying an HTTP source.
+import { createServer } from 'node:http';
+import { Readable } from 'node:stream';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { createDemoServer, type Note } from './demo-tools.js';
+
+const notes: Note[] = [{ id: 1, title: 'Welcome', body: 'This note lives in the demo MCP server.' }];
+
+async function serveHttp(port: number): Promise<void> {
+  const handler = createMcpHandler(() => createDemoServer(notes), { legacy: 'stateless' });
+  const server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+      const body = chunks.length > 0 && req.method !== 'GET' && req.method !== 'HEAD' ? Buffer.concat(chunks) : undefined;
+      const response = await handler.fetch(new Request(`http://127.0.0.1:${port}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) }));
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (response.body === null) res.end();
+      else Readable.fromWeb(response.body as import('node:stream/web').ReadableStream).pipe(res);
+    })().catch(() => {
+      res.statusCode = 500;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.address();
+  process.stderr.write(`demo MCP server on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/mcp\n`);
+}
+
+const httpFlag = process.argv.indexOf('--http');
+if (httpFlag >= 0) {
+  await serveHttp(Number(process.argv[httpFlag + 1] ?? '0'));
+} else {
+  await createDemoServer(notes).connect(new StdioServerTransport());
+}

@@ -1,0 +1,69 @@
+// buildApp(deps): the HTTP application, never listening by itself (STYLE 4), so tests use
+// `inject()` or a real listen on port 0. Wires request ids, the per-request config snapshot, the
+// auth gate, the routes and the single error renderer.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
+import type { ConfigSource } from './config/index.js';
+import type { ToolCatalog } from './discovery/index.js';
+import { GatewayError } from './errors/index.js';
+import { authHook } from './platform/auth-hook.js';
+import { errorHandler } from './platform/error-handler.js';
+import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.js';
+import { requestIdFor } from './platform/request-id.js';
+import './platform/request-context.js';
+import { registerMcpConfigRoute, registerSourcesRoutes, registerToolsRoute } from './rest/index.js';
+
+export interface AppDeps {
+  readonly config: ConfigSource;
+  readonly catalog: ToolCatalog;
+  readonly logger: PinoLogger;
+  readonly lifecycle: Lifecycle;
+  readonly now?: () => Date;
+}
+
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const server = deps.config.current().config.server;
+  const app: FastifyInstance = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestIdFor,
+    bodyLimit: server.bodyLimitBytes,
+    return503OnClosing: true,
+  });
+  app.removeContentTypeParser('text/plain');
+  app.decorateRequest('snapshot', null as never);
+  app.decorateRequest('principal', undefined);
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.snapshot = deps.config.current();
+    void reply.header('x-request-id', request.id);
+    await Promise.resolve();
+  });
+  app.addHook('onRequest', authHook(deps.now ?? (() => new Date())));
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        workspace: request.principal?.workspace.name,
+        key: request.principal?.keyFingerprint,
+      },
+      'request completed',
+    );
+    await Promise.resolve();
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(async () => {
+    await Promise.resolve();
+    throw new GatewayError('not_found');
+  });
+
+  registerHealthRoutes(app, deps.lifecycle);
+  registerSourcesRoutes(app, deps.catalog);
+  registerToolsRoute(app, deps.catalog);
+  registerMcpConfigRoute(app);
+  return app;
+}

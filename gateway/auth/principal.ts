@@ -1,0 +1,26 @@
+// The authenticated caller: one API key, bound to exactly one workspace (spec §1, §5.2). Everything
+// downstream reads the workspace from here; no request field can name another.
+import type { Access, ApiKeyConfig, WorkspaceConfig } from '../config/index.js';
+
+export interface Principal {
+  readonly keyId: string;
+  /** A short fingerprint of the stored hash, for logs and audit; not key material. */
+  readonly keyFingerprint: string;
+  readonly keyName: string | undefined;
+  readonly workspace: WorkspaceConfig;
+  readonly access: Access;
+  readonly sourcePatterns: readonly string[];
+  readonly toolPatterns: readonly string[];
+}
+
+export function principalFor(key: ApiKeyConfig, workspace: WorkspaceConfig): Principal {
+  return {
+    keyId: key.id,
+    keyFingerprint: key.hash.slice('sha256:'.length, 'sha256:'.length + 12),
+    keyName: key.name,
+    workspace,
+    access: key.access,
+    sourcePatterns: key.sources,
+    toolPatterns: key.tools,
+  };
+}

@@ -1,0 +1,80 @@
+// `agent-gateway serve --config FILE [--host H] [--port N] [--init-from EXAMPLE]`: runs the gateway
+// until SIGINT/SIGTERM. `--init-from` copies an example config to FILE when FILE does not exist yet,
+// which is how `npm start` gives a newcomer a private, editable config on first run.
+import { copyFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { InvalidConfigError, formatProblems } from '../config/index.js';
+import { startGateway } from '../main.js';
+import { createPinoLogger, type LogLevel } from '../telemetry/index.js';
+import type { CliIo } from './cli-io.js';
+
+const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+export async function serveCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'init-from': { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+    strict: true,
+  });
+  if (values.config === undefined) {
+    io.err('usage: agent-gateway serve --config FILE [--host H] [--port N] [--init-from EXAMPLE] [--log-level info]');
+    return 2;
+  }
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) {
+    io.err('--port must be an integer from 0 to 65535');
+    return 2;
+  }
+  const level = values['log-level'] ?? io.env['LOG_LEVEL'] ?? 'info';
+  if (!LEVELS.has(level)) {
+    io.err(`--log-level must be one of ${[...LEVELS].join(', ')}`);
+    return 2;
+  }
+  if (values['init-from'] !== undefined && !existsSync(values.config)) {
+    await mkdir(dirname(values.config), { recursive: true });
+    await copyFile(values['init-from'], values.config);
+    io.err(`created ${values.config} from ${values['init-from']}`);
+  }
+
+  const logger = createPinoLogger({ level: level as LogLevel });
+  let gateway;
+  try {
+    gateway = await startGateway({
+      configPath: values.config,
+      logger,
+      env: io.env,
+      ...(values.host === undefined ? {} : { host: values.host }),
+      ...(port === undefined ? {} : { port }),
+    });
+  } catch (error) {
+    if (error instanceof InvalidConfigError) {
+      io.err(`${error.message}:\n${formatProblems(error.problems)}`);
+      return 1;
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') io.err(`${values.config}: no such file`);
+    else if (code === 'EADDRINUSE') io.err('the address is already in use; pick another with --port');
+    else io.err(`failed to start: ${(error as Error).message}`);
+    return 1;
+  }
+  io.err(`agent gateway listening on ${gateway.url} (config ${values.config}); Ctrl-C stops it`);
+  const running = gateway;
+  await new Promise<void>((resolve) => {
+    const onSignal = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      void running.stop().then(resolve);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  return 0;
+}

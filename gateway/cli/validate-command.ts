@@ -1,0 +1,30 @@
+// `agent-gateway validate-config FILE`: exit 0, or every problem with its path and exit 1.
+import { readFile } from 'node:fs/promises';
+import { formatProblems, parseConfigText } from '../config/index.js';
+import type { CliIo } from './cli-io.js';
+
+export async function validateCommand(args: string[], io: CliIo): Promise<number> {
+  const [file, ...rest] = args;
+  if (file === undefined || rest.length > 0) {
+    io.err('usage: agent-gateway validate-config FILE');
+    return 2;
+  }
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    io.err(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    return 1;
+  }
+  const result = parseConfigText(text);
+  if (!result.ok) {
+    io.err(`${file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}:`);
+    io.err(formatProblems(result.problems));
+    return 1;
+  }
+  const workspaces = result.config.workspaces;
+  const keys = workspaces.reduce((n, w) => n + w.keys.length, 0);
+  const sources = workspaces.reduce((n, w) => n + w.mcpSources.length, 0);
+  io.err(`${file}: valid (${workspaces.length} workspaces, ${sources} MCP sources, ${keys} keys)`);
+  return 0;
+}

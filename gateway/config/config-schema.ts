@@ -1,0 +1,141 @@
+// The gateway config contract (DESIGN §5, D10): one strict zod schema shared by the embedded YAML
+// file and the operator's output. Parsed once, strictly; defaults sit next to their fields.
+import { z } from 'zod';
+import { SecretRefSchema } from './secret-ref.js';
+
+/** Lower-case DNS-label names: safe as Kubernetes names and never contain `__`, the separator of
+ * namespaced tool names (D5). */
+const NAME = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
+const nameSchema = z.string().regex(NAME, 'must be 1-40 lower-case letters, digits or hyphens, not starting or ending with a hyphen');
+
+/** Glob patterns over source names or namespaced tool names; `*` matches any run of characters. */
+const patternSchema = z.string().min(1).max(200).regex(/^[A-Za-z0-9_.*/-]+$/, 'may hold letters, digits, _ . - / and *');
+
+const isoInstant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z' });
+
+export const AccessSchema = z.enum(['read', 'write']);
+export type Access = z.infer<typeof AccessSchema>;
+
+export const ApiKeySchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9]{10}$/, 'must be the 10-character key id embedded in the key'),
+  name: z.string().min(1).max(100).optional(),
+  hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lower-case hex digits>'),
+  access: AccessSchema.default('read'),
+  sources: z.array(patternSchema).default(['*']),
+  tools: z.array(patternSchema).default(['*']),
+  createdAt: isoInstant.optional(),
+  expiresAt: isoInstant.optional(),
+  revoked: z.boolean().default(false),
+});
+export type ApiKeyConfig = z.infer<typeof ApiKeySchema>;
+
+const CredentialSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('bearer'), secret: SecretRefSchema }),
+  z.strictObject({
+    type: z.literal('header'),
+    name: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name'),
+    secret: SecretRefSchema,
+  }),
+]);
+
+const TimeoutsSchema = z.strictObject({
+  connectMs: z.number().int().min(100).max(300_000).default(10_000),
+  listMs: z.number().int().min(100).max(300_000).default(15_000),
+  callMs: z.number().int().min(100).max(3_600_000).default(60_000),
+});
+
+const ToolFilterSchema = z.strictObject({
+  include: z.array(patternSchema).default(['*']),
+  exclude: z.array(patternSchema).default([]),
+});
+
+export const McpSourceSchema = z
+  .strictObject({
+    name: nameSchema,
+    description: z.string().max(500).optional(),
+    transport: z.enum(['streamable-http', 'sse', 'stdio']),
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    cwd: z.string().min(1).optional(),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), SecretRefSchema])).default({}),
+    credential: CredentialSchema.optional(),
+    timeouts: TimeoutsSchema.default({ connectMs: 10_000, listMs: 15_000, callMs: 60_000 }),
+    tools: ToolFilterSchema.default({ include: ['*'], exclude: [] }),
+    /** Per-tool overrides of the permission derived from MCP annotations (upstream tool names). */
+    permissions: z.record(z.string().min(1), AccessSchema).default({}),
+  })
+  .superRefine((source, ctx) => {
+    if (source.transport === 'stdio') {
+      if (source.command === undefined) ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required when transport is stdio' });
+      if (source.url !== undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'is not allowed when transport is stdio' });
+      if (source.credential !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['credential'], message: 'is not used by stdio sources; pass secrets through env' });
+    } else {
+      if (source.url === undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: `is required when transport is ${source.transport}` });
+      if (source.command !== undefined) ctx.addIssue({ code: 'custom', path: ['command'], message: 'is only allowed when transport is stdio' });
+    }
+  });
+export type McpSourceConfig = z.infer<typeof McpSourceSchema>;
+
+export const WorkspaceSchema = z
+  .strictObject({
+    name: nameSchema,
+    displayName: z.string().max(200).optional(),
+    mcpSources: z.array(McpSourceSchema).default([]),
+    keys: z.array(ApiKeySchema).default([]),
+  })
+  .superRefine((workspace, ctx) => {
+    reportDuplicates(workspace.mcpSources.map((s) => s.name), ['mcpSources'], 'name', 'source name', ctx);
+  });
+export type WorkspaceConfig = z.infer<typeof WorkspaceSchema>;
+
+export const ServerSchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.number().int().min(0).max(65_535).default(8080),
+  /** The URL clients use to reach this gateway; used in generated client configs. */
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+  bodyLimitBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  /** Browser origins allowed to call the gateway; requests with any other Origin are refused. */
+  allowedOrigins: z.array(z.string().min(1)).default([]),
+  shutdownGraceMs: z.number().int().min(0).max(120_000).default(10_000),
+});
+
+export const GatewayConfigSchema = z
+  .strictObject({
+    version: z.literal(1, { error: 'must be 1 (the only config version so far)' }),
+    server: ServerSchema.default({
+      host: '127.0.0.1',
+      port: 8080,
+      bodyLimitBytes: 1024 * 1024,
+      allowedOrigins: [],
+      shutdownGraceMs: 10_000,
+    }),
+    workspaces: z.array(WorkspaceSchema).default([]),
+  })
+  .superRefine((config, ctx) => {
+    reportDuplicates(config.workspaces.map((w) => w.name), ['workspaces'], 'name', 'workspace name', ctx);
+    const keyIds = config.workspaces.flatMap((w, wi) => w.keys.map((k, ki) => ({ id: k.id, path: ['workspaces', wi, 'keys', ki, 'id'] })));
+    const seen = new Set<string>();
+    for (const key of keyIds) {
+      if (seen.has(key.id)) ctx.addIssue({ code: 'custom', path: key.path, message: `duplicate key id ${key.id}` });
+      seen.add(key.id);
+    }
+  });
+
+export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
+export type ServerConfig = GatewayConfig['server'];
+
+function reportDuplicates(
+  names: readonly string[],
+  base: readonly (string | number)[],
+  field: string,
+  what: string,
+  ctx: z.RefinementCtx,
+): void {
+  const seen = new Set<string>();
+  names.forEach((name, index) => {
+    if (seen.has(name)) ctx.addIssue({ code: 'custom', path: [...base, index, field], message: `duplicate ${what} ${name}` });
+    seen.add(name);
+  });
+}

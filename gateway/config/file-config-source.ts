@@ -1,0 +1,128 @@
+// FileSource (D10): the embedded shape's ConfigSource. Loads a YAML/JSON file, watches its directory
+// (editors and `key create` replace the file by rename, which a file watch would miss), validates each
+// new version completely and swaps it in atomically; an invalid version is logged by path and ignored.
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import type { Logger } from '../telemetry/logger.js';
+import { parseConfigText } from './config-loader.js';
+import { InvalidConfigError, SnapshotHolder, type ConfigListener, type ConfigSnapshot, type ConfigSource } from './config-source.js';
+
+export interface FileConfigSourceOptions {
+  readonly path: string;
+  readonly logger: Logger;
+  /** Coalesces bursts of file events (an editor's write + rename) into one reload. */
+  readonly debounceMs?: number;
+  /** Poll interval as a safety net for file systems whose events are unreliable (network mounts). */
+  readonly pollMs?: number;
+  /** Applied to every parsed document before validation, e.g. the CLI's --host/--port. */
+  readonly overrides?: (document: unknown) => unknown;
+}
+
+export class FileConfigSource implements ConfigSource {
+  readonly path: string;
+  private readonly holder = new SnapshotHolder();
+  private watcher: FSWatcher | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private debounceTimer: NodeJS.Timeout | undefined;
+  private lastText: string | undefined;
+  private lastMtimeMs = 0;
+  private reloading: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly options: FileConfigSourceOptions) {
+    this.path = resolve(options.path);
+  }
+
+  async start(): Promise<void> {
+    const text = await readFile(this.path, 'utf8');
+    const result = this.parse(text);
+    if (!result.ok) throw new InvalidConfigError(this.path, result.problems);
+    this.lastText = text;
+    this.holder.swap(result.config);
+    this.watch();
+  }
+
+  current(): ConfigSnapshot {
+    return this.holder.current();
+  }
+
+  subscribe(listener: ConfigListener): () => void {
+    return this.holder.subscribe(listener);
+  }
+
+  /** Re-reads the file now; resolves once the new version is swapped in or rejected. */
+  reload(): Promise<void> {
+    this.reloading = this.reloading.then(() => this.reloadOnce());
+    return this.reloading;
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    this.watcher?.close();
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.debounceTimer) clearTimeout(this.debounceTimer);
+    return this.reloading;
+  }
+
+  private parse(text: string) {
+    return parseConfigText(text, this.options.overrides);
+  }
+
+  private watch(): void {
+    const file = basename(this.path);
+    try {
+      this.watcher = watch(dirname(this.path), { persistent: false }, (_event, name) => {
+        if (name === null || name === file) this.scheduleReload();
+      });
+      this.watcher.on('error', (error) => this.options.logger.warn({ err: error.message }, 'config watcher failed; polling only'));
+    } catch (error) {
+      this.options.logger.warn({ err: (error as Error).message }, 'cannot watch config directory; polling only');
+    }
+    this.pollTimer = setInterval(() => void this.pollOnce(), this.options.pollMs ?? 2000);
+    this.pollTimer.unref();
+  }
+
+  private scheduleReload(): void {
+    if (this.closed) return;
+    if (this.debounceTimer) clearTimeout(this.debounceTimer);
+    this.debounceTimer = setTimeout(() => void this.reload(), this.options.debounceMs ?? 50);
+    this.debounceTimer.unref();
+  }
+
+  private async pollOnce(): Promise<void> {
+    try {
+      const info = await stat(this.path);
+      if (info.mtimeMs !== this.lastMtimeMs) {
+        this.lastMtimeMs = info.mtimeMs;
+        this.scheduleReload();
+      }
+    } catch {
+      // A missing file is reported by the reload that follows its reappearance; keep the last good config.
+    }
+  }
+
+  private async reloadOnce(): Promise<void> {
+    if (this.closed) return;
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      this.options.logger.warn({ path: this.path, err: (error as NodeJS.ErrnoException).code ?? 'read failed' }, 'config file unreadable; keeping last good config');
+      return;
+    }
+    if (text === this.lastText) return;
+    const result = this.parse(text);
+    if (!result.ok) {
+      this.lastText = text;
+      this.options.logger.warn(
+        { path: this.path, problems: result.problems.map((p) => `${p.path}: ${p.message}`) },
+        'config change rejected; keeping last good config',
+      );
+      return;
+    }
+    this.lastText = text;
+    const snapshot = this.holder.swap(result.config);
+    this.options.logger.info({ path: this.path, revision: snapshot.revision }, 'config reloaded');
+  }
+}

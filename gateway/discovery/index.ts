@@ -1,0 +1,7 @@
+export { ToolCatalog, requiredPermission } from './tool-catalog.js';
+export type { CatalogTool, WorkspaceCatalog, ToolCatalogDeps } from './tool-catalog.js';
+export { MemoryDiscoveryCache } from './discovery-cache.js';
+export type { DiscoveryCache } from './discovery-cache.js';
+export { SourceStatusRegistry, UNKNOWN_STATE } from './source-status.js';
+export type { SourceState, SourceHealth } from './source-status.js';
+export { namespacedToolName, NAMESPACE_SEPARATOR, MAX_TOOL_NAME } from './tool-namer.js';

@@ -1,0 +1,109 @@
+// The workspace tool catalog: the union of each source's upstream tools, filtered by the source's
+// config, named `<source>__<tool>` (D5) and marked with the permission a call needs. Raw upstream
+// lists are cached per source (and credential context via the source fingerprint); per-key
+// filtering happens after the cache, in the callers. A failing source is left out and reported.
+import type { Tool } from '@modelcontextprotocol/client';
+import { matchesAny } from '../auth/index.js';
+import type { Access, McpSourceConfig, WorkspaceConfig } from '../config/index.js';
+import { catalogueEntry } from '../errors/index.js';
+import type { Logger } from '../telemetry/logger.js';
+import { classifyUpstreamError, UpstreamPool } from '../upstream/index.js';
+import type { DiscoveryCache } from './discovery-cache.js';
+import type { SourceState, SourceStatusRegistry } from './source-status.js';
+import { namespacedToolName } from './tool-namer.js';
+
+export interface CatalogTool {
+  readonly name: string;
+  readonly source: string;
+  readonly upstreamName: string;
+  readonly description: string;
+  readonly permission: Access;
+  readonly inputSchema: Tool['inputSchema'];
+  readonly annotations: Tool['annotations'];
+}
+
+export interface WorkspaceCatalog {
+  readonly tools: readonly CatalogTool[];
+  readonly sources: ReadonlyMap<string, SourceState>;
+}
+
+export interface ToolCatalogDeps {
+  readonly pool: UpstreamPool;
+  readonly cache: DiscoveryCache<readonly Tool[]>;
+  readonly statuses: SourceStatusRegistry;
+  readonly logger: Logger;
+  /** How long a raw upstream list is reused before the upstream is asked again. */
+  readonly listTtlMs: number;
+}
+
+export function requiredPermission(source: McpSourceConfig, tool: Tool): Access {
+  const override = source.permissions[tool.name];
+  if (override !== undefined) return override;
+  // Deny by default: only a tool that declares itself read-only is callable with read access.
+  return tool.annotations?.readOnlyHint === true ? 'read' : 'write';
+}
+
+function toCatalogTools(source: McpSourceConfig, tools: readonly Tool[]): CatalogTool[] {
+  return tools
+    .filter((tool) => matchesAny(source.tools.include, tool.name) && !matchesAny(source.tools.exclude, tool.name))
+    .map((tool) => ({
+      name: namespacedToolName(source.name, tool.name),
+      source: source.name,
+      upstreamName: tool.name,
+      description: tool.description ?? '',
+      permission: requiredPermission(source, tool),
+      inputSchema: tool.inputSchema,
+      annotations: tool.annotations,
+    }));
+}
+
+export class ToolCatalog {
+  constructor(private readonly deps: ToolCatalogDeps) {}
+
+  static cacheKey(workspace: string, source: McpSourceConfig): string {
+    return `${workspace}/${source.name}/${UpstreamPool.fingerprint(source)}`;
+  }
+
+  async workspaceCatalog(workspace: WorkspaceConfig, sourceFilter?: (name: string) => boolean): Promise<WorkspaceCatalog> {
+    const wanted = workspace.mcpSources.filter((s) => sourceFilter === undefined || sourceFilter(s.name));
+    const lists = await Promise.all(wanted.map((source) => this.sourceTools(workspace.name, source)));
+    const tools = lists.flat().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const sources = new Map(wanted.map((s) => [s.name, this.deps.statuses.get(workspace.name, s.name)] as const));
+    return { tools, sources };
+  }
+
+  /** Forgets the cached list of one source so the next read asks the upstream again. */
+  invalidate(workspace: string, sourceName: string): void {
+    this.deps.cache.invalidate(`${workspace}/${sourceName}/`);
+  }
+
+  private async sourceTools(workspace: string, source: McpSourceConfig): Promise<CatalogTool[]> {
+    const key = ToolCatalog.cacheKey(workspace, source);
+    const cached = this.deps.cache.get(key);
+    if (cached !== undefined) return toCatalogTools(source, cached);
+    try {
+      const connection = await this.deps.pool.get(workspace, source);
+      const tools = await connection.listTools(AbortSignal.timeout(source.timeouts.listMs));
+      this.deps.cache.set(key, tools, this.deps.listTtlMs);
+      const catalogTools = toCatalogTools(source, tools);
+      this.deps.statuses.set(workspace, source.name, {
+        status: 'ready',
+        toolCount: catalogTools.length,
+        checkedAt: new Date().toISOString(),
+        error: undefined,
+      });
+      return catalogTools;
+    } catch (error) {
+      const code = classifyUpstreamError(error);
+      this.deps.pool.discard(workspace, source.name);
+      this.deps.statuses.set(workspace, source.name, {
+        status: 'unavailable',
+        toolCount: 0,
+        checkedAt: new Date().toISOString(),
+        error: { code, errorClass: catalogueEntry(code).errorClass },
+      });
+      this.deps.logger.warn({ workspace, source: source.name, code }, 'upstream tool discovery failed');
+      return [];
+    }
+  }
+}

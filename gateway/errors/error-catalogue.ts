@@ -1,0 +1,170 @@
+// The closed error catalogue (spec §7, STYLE 5). Every error the gateway emits has a code here;
+// the code fixes the HTTP status, the error class, the JSON-RPC code used on the MCP face and
+// where the error is emitted. Adding a code without an entry fails to compile.
+
+/** The spec's four failure classes (§7 rule 1), plus `request` for the caller's own mistakes and
+ * `internal` for faults of the gateway itself that no other class describes. */
+export type ErrorClass =
+  | 'proxy_authorization'
+  | 'upstream_reachability'
+  | 'upstream_authorization'
+  | 'tool_execution'
+  | 'request'
+  | 'internal';
+
+/** Where an error surfaces: an HTTP error response, an in-band JSON-RPC error (HTTP 200), or a
+ * successful tool result carrying `isError: true`. */
+export type EmitAs = 'http' | 'jsonrpc' | 'tool-result';
+
+export interface CatalogueEntry {
+  readonly status: number;
+  readonly errorClass: ErrorClass;
+  readonly jsonRpcCode: number;
+  readonly emitAs: EmitAs;
+  readonly message: string;
+}
+
+export type ErrorCode =
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'invalid_request'
+  | 'invalid_json'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'unsupported_media_type'
+  | 'payload_too_large'
+  | 'not_acceptable'
+  | 'upstream_unreachable'
+  | 'upstream_timeout'
+  | 'upstream_circuit_open'
+  | 'upstream_unauthorized'
+  | 'upstream_protocol_error'
+  | 'tool_execution_failed'
+  | 'not_ready'
+  | 'internal_error';
+
+export const ERROR_CATALOGUE = {
+  unauthenticated: {
+    status: 401,
+    errorClass: 'proxy_authorization',
+    jsonRpcCode: -32001,
+    emitAs: 'http',
+    message: 'A valid API key is required: send Authorization: Bearer <key>.',
+  },
+  forbidden: {
+    status: 403,
+    errorClass: 'proxy_authorization',
+    jsonRpcCode: -32003,
+    emitAs: 'http',
+    message: 'This API key lacks the permission this request needs.',
+  },
+  invalid_request: {
+    status: 400,
+    errorClass: 'request',
+    jsonRpcCode: -32602,
+    emitAs: 'http',
+    message: 'The request is invalid.',
+  },
+  invalid_json: {
+    status: 400,
+    errorClass: 'request',
+    jsonRpcCode: -32700,
+    emitAs: 'http',
+    message: 'The request body is not valid JSON.',
+  },
+  not_found: {
+    status: 404,
+    errorClass: 'request',
+    jsonRpcCode: -32601,
+    emitAs: 'http',
+    message: 'No such endpoint.',
+  },
+  method_not_allowed: {
+    status: 405,
+    errorClass: 'request',
+    jsonRpcCode: -32000,
+    emitAs: 'http',
+    message: 'This HTTP method is not allowed here.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    errorClass: 'request',
+    jsonRpcCode: -32000,
+    emitAs: 'http',
+    message: 'The request body must be application/json.',
+  },
+  payload_too_large: {
+    status: 413,
+    errorClass: 'request',
+    jsonRpcCode: -32000,
+    emitAs: 'http',
+    message: 'The request body is larger than the configured limit.',
+  },
+  not_acceptable: {
+    status: 406,
+    errorClass: 'request',
+    jsonRpcCode: -32000,
+    emitAs: 'http',
+    message: 'None of the accepted response types can be produced.',
+  },
+  upstream_unreachable: {
+    status: 502,
+    errorClass: 'upstream_reachability',
+    jsonRpcCode: -32010,
+    emitAs: 'jsonrpc',
+    message: 'The upstream source could not be reached.',
+  },
+  upstream_timeout: {
+    status: 504,
+    errorClass: 'upstream_reachability',
+    jsonRpcCode: -32011,
+    emitAs: 'jsonrpc',
+    message: 'The upstream source did not answer in time.',
+  },
+  upstream_circuit_open: {
+    status: 503,
+    errorClass: 'upstream_reachability',
+    jsonRpcCode: -32012,
+    emitAs: 'jsonrpc',
+    message: 'The upstream source is failing; its circuit breaker is open.',
+  },
+  upstream_unauthorized: {
+    status: 502,
+    errorClass: 'upstream_authorization',
+    jsonRpcCode: -32013,
+    emitAs: 'jsonrpc',
+    message: 'The upstream source rejected the gateway credentials.',
+  },
+  upstream_protocol_error: {
+    status: 502,
+    errorClass: 'upstream_reachability',
+    jsonRpcCode: -32014,
+    emitAs: 'jsonrpc',
+    message: 'The upstream source answered with something that is not valid MCP.',
+  },
+  tool_execution_failed: {
+    status: 200,
+    errorClass: 'tool_execution',
+    jsonRpcCode: -32015,
+    emitAs: 'tool-result',
+    message: 'The tool reported an error.',
+  },
+  not_ready: {
+    status: 503,
+    errorClass: 'internal',
+    jsonRpcCode: -32016,
+    emitAs: 'http',
+    message: 'The gateway is not ready.',
+  },
+  internal_error: {
+    status: 500,
+    errorClass: 'internal',
+    jsonRpcCode: -32603,
+    emitAs: 'http',
+    message: 'The gateway failed unexpectedly.',
+  },
+} as const satisfies Record<ErrorCode, CatalogueEntry>;
+
+export function catalogueEntry(code: ErrorCode): CatalogueEntry {
+  return ERROR_CATALOGUE[code];
+}

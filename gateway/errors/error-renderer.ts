@@ -1,0 +1,25 @@
+// Renders a GatewayError into the REST wire shape (README "Error format"). The JSON-RPC shape for
+// the MCP face is rendered by the mcp context from the same catalogue entry.
+import type { GatewayError } from './gateway-error.js';
+
+export interface RestErrorBody {
+  readonly error: {
+    readonly code: string;
+    readonly class: string;
+    readonly message: string;
+    readonly requestId: string;
+    readonly details?: readonly { readonly path: string; readonly problem: string }[];
+  };
+}
+
+export function renderRestError(error: GatewayError, requestId: string): RestErrorBody {
+  return {
+    error: {
+      code: error.code,
+      class: error.entry.errorClass,
+      message: error.message,
+      requestId,
+      ...(error.details.length > 0 ? { details: error.details } : {}),
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// The flat record shape of a connected source (GET /agent/sources). Flat columns keep TOON tabular.
+import type { McpSourceConfig } from '../config/index.js';
+import type { SourceState } from '../discovery/index.js';
+
+export interface SourceRecord {
+  readonly id: string;
+  readonly type: 'mcp';
+  readonly transport: McpSourceConfig['transport'];
+  readonly status: SourceState['status'];
+  readonly tool_count: number;
+  readonly checked_at: string | null;
+  readonly error_code: string | null;
+  readonly error_class: string | null;
+  readonly description: string | null;
+}
+
+export function sourceRecord(source: McpSourceConfig, state: SourceState): SourceRecord {
+  return {
+    id: source.name,
+    type: 'mcp',
+    transport: source.transport,
+    status: state.status,
+    tool_count: state.toolCount,
+    checked_at: state.checkedAt ?? null,
+    error_code: state.error?.code ?? null,
+    error_class: state.error?.errorClass ?? null,
+    description: source.description ?? null,
+  };
+}

@@ -1,0 +1,23 @@
+// Maps whatever an upstream hop threw to one catalogue code, so failures stay distinguishable by
+// class (spec §7.1): reachability (down, slow, not MCP) versus upstream authorization.
+import { SdkHttpError } from '@modelcontextprotocol/client';
+import { SecretUnavailableError } from '../config/index.js';
+import type { ErrorCode } from '../errors/index.js';
+
+export function classifyUpstreamError(error: unknown): ErrorCode {
+  if (error instanceof SecretUnavailableError) return 'upstream_unauthorized';
+  if (error instanceof SdkHttpError) {
+    const status = error.status;
+    if (status === 401 || status === 403) return 'upstream_unauthorized';
+    if (status !== undefined && status >= 500) return 'upstream_unreachable';
+    return 'upstream_protocol_error';
+  }
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') return 'upstream_timeout';
+  const message = error instanceof Error ? error.message : '';
+  if (/timed? ?out/i.test(message)) return 'upstream_timeout';
+  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.cause?.code ?? (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ENOENT|EACCES|EPIPE|UND_ERR)/.test(code)) return 'upstream_unreachable';
+  if (/fetch failed|connection closed|closed/i.test(message)) return 'upstream_unreachable';
+  return 'upstream_protocol_error';
+}

@@ -1,0 +1,93 @@
+// One live MCP client connection to an upstream source (HTTP Streamable, legacy HTTP+SSE or stdio),
+// built on the v2 SDK client in `auto` negotiation so modern and legacy upstreams both work.
+// Upstream credentials come from the source's secret references; the caller's key never leaves here.
+import { Client, SSEClientTransport, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
+
+export interface UpstreamConnection {
+  listTools(signal: AbortSignal): Promise<readonly Tool[]>;
+  readonly era: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface ConnectDeps {
+  readonly secrets: SecretReader;
+  readonly clientInfo: { readonly name: string; readonly version: string };
+}
+
+function credentialHeaders(source: McpSourceConfig, secrets: SecretReader): Record<string, string> {
+  const credential = source.credential;
+  if (credential === undefined) return {};
+  const value = resolveSecret(credential.secret, secrets);
+  return credential.type === 'bearer' ? { Authorization: `Bearer ${value}` } : { [credential.name]: value };
+}
+
+function stdioEnvironment(source: McpSourceConfig, secrets: SecretReader): Record<string, string> {
+  const env: Record<string, string> = { ...getDefaultEnvironment() };
+  for (const [name, value] of Object.entries(source.env)) env[name] = typeof value === 'string' ? value : resolveSecret(value, secrets);
+  return env;
+}
+
+function transportFor(source: McpSourceConfig, deps: ConnectDeps) {
+  switch (source.transport) {
+    case 'stdio':
+      return new StdioClientTransport({
+        command: source.command as string,
+        args: [...source.args],
+        env: stdioEnvironment(source, deps.secrets),
+        stderr: 'ignore',
+        ...(source.cwd === undefined ? {} : { cwd: source.cwd }),
+      });
+    case 'sse':
+      return new SSEClientTransport(new URL(source.url as string), {
+        requestInit: { headers: credentialHeaders(source, deps.secrets) },
+        eventSourceInit: { fetch: withHeaders(credentialHeaders(source, deps.secrets)) },
+      });
+    case 'streamable-http':
+      return new StreamableHTTPClientTransport(new URL(source.url as string), {
+        requestInit: { headers: credentialHeaders(source, deps.secrets) },
+      });
+  }
+}
+
+function withHeaders(headers: Record<string, string>): typeof fetch {
+  return (input, init) => {
+    const merged = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+    return fetch(input, { ...init, headers: merged });
+  };
+}
+
+export async function connectUpstream(source: McpSourceConfig, deps: ConnectDeps): Promise<UpstreamConnection> {
+  const client = new Client(
+    { name: deps.clientInfo.name, version: deps.clientInfo.version },
+    { versionNegotiation: { mode: 'auto', probe: { timeoutMs: source.timeouts.connectMs } } },
+  );
+  const transport = transportFor(source, deps);
+  const signal = AbortSignal.timeout(source.timeouts.connectMs);
+  try {
+    await client.connect(transport, { timeout: source.timeouts.connectMs, signal });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+  return {
+    era: client.getProtocolEra(),
+    async listTools(callSignal) {
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 64; page += 1) {
+        const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
+          signal: callSignal,
+          timeout: source.timeouts.listMs,
+        });
+        tools.push(...result.tools);
+        cursor = result.nextCursor;
+        if (cursor === undefined) break;
+      }
+      return tools;
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,76 @@
+// Keeps one live connection per workspace source and reuses it across requests. A connection is
+// keyed by the source's config fingerprint, so a config change replaces it and a failed connection
+// is dropped so the next request reconnects.
+import type { GatewayConfig, McpSourceConfig } from '../config/index.js';
+import type { Logger } from '../telemetry/logger.js';
+import { connectUpstream, type ConnectDeps, type UpstreamConnection } from './upstream-connection.js';
+
+interface PoolEntry {
+  readonly fingerprint: string;
+  readonly connection: Promise<UpstreamConnection>;
+}
+
+export type Connector = (source: McpSourceConfig) => Promise<UpstreamConnection>;
+
+export class UpstreamPool {
+  private readonly entries = new Map<string, PoolEntry>();
+  private readonly connect: Connector;
+
+  constructor(
+    deps: ConnectDeps & { readonly logger: Logger },
+    connector?: Connector,
+    private readonly logger: Logger = deps.logger,
+  ) {
+    this.connect = connector ?? ((source) => connectUpstream(source, deps));
+  }
+
+  static fingerprint(source: McpSourceConfig): string {
+    return JSON.stringify(source);
+  }
+
+  get(workspace: string, source: McpSourceConfig): Promise<UpstreamConnection> {
+    const key = `${workspace}/${source.name}`;
+    const fingerprint = UpstreamPool.fingerprint(source);
+    const existing = this.entries.get(key);
+    if (existing !== undefined && existing.fingerprint === fingerprint) return existing.connection;
+    if (existing !== undefined) this.closeEntry(key, existing);
+    const connection = this.connect(source);
+    const entry = { fingerprint, connection };
+    this.entries.set(key, entry);
+    connection.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
+    return connection;
+  }
+
+  /** Drops the connection after a failure so the next request reconnects. */
+  discard(workspace: string, sourceName: string): void {
+    const key = `${workspace}/${sourceName}`;
+    const entry = this.entries.get(key);
+    if (entry !== undefined) this.closeEntry(key, entry);
+  }
+
+  /** Closes connections whose source was removed or changed by a config swap. */
+  retain(config: GatewayConfig): void {
+    const wanted = new Map<string, string>();
+    for (const workspace of config.workspaces) {
+      for (const source of workspace.mcpSources) wanted.set(`${workspace.name}/${source.name}`, UpstreamPool.fingerprint(source));
+    }
+    for (const [key, entry] of this.entries) {
+      if (wanted.get(key) !== entry.fingerprint) this.closeEntry(key, entry);
+    }
+  }
+
+  async close(): Promise<void> {
+    const closing = [...this.entries].map(([key, entry]) => this.closeEntry(key, entry));
+    await Promise.allSettled(closing);
+  }
+
+  private closeEntry(key: string, entry: PoolEntry): Promise<void> {
+    this.entries.delete(key);
+    return entry.connection.then(
+      (connection) => connection.close().catch((error: unknown) => this.logger.debug({ source: key, err: String(error) }, 'upstream close failed')),
+      () => undefined,
+    );
+  }
+}
