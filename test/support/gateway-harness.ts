@@ -1,0 +1,84 @@
+// Starts the real gateway (the composition root in gateway/main.ts) on port 0 with a config file in
+// a temp dir and the real demo MCP server as a stdio upstream. Every log line is captured so tests
+// can inspect it. Requires `npm run build` (the demo server runs from dist/).
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { stringify } from 'yaml';
+import { generateKey, type GeneratedKey } from '../../gateway/auth/index.js';
+import { startGateway, type RunningGateway } from '../../gateway/main.js';
+import { createPinoLogger } from '../../gateway/telemetry/index.js';
+
+export const DEMO_SERVER = resolve('dist/examples/demo-mcp-server/main.js');
+
+export interface Harness {
+  readonly url: string;
+  readonly dir: string;
+  readonly configPath: string;
+  readonly logs: string[];
+  readonly gateway: RunningGateway;
+  writeConfig(document: unknown): Promise<void>;
+  /** Waits until the gateway has swapped in a config revision above `revision`. */
+  waitForRevision(revision: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function demoSource(name = 'demo', extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name, transport: 'stdio', command: process.execPath, args: [DEMO_SERVER], ...extra };
+}
+
+export function keyRecord(key: GeneratedKey, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: key.id, hash: key.hash, ...extra };
+}
+
+export function newKey(): GeneratedKey {
+  return generateKey();
+}
+
+export async function startHarness(document: Record<string, unknown>): Promise<Harness> {
+  const dir = await mkdtemp(join(tmpdir(), 'agw-it-'));
+  const configPath = join(dir, 'gateway.yaml');
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logs.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+      callback();
+    },
+  });
+  const write = async (value: unknown) => {
+    const temp = `${configPath}.${Math.random().toString(16).slice(2)}.tmp`;
+    await writeFile(temp, stringify(value));
+    const { rename } = await import('node:fs/promises');
+    await rename(temp, configPath);
+  };
+  await write({ version: 1, server: { host: '127.0.0.1', port: 0 }, ...document });
+  const gateway = await startGateway({
+    configPath,
+    logger: createPinoLogger({ level: 'debug', destination }),
+    env: { DEMO_TOKEN: 'demo-upstream-token-value' },
+  });
+  return {
+    url: gateway.url,
+    dir,
+    configPath,
+    logs,
+    gateway,
+    writeConfig: (value) => write({ version: 1, server: { host: '127.0.0.1', port: 0 }, ...(value as Record<string, unknown>) }),
+    async waitForRevision(revision) {
+      const deadline = Date.now() + 10_000;
+      while (gateway.config.current().revision <= revision) {
+        if (Date.now() > deadline) throw new Error(`config revision stayed at ${gateway.config.current().revision}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async stop() {
+      await gateway.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function get(url: string, key?: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers } });
+}
