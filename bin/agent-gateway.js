@@ -14,10 +14,14 @@ const supported = major > 22 || (major === 22 && minor >= 19);
 if (!supported) {
   const provisioned = join(here, '..', 'node_modules', 'node', 'bin', 'node');
   if (!existsSync(provisioned)) {
-    console.error(`agent-gateway needs Node >= 22.19 (running ${process.version}). Run "npm install" in the repository to provision Node 24.`);
+    console.error(
+      `agent-gateway needs Node >= 22.19 (running ${process.version}). Run "npm install" in the repository to provision Node 24.`,
+    );
     process.exit(1);
   }
-  const result = spawnSync(provisioned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const result = spawnSync(provisioned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   process.exit(result.status ?? 1);
 }
 

@@ -23,8 +23,9 @@ export interface AppDeps {
 
 export function buildApp(deps: AppDeps): FastifyInstance {
   const server = deps.config.current().config.server;
+  const logger: FastifyBaseLogger = deps.logger;
   const app: FastifyInstance = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdFor,
     bodyLimit: server.bodyLimitBytes,

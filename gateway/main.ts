@@ -41,9 +41,19 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const config = new FileConfigSource({ path: options.configPath, logger, overrides: cliOverrides(options) });
   await config.start();
 
-  const pool = new UpstreamPool({ secrets: processSecretReader(options.env), clientInfo: { name: 'agent-gateway', version: GATEWAY_VERSION }, logger });
+  const pool = new UpstreamPool({
+    secrets: processSecretReader(options.env),
+    clientInfo: { name: 'agent-gateway', version: GATEWAY_VERSION },
+    logger,
+  });
   const cache = new MemoryDiscoveryCache<readonly Tool[]>();
-  const catalog = new ToolCatalog({ pool, cache, statuses: new SourceStatusRegistry(), logger, listTtlMs: 30_000 });
+  const catalog = new ToolCatalog({
+    pool,
+    cache,
+    statuses: new SourceStatusRegistry(),
+    logger,
+    listTtlMs: 30_000,
+  });
   const unsubscribe = config.subscribe((snapshot) => {
     cache.invalidate('');
     pool.retain(snapshot.config);
@@ -82,10 +92,17 @@ function warmUp(catalog: ToolCatalog, config: ConfigSource, logger: PinoLogger):
   const workspaces = config.current().config.workspaces;
   for (const workspace of workspaces) {
     void catalog.workspaceCatalog(workspace).then(({ sources }) => {
-      for (const [name, state] of sources) logger.info({ workspace: workspace.name, source: name, status: state.status, tools: state.toolCount }, 'source discovered');
+      for (const [name, state] of sources)
+        logger.info(
+          { workspace: workspace.name, source: name, status: state.status, tools: state.toolCount },
+          'source discovered',
+        );
     });
     if (workspace.keys.length === 0) {
-      logger.info({ workspace: workspace.name }, `workspace has no API keys yet; create one with: npx agent-gateway key create --config ${(config as FileConfigSource).path} --workspace ${workspace.name}`);
+      logger.info(
+        { workspace: workspace.name },
+        `workspace has no API keys yet; create one with: npx agent-gateway key create --config ${(config as FileConfigSource).path} --workspace ${workspace.name}`,
+      );
     }
   }
 }

@@ -16,17 +16,29 @@ export function createDemoServer(notes: Note[] = []): McpServer {
 
   server.registerTool(
     'echo',
-    { description: 'Returns the given text unchanged.', inputSchema: z.object({ text: z.string() }), annotations: { readOnlyHint: true } },
+    {
+      description: 'Returns the given text unchanged.',
+      inputSchema: z.object({ text: z.string() }),
+      annotations: { readOnlyHint: true },
+    },
     ({ text: value }) => text(value),
   );
   server.registerTool(
     'add',
-    { description: 'Adds two numbers.', inputSchema: z.object({ a: z.number(), b: z.number() }), annotations: { readOnlyHint: true } },
+    {
+      description: 'Adds two numbers.',
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      annotations: { readOnlyHint: true },
+    },
     ({ a, b }) => text(String(a + b)),
   );
   server.registerTool(
     'current_time',
-    { description: 'The current time as an ISO 8601 string (UTC).', inputSchema: z.object({}), annotations: { readOnlyHint: true } },
+    {
+      description: 'The current time as an ISO 8601 string (UTC).',
+      inputSchema: z.object({}),
+      annotations: { readOnlyHint: true },
+    },
     () => text(new Date().toISOString()),
   );
   server.registerTool(
@@ -49,7 +61,11 @@ export function createDemoServer(notes: Note[] = []): McpServer {
   );
   server.registerTool(
     'delete_note',
-    { description: 'Deletes a note by id.', inputSchema: z.object({ id: z.number().int() }), annotations: { readOnlyHint: false, destructiveHint: true } },
+    {
+      description: 'Deletes a note by id.',
+      inputSchema: z.object({ id: z.number().int() }),
+      annotations: { readOnlyHint: false, destructiveHint: true },
+    },
     ({ id }) => {
       const index = notes.findIndex((n) => n.id === id);
       if (index < 0) return { ...text(`no note ${id}`), isError: true };

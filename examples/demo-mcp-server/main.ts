@@ -16,12 +16,22 @@ async function serveHttp(port: number): Promise<void> {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-      const body = chunks.length > 0 && req.method !== 'GET' && req.method !== 'HEAD' ? Buffer.concat(chunks) : undefined;
-      const response = await handler.fetch(new Request(`http://127.0.0.1:${port}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) }));
+      for (const [name, value] of Object.entries(req.headers))
+        if (typeof value === 'string') headers.set(name, value);
+      const body =
+        chunks.length > 0 && req.method !== 'GET' && req.method !== 'HEAD'
+          ? Buffer.concat(chunks)
+          : undefined;
+      const response = await handler.fetch(
+        new Request(`http://127.0.0.1:${port}${req.url ?? '/'}`, {
+          method: req.method ?? 'GET',
+          headers,
+          ...(body ? { body } : {}),
+        }),
+      );
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (response.body === null) res.end();
-      else Readable.fromWeb(response.body as import('node:stream/web').ReadableStream).pipe(res);
+      else Readable.fromWeb(response.body).pipe(res);
     })().catch(() => {
       res.statusCode = 500;
       res.end();
@@ -29,7 +39,9 @@ async function serveHttp(port: number): Promise<void> {
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address();
-  process.stderr.write(`demo MCP server on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/mcp\n`);
+  process.stderr.write(
+    `demo MCP server on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/mcp\n`,
+  );
 }
 
 const httpFlag = process.argv.indexOf('--http');

@@ -12,7 +12,9 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_LENGTH = 10;
 const SECRET_LENGTH = 43;
 const CHECK_LENGTH = 6;
-const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}([0-9A-Za-z]{${ID_LENGTH}})_([0-9A-Za-z]{${SECRET_LENGTH + CHECK_LENGTH}})$`);
+const KEY_PATTERN = new RegExp(
+  `^${KEY_PREFIX}([0-9A-Za-z]{${ID_LENGTH}})_([0-9A-Za-z]{${SECRET_LENGTH + CHECK_LENGTH}})$`,
+);
 
 export interface ParsedKey {
   readonly id: string;

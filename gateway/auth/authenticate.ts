@@ -17,7 +17,11 @@ export type AuthOutcome =
 const DUMMY_DIGEST = createHash('sha256').update('agent-gateway:no-such-key').digest();
 const BEARER = /^Bearer +(\S+) *$/i;
 
-export function authenticate(authorization: string | undefined, config: GatewayConfig, now: Date): AuthOutcome {
+export function authenticate(
+  authorization: string | undefined,
+  config: GatewayConfig,
+  now: Date,
+): AuthOutcome {
   if (authorization === undefined || authorization.trim() === '') return { ok: false, reason: 'missing' };
   const match = BEARER.exec(authorization);
   if (match === null) return { ok: false, reason: 'not-bearer' };
@@ -30,6 +34,7 @@ export function authenticate(authorization: string | undefined, config: GatewayC
   const matches = timingSafeEqual(digest, entry?.hash ?? DUMMY_DIGEST) && entry !== undefined;
   if (!matches || entry === undefined) return { ok: false, reason: 'unknown' };
   if (entry.key.revoked) return { ok: false, reason: 'revoked' };
-  if (entry.key.expiresAt !== undefined && Date.parse(entry.key.expiresAt) <= now.getTime()) return { ok: false, reason: 'expired' };
+  if (entry.key.expiresAt !== undefined && Date.parse(entry.key.expiresAt) <= now.getTime())
+    return { ok: false, reason: 'expired' };
   return { ok: true, principal: principalFor(entry.key, entry.workspace) };
 }

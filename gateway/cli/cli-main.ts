@@ -15,6 +15,7 @@ usage:
                            [--sources P,...] [--tools P,...] [--name LABEL] [--expires 90d|ISO]
   agent-gateway key revoke --config FILE --id KEY_ID
   agent-gateway key list --config FILE
+  agent-gateway version          (with the Node version it runs on)
   agent-gateway --version`;
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -34,8 +35,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return 2;
       }
       case '--version':
-      case 'version':
         io.out(GATEWAY_VERSION);
+        return 0;
+      case 'version':
+        io.out(`agent-gateway ${GATEWAY_VERSION} on Node ${process.version}`);
         return 0;
       case undefined:
       case '--help':

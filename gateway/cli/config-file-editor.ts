@@ -3,7 +3,7 @@
 // is written atomically (temp file + rename) so a watching gateway never reads half a file.
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { isMap, isSeq, parseDocument, type Document, YAMLMap, YAMLSeq } from 'yaml';
+import { isMap, isSeq, parseDocument, type Document, type YAMLMap, YAMLSeq } from 'yaml';
 import { formatProblems, validateConfig, type GatewayConfig } from '../config/index.js';
 
 export class ConfigEditError extends Error {}
@@ -16,9 +16,13 @@ export interface EditableConfig {
 export async function loadEditable(path: string): Promise<EditableConfig> {
   const text = await readFile(path, 'utf8');
   const document = parseDocument(text);
-  if (document.errors.length > 0) throw new ConfigEditError(`${path}: not valid YAML/JSON: ${document.errors[0]?.message ?? ''}`);
+  if (document.errors.length > 0)
+    throw new ConfigEditError(`${path}: not valid YAML/JSON: ${document.errors[0]?.message ?? ''}`);
   const result = validateConfig(document.toJS());
-  if (!result.ok) throw new ConfigEditError(`${path}: invalid config; fix these first:\n${formatProblems(result.problems)}`);
+  if (!result.ok)
+    throw new ConfigEditError(
+      `${path}: invalid config; fix these first:\n${formatProblems(result.problems)}`,
+    );
   return { document, config: result.config };
 }
 
@@ -65,7 +69,8 @@ export function revokeKey(document: Document, id: string): boolean {
 
 export async function saveEditable(path: string, document: Document): Promise<void> {
   const result = validateConfig(document.toJS());
-  if (!result.ok) throw new ConfigEditError(`refusing to write an invalid config:\n${formatProblems(result.problems)}`);
+  if (!result.ok)
+    throw new ConfigEditError(`refusing to write an invalid config:\n${formatProblems(result.problems)}`);
   const text = path.endsWith('.json') ? `${JSON.stringify(document.toJS(), null, 2)}\n` : document.toString();
   const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(temp, text, { mode: 0o600 });

@@ -9,7 +9,9 @@ export function parseExpiry(value: string, now: Date): string {
   }
   const parsed = Date.parse(value);
   if (Number.isNaN(parsed) || !/^\d{4}-\d{2}-\d{2}T/.test(value)) {
-    throw new Error('--expires must be a duration like 90d, 12h, 30m or an ISO date-time like 2027-01-31T00:00:00Z');
+    throw new Error(
+      '--expires must be a duration like 90d, 12h, 30m or an ISO date-time like 2027-01-31T00:00:00Z',
+    );
   }
   if (parsed <= now.getTime()) throw new Error('--expires must be in the future');
   return new Date(parsed).toISOString();

@@ -31,7 +31,9 @@ export async function keyCreate(args: string[], io: CliIo): Promise<number> {
     strict: true,
   });
   if (values.config === undefined || values.workspace === undefined) {
-    io.err('usage: agent-gateway key create --config FILE --workspace NAME [--access read|write] [--sources P,…] [--tools P,…] [--name LABEL] [--expires 90d|ISO]');
+    io.err(
+      'usage: agent-gateway key create --config FILE --workspace NAME [--access read|write] [--sources P,…] [--tools P,…] [--name LABEL] [--expires 90d|ISO]',
+    );
     return 2;
   }
   const access = AccessSchema.safeParse(values.access);
@@ -56,13 +58,19 @@ export async function keyCreate(args: string[], io: CliIo): Promise<number> {
   appendKey(editable.document, values.workspace, record);
   await saveEditable(values.config, editable.document);
   io.out(generated.key);
-  io.err(`created key ${generated.id} (${access.data}) in workspace ${values.workspace}; only its hash was written to ${values.config}.`);
+  io.err(
+    `created key ${generated.id} (${access.data}) in workspace ${values.workspace}; only its hash was written to ${values.config}.`,
+  );
   io.err('Store the key now: it cannot be shown again.');
   return 0;
 }
 
 export async function keyRevoke(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args, options: { config: { type: 'string' }, id: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { config: { type: 'string' }, id: { type: 'string' } },
+    strict: true,
+  });
   if (values.config === undefined || values.id === undefined) {
     io.err('usage: agent-gateway key revoke --config FILE --id KEY_ID');
     return 2;

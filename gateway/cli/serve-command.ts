@@ -25,7 +25,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     strict: true,
   });
   if (values.config === undefined) {
-    io.err('usage: agent-gateway serve --config FILE [--host H] [--port N] [--init-from EXAMPLE] [--log-level info]');
+    io.err(
+      'usage: agent-gateway serve --config FILE [--host H] [--port N] [--init-from EXAMPLE] [--log-level info]',
+    );
     return 2;
   }
   const port = values.port === undefined ? undefined : Number(values.port);

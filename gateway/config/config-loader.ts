@@ -18,7 +18,10 @@ export function parseConfigText(text: string, transform?: (document: unknown) =>
   if (document.errors.length > 0) {
     return {
       ok: false,
-      problems: document.errors.map((e) => ({ path: `(line ${e.linePos?.[0]?.line ?? '?'})`, message: firstLine(e.message) })),
+      problems: document.errors.map((e) => ({
+        path: `(line ${e.linePos?.[0]?.line ?? '?'})`,
+        message: firstLine(e.message),
+      })),
     };
   }
   const value = document.toJS({ maxAliasCount: 100 }) as unknown;

@@ -6,12 +6,21 @@ import { SecretRefSchema } from './secret-ref.js';
 /** Lower-case DNS-label names: safe as Kubernetes names and never contain `__`, the separator of
  * namespaced tool names (D5). */
 const NAME = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
-const nameSchema = z.string().regex(NAME, 'must be 1-40 lower-case letters, digits or hyphens, not starting or ending with a hyphen');
+const nameSchema = z
+  .string()
+  .regex(NAME, 'must be 1-40 lower-case letters, digits or hyphens, not starting or ending with a hyphen');
 
 /** Glob patterns over source names or namespaced tool names; `*` matches any run of characters. */
-const patternSchema = z.string().min(1).max(200).regex(/^[A-Za-z0-9_.*/-]+$/, 'may hold letters, digits, _ . - / and *');
+const patternSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_.*/-]+$/, 'may hold letters, digits, _ . - / and *');
 
-const isoInstant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z' });
+const isoInstant = z.iso.datetime({
+  offset: true,
+  error: 'must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z',
+});
 
 export const AccessSchema = z.enum(['read', 'write']);
 export type Access = z.infer<typeof AccessSchema>;
@@ -58,7 +67,9 @@ export const McpSourceSchema = z
     command: z.string().min(1).optional(),
     args: z.array(z.string()).default([]),
     cwd: z.string().min(1).optional(),
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), SecretRefSchema])).default({}),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), SecretRefSchema]))
+      .default({}),
     credential: CredentialSchema.optional(),
     timeouts: TimeoutsSchema.default({ connectMs: 10_000, listMs: 15_000, callMs: 60_000 }),
     tools: ToolFilterSchema.default({ include: ['*'], exclude: [] }),
@@ -67,13 +78,29 @@ export const McpSourceSchema = z
   })
   .superRefine((source, ctx) => {
     if (source.transport === 'stdio') {
-      if (source.command === undefined) ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required when transport is stdio' });
-      if (source.url !== undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'is not allowed when transport is stdio' });
+      if (source.command === undefined)
+        ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required when transport is stdio' });
+      if (source.url !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['url'], message: 'is not allowed when transport is stdio' });
       if (source.credential !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['credential'], message: 'is not used by stdio sources; pass secrets through env' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['credential'],
+          message: 'is not used by stdio sources; pass secrets through env',
+        });
     } else {
-      if (source.url === undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: `is required when transport is ${source.transport}` });
-      if (source.command !== undefined) ctx.addIssue({ code: 'custom', path: ['command'], message: 'is only allowed when transport is stdio' });
+      if (source.url === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['url'],
+          message: `is required when transport is ${source.transport}`,
+        });
+      if (source.command !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['command'],
+          message: 'is only allowed when transport is stdio',
+        });
     }
   });
 export type McpSourceConfig = z.infer<typeof McpSourceSchema>;
@@ -86,7 +113,13 @@ export const WorkspaceSchema = z
     keys: z.array(ApiKeySchema).default([]),
   })
   .superRefine((workspace, ctx) => {
-    reportDuplicates(workspace.mcpSources.map((s) => s.name), ['mcpSources'], 'name', 'source name', ctx);
+    reportDuplicates(
+      workspace.mcpSources.map((s) => s.name),
+      ['mcpSources'],
+      'name',
+      'source name',
+      ctx,
+    );
   });
 export type WorkspaceConfig = z.infer<typeof WorkspaceSchema>;
 
@@ -95,7 +128,12 @@ export const ServerSchema = z.strictObject({
   port: z.number().int().min(0).max(65_535).default(8080),
   /** The URL clients use to reach this gateway; used in generated client configs. */
   publicUrl: z.url({ protocol: /^https?$/ }).optional(),
-  bodyLimitBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  bodyLimitBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
   /** Browser origins allowed to call the gateway; requests with any other Origin are refused. */
   allowedOrigins: z.array(z.string().min(1)).default([]),
   shutdownGraceMs: z.number().int().min(0).max(120_000).default(10_000),
@@ -114,11 +152,20 @@ export const GatewayConfigSchema = z
     workspaces: z.array(WorkspaceSchema).default([]),
   })
   .superRefine((config, ctx) => {
-    reportDuplicates(config.workspaces.map((w) => w.name), ['workspaces'], 'name', 'workspace name', ctx);
-    const keyIds = config.workspaces.flatMap((w, wi) => w.keys.map((k, ki) => ({ id: k.id, path: ['workspaces', wi, 'keys', ki, 'id'] })));
+    reportDuplicates(
+      config.workspaces.map((w) => w.name),
+      ['workspaces'],
+      'name',
+      'workspace name',
+      ctx,
+    );
+    const keyIds = config.workspaces.flatMap((w, wi) =>
+      w.keys.map((k, ki) => ({ id: k.id, path: ['workspaces', wi, 'keys', ki, 'id'] })),
+    );
     const seen = new Set<string>();
     for (const key of keyIds) {
-      if (seen.has(key.id)) ctx.addIssue({ code: 'custom', path: key.path, message: `duplicate key id ${key.id}` });
+      if (seen.has(key.id))
+        ctx.addIssue({ code: 'custom', path: key.path, message: `duplicate key id ${key.id}` });
       seen.add(key.id);
     }
   });
@@ -135,7 +182,8 @@ function reportDuplicates(
 ): void {
   const seen = new Set<string>();
   names.forEach((name, index) => {
-    if (seen.has(name)) ctx.addIssue({ code: 'custom', path: [...base, index, field], message: `duplicate ${what} ${name}` });
+    if (seen.has(name))
+      ctx.addIssue({ code: 'custom', path: [...base, index, field], message: `duplicate ${what} ${name}` });
     seen.add(name);
   });
 }

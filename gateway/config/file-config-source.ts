@@ -6,7 +6,13 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from '../telemetry/logger.js';
 import { parseConfigText } from './config-loader.js';
-import { InvalidConfigError, SnapshotHolder, type ConfigListener, type ConfigSnapshot, type ConfigSource } from './config-source.js';
+import {
+  InvalidConfigError,
+  SnapshotHolder,
+  type ConfigListener,
+  type ConfigSnapshot,
+  type ConfigSource,
+} from './config-source.js';
 
 export interface FileConfigSourceOptions {
   readonly path: string;
@@ -75,9 +81,14 @@ export class FileConfigSource implements ConfigSource {
       this.watcher = watch(dirname(this.path), { persistent: false }, (_event, name) => {
         if (name === null || name === file) this.scheduleReload();
       });
-      this.watcher.on('error', (error) => this.options.logger.warn({ err: error.message }, 'config watcher failed; polling only'));
+      this.watcher.on('error', (error) =>
+        this.options.logger.warn({ err: error.message }, 'config watcher failed; polling only'),
+      );
     } catch (error) {
-      this.options.logger.warn({ err: (error as Error).message }, 'cannot watch config directory; polling only');
+      this.options.logger.warn(
+        { err: (error as Error).message },
+        'cannot watch config directory; polling only',
+      );
     }
     this.pollTimer = setInterval(() => void this.pollOnce(), this.options.pollMs ?? 2000);
     this.pollTimer.unref();
@@ -108,7 +119,10 @@ export class FileConfigSource implements ConfigSource {
     try {
       text = await readFile(this.path, 'utf8');
     } catch (error) {
-      this.options.logger.warn({ path: this.path, err: (error as NodeJS.ErrnoException).code ?? 'read failed' }, 'config file unreadable; keeping last good config');
+      this.options.logger.warn(
+        { path: this.path, err: (error as NodeJS.ErrnoException).code ?? 'read failed' },
+        'config file unreadable; keeping last good config',
+      );
       return;
     }
     if (text === this.lastText) return;

@@ -6,12 +6,25 @@ export {
   ServerSchema,
   AccessSchema,
 } from './config-schema.js';
-export type { GatewayConfig, WorkspaceConfig, McpSourceConfig, ApiKeyConfig, ServerConfig, Access } from './config-schema.js';
+export type {
+  GatewayConfig,
+  WorkspaceConfig,
+  McpSourceConfig,
+  ApiKeyConfig,
+  ServerConfig,
+  Access,
+} from './config-schema.js';
 export { parseConfigText, validateConfig, formatProblems, formatPath } from './config-loader.js';
 export type { ConfigProblem, ConfigParseResult } from './config-loader.js';
 export { MemoryConfigSource, InvalidConfigError, SnapshotHolder } from './config-source.js';
 export type { ConfigSource, ConfigSnapshot, ConfigListener } from './config-source.js';
 export { FileConfigSource } from './file-config-source.js';
 export type { FileConfigSourceOptions } from './file-config-source.js';
-export { SecretRefSchema, resolveSecret, describeSecretRef, processSecretReader, SecretUnavailableError } from './secret-ref.js';
+export {
+  SecretRefSchema,
+  resolveSecret,
+  describeSecretRef,
+  processSecretReader,
+  SecretUnavailableError,
+} from './secret-ref.js';
 export type { SecretRef, SecretReader } from './secret-ref.js';

@@ -5,10 +5,15 @@ import { z } from 'zod';
 
 export const SecretRefSchema = z.union(
   [
-    z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name') }),
+    z.strictObject({
+      env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+    }),
     z.strictObject({ file: z.string().min(1, 'must be a file path') }),
   ],
-  { error: 'must be a secret reference: { env: NAME } or { file: PATH } (inline secret values are not accepted)' },
+  {
+    error:
+      'must be a secret reference: { env: NAME } or { file: PATH } (inline secret values are not accepted)',
+  },
 );
 
 export type SecretRef = z.infer<typeof SecretRefSchema>;

@@ -10,7 +10,12 @@ export interface SourceState {
   readonly error: { readonly code: ErrorCode; readonly errorClass: ErrorClass } | undefined;
 }
 
-export const UNKNOWN_STATE: SourceState = { status: 'unknown', toolCount: 0, checkedAt: undefined, error: undefined };
+export const UNKNOWN_STATE: SourceState = {
+  status: 'unknown',
+  toolCount: 0,
+  checkedAt: undefined,
+  error: undefined,
+};
 
 export class SourceStatusRegistry {
   private readonly states = new Map<string, SourceState>();

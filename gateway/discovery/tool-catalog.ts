@@ -45,7 +45,9 @@ export function requiredPermission(source: McpSourceConfig, tool: Tool): Access 
 
 function toCatalogTools(source: McpSourceConfig, tools: readonly Tool[]): CatalogTool[] {
   return tools
-    .filter((tool) => matchesAny(source.tools.include, tool.name) && !matchesAny(source.tools.exclude, tool.name))
+    .filter(
+      (tool) => matchesAny(source.tools.include, tool.name) && !matchesAny(source.tools.exclude, tool.name),
+    )
     .map((tool) => ({
       name: namespacedToolName(source.name, tool.name),
       source: source.name,
@@ -64,11 +66,16 @@ export class ToolCatalog {
     return `${workspace}/${source.name}/${UpstreamPool.fingerprint(source)}`;
   }
 
-  async workspaceCatalog(workspace: WorkspaceConfig, sourceFilter?: (name: string) => boolean): Promise<WorkspaceCatalog> {
+  async workspaceCatalog(
+    workspace: WorkspaceConfig,
+    sourceFilter?: (name: string) => boolean,
+  ): Promise<WorkspaceCatalog> {
     const wanted = workspace.mcpSources.filter((s) => sourceFilter === undefined || sourceFilter(s.name));
     const lists = await Promise.all(wanted.map((source) => this.sourceTools(workspace.name, source)));
     const tools = lists.flat().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const sources = new Map(wanted.map((s) => [s.name, this.deps.statuses.get(workspace.name, s.name)] as const));
+    const sources = new Map(
+      wanted.map((s) => [s.name, this.deps.statuses.get(workspace.name, s.name)] as const),
+    );
     return { tools, sources };
   }
 

@@ -16,9 +16,12 @@ export function toGatewayError(error: unknown): GatewayError {
   const fastifyError = error as Partial<FastifyError> | undefined;
   const mapped = fastifyError?.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code];
   if (mapped !== undefined) return new GatewayError(mapped, undefined, { cause: error });
-  if (error instanceof SyntaxError && fastifyError?.statusCode === 400) return new GatewayError('invalid_json', undefined, { cause: error });
-  if (fastifyError?.statusCode === 413) return new GatewayError('payload_too_large', undefined, { cause: error });
-  if (fastifyError?.statusCode === 415) return new GatewayError('unsupported_media_type', undefined, { cause: error });
+  if (error instanceof SyntaxError && fastifyError?.statusCode === 400)
+    return new GatewayError('invalid_json', undefined, { cause: error });
+  if (fastifyError?.statusCode === 413)
+    return new GatewayError('payload_too_large', undefined, { cause: error });
+  if (fastifyError?.statusCode === 415)
+    return new GatewayError('unsupported_media_type', undefined, { cause: error });
   return new GatewayError('internal_error', undefined, { cause: error });
 }
 
@@ -27,7 +30,13 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
   if (gatewayError.code === 'internal_error') {
     // Log the error's kind and stack frames only: messages of unknown errors may quote payloads.
     const cause = error as { name?: unknown; code?: unknown } | undefined;
-    request.log.error({ errName: String(cause?.name ?? 'Error'), errCode: cause?.code }, 'unhandled error');
+    request.log.error(
+      {
+        errName: typeof cause?.name === 'string' ? cause.name : 'Error',
+        errCode: typeof cause?.code === 'string' ? cause.code : undefined,
+      },
+      'unhandled error',
+    );
   }
   for (const [name, value] of Object.entries(gatewayError.headers)) void reply.header(name, value);
   return reply

@@ -2,7 +2,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { encodeBody, negotiateFormat } from './response-format.js';
 
-export function sendAgentBody(request: FastifyRequest, reply: FastifyReply, body: unknown, bodyOption?: unknown): FastifyReply {
+export function sendAgentBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: unknown,
+  bodyOption?: unknown,
+): FastifyReply {
   const format = negotiateFormat({ query: request.query, bodyOption, accept: request.headers.accept });
   const { payload, contentType } = encodeBody(body, format);
   return reply.header('vary', 'Accept').type(contentType).send(payload);

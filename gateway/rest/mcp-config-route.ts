@@ -23,13 +23,30 @@ export function clientConfigs(endpoint: string, serverName: string) {
     },
     cursor: {
       file: '~/.cursor/mcp.json',
-      json: { mcpServers: { [serverName]: { url: endpoint, headers: { Authorization: `Bearer \${env:${KEY_ENV_VAR}}` } } } },
+      json: {
+        mcpServers: {
+          [serverName]: { url: endpoint, headers: { Authorization: `Bearer \${env:${KEY_ENV_VAR}}` } },
+        },
+      },
     },
     vscode: {
       file: '.vscode/mcp.json',
       json: {
-        inputs: [{ type: 'promptString', id: 'agent-gateway-key', description: 'Agent Gateway API key', password: true }],
-        servers: { [serverName]: { type: 'http', url: endpoint, headers: { Authorization: 'Bearer ${input:agent-gateway-key}' } } },
+        inputs: [
+          {
+            type: 'promptString',
+            id: 'agent-gateway-key',
+            description: 'Agent Gateway API key',
+            password: true,
+          },
+        ],
+        servers: {
+          [serverName]: {
+            type: 'http',
+            url: endpoint,
+            headers: { Authorization: 'Bearer ${input:agent-gateway-key}' },
+          },
+        },
       },
     },
     claude_desktop: {
@@ -63,7 +80,13 @@ export function registerMcpConfigRoute(app: FastifyInstance): void {
       transport: 'streamable-http',
       protocol_version: MCP_PROTOCOL_VERSION,
       workspace: principal.workspace.name,
-      auth: { header: 'Authorization', scheme: 'Bearer', key_id: principal.keyId, key_hint: redactedKey(principal.keyId), env_var: KEY_ENV_VAR },
+      auth: {
+        header: 'Authorization',
+        scheme: 'Bearer',
+        key_id: principal.keyId,
+        key_hint: redactedKey(principal.keyId),
+        env_var: KEY_ENV_VAR,
+      },
       clients: clientConfigs(endpoint, serverName),
     });
   });

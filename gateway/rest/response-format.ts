@@ -18,7 +18,11 @@ export function parseFormatValue(value: unknown, path: string): ResponseFormat |
 }
 
 /** Picks the format from the query string, an explicit body option, then the Accept header. */
-export function negotiateFormat(input: { query?: unknown; bodyOption?: unknown; accept?: string | undefined }): ResponseFormat {
+export function negotiateFormat(input: {
+  query?: unknown;
+  bodyOption?: unknown;
+  accept?: string | undefined;
+}): ResponseFormat {
   const queryValue = (input.query as Record<string, unknown> | undefined)?.['response_format'];
   const fromQuery = parseFormatValue(queryValue, 'response_format');
   if (fromQuery !== undefined) return fromQuery;

@@ -14,7 +14,9 @@ export function registerSourcesRoutes(app: FastifyInstance, catalog: ToolCatalog
     const workspace = principal.workspace;
     const visible = (name: string) => canSeeSource(principal, name);
     const { sources } = await catalog.workspaceCatalog(workspace, visible);
-    const records = workspace.mcpSources.filter((s) => visible(s.name)).map((s) => sourceRecord(s, sources.get(s.name)!));
+    const records = workspace.mcpSources
+      .filter((s) => visible(s.name))
+      .map((s) => sourceRecord(s, sources.get(s.name)!));
     return sendAgentBody(request, reply, { workspace: workspace.name, sources: records });
   });
 
@@ -22,12 +24,17 @@ export function registerSourcesRoutes(app: FastifyInstance, catalog: ToolCatalog
     const principal = requirePrincipal(request.principal);
     if (!hasAccess(principal, 'write')) {
       throw new GatewayError('forbidden', 'Refreshing a source needs an API key with write access.', {
-        headers: { 'www-authenticate': 'Bearer realm="agent-gateway", error="insufficient_scope", scope="write"' },
+        headers: {
+          'www-authenticate': 'Bearer realm="agent-gateway", error="insufficient_scope", scope="write"',
+        },
       });
     }
     const id = request.params.id;
-    const source = principal.workspace.mcpSources.find((s) => s.name === id && canSeeSource(principal, s.name));
-    if (source === undefined) throw new GatewayError('not_found', 'No source with this id in your workspace.');
+    const source = principal.workspace.mcpSources.find(
+      (s) => s.name === id && canSeeSource(principal, s.name),
+    );
+    if (source === undefined)
+      throw new GatewayError('not_found', 'No source with this id in your workspace.');
     catalog.invalidate(principal.workspace.name, source.name);
     const { sources } = await catalog.workspaceCatalog(principal.workspace, (name) => name === source.name);
     return sendAgentBody(request, reply, { source: sourceRecord(source, sources.get(source.name)!) });

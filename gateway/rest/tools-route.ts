@@ -9,7 +9,9 @@ import { sendAgentBody } from './agent-reply.js';
 export function registerToolsRoute(app: FastifyInstance, catalog: ToolCatalog): void {
   app.get('/agent/tools', async (request, reply) => {
     const principal = requirePrincipal(request.principal);
-    const { tools, sources } = await catalog.workspaceCatalog(principal.workspace, (name) => canSeeSource(principal, name));
+    const { tools, sources } = await catalog.workspaceCatalog(principal.workspace, (name) =>
+      canSeeSource(principal, name),
+    );
     const records = tools
       .filter((tool) => canSeeTool(principal, tool.source, tool.name))
       .map((tool) => ({

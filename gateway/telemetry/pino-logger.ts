@@ -4,7 +4,9 @@ import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
-export function createPinoLogger(options: { level?: LogLevel; destination?: DestinationStream } = {}): PinoLogger {
+export function createPinoLogger(
+  options: { level?: LogLevel; destination?: DestinationStream } = {},
+): PinoLogger {
   const settings = {
     level: options.level ?? 'info',
     base: { service: 'agent-gateway' },

@@ -16,8 +16,14 @@ export function classifyUpstreamError(error: unknown): ErrorCode {
   if (name === 'TimeoutError' || name === 'AbortError') return 'upstream_timeout';
   const message = error instanceof Error ? error.message : '';
   if (/timed? ?out/i.test(message)) return 'upstream_timeout';
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.cause?.code ?? (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ENOENT|EACCES|EPIPE|UND_ERR)/.test(code)) return 'upstream_unreachable';
+  const code =
+    (error as { code?: unknown; cause?: { code?: unknown } } | null)?.cause?.code ??
+    (error as { code?: unknown } | null)?.code;
+  if (
+    typeof code === 'string' &&
+    /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ENOENT|EACCES|EPIPE|UND_ERR)/.test(code)
+  )
+    return 'upstream_unreachable';
   if (/fetch failed|connection closed|closed/i.test(message)) return 'upstream_unreachable';
   return 'upstream_protocol_error';
 }

@@ -1,7 +1,12 @@
 // One live MCP client connection to an upstream source (HTTP Streamable, legacy HTTP+SSE or stdio),
 // built on the v2 SDK client in `auto` negotiation so modern and legacy upstreams both work.
 // Upstream credentials come from the source's secret references; the caller's key never leaves here.
-import { Client, SSEClientTransport, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Tool,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
 
@@ -25,7 +30,8 @@ function credentialHeaders(source: McpSourceConfig, secrets: SecretReader): Reco
 
 function stdioEnvironment(source: McpSourceConfig, secrets: SecretReader): Record<string, string> {
   const env: Record<string, string> = { ...getDefaultEnvironment() };
-  for (const [name, value] of Object.entries(source.env)) env[name] = typeof value === 'string' ? value : resolveSecret(value, secrets);
+  for (const [name, value] of Object.entries(source.env))
+    env[name] = typeof value === 'string' ? value : resolveSecret(value, secrets);
   return env;
 }
 
@@ -59,7 +65,10 @@ function withHeaders(headers: Record<string, string>): typeof fetch {
   };
 }
 
-export async function connectUpstream(source: McpSourceConfig, deps: ConnectDeps): Promise<UpstreamConnection> {
+export async function connectUpstream(
+  source: McpSourceConfig,
+  deps: ConnectDeps,
+): Promise<UpstreamConnection> {
   const client = new Client(
     { name: deps.clientInfo.name, version: deps.clientInfo.version },
     { versionNegotiation: { mode: 'auto', probe: { timeoutMs: source.timeouts.connectMs } } },

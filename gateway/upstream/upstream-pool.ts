@@ -33,11 +33,11 @@ export class UpstreamPool {
     const fingerprint = UpstreamPool.fingerprint(source);
     const existing = this.entries.get(key);
     if (existing !== undefined && existing.fingerprint === fingerprint) return existing.connection;
-    if (existing !== undefined) this.closeEntry(key, existing);
+    if (existing !== undefined) void this.closeEntry(key, existing);
     const connection = this.connect(source);
     const entry = { fingerprint, connection };
     this.entries.set(key, entry);
-    connection.catch(() => {
+    void connection.catch(() => {
       if (this.entries.get(key) === entry) this.entries.delete(key);
     });
     return connection;
@@ -47,17 +47,18 @@ export class UpstreamPool {
   discard(workspace: string, sourceName: string): void {
     const key = `${workspace}/${sourceName}`;
     const entry = this.entries.get(key);
-    if (entry !== undefined) this.closeEntry(key, entry);
+    if (entry !== undefined) void this.closeEntry(key, entry);
   }
 
   /** Closes connections whose source was removed or changed by a config swap. */
   retain(config: GatewayConfig): void {
     const wanted = new Map<string, string>();
     for (const workspace of config.workspaces) {
-      for (const source of workspace.mcpSources) wanted.set(`${workspace.name}/${source.name}`, UpstreamPool.fingerprint(source));
+      for (const source of workspace.mcpSources)
+        wanted.set(`${workspace.name}/${source.name}`, UpstreamPool.fingerprint(source));
     }
     for (const [key, entry] of this.entries) {
-      if (wanted.get(key) !== entry.fingerprint) this.closeEntry(key, entry);
+      if (wanted.get(key) !== entry.fingerprint) void this.closeEntry(key, entry);
     }
   }
 
@@ -69,7 +70,12 @@ export class UpstreamPool {
   private closeEntry(key: string, entry: PoolEntry): Promise<void> {
     this.entries.delete(key);
     return entry.connection.then(
-      (connection) => connection.close().catch((error: unknown) => this.logger.debug({ source: key, err: String(error) }, 'upstream close failed')),
+      (connection) =>
+        connection
+          .close()
+          .catch((error: unknown) =>
+            this.logger.debug({ source: key, err: String(error) }, 'upstream close failed'),
+          ),
       () => undefined,
     );
   }

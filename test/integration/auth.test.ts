@@ -1,7 +1,14 @@
 // Spec §5 and §7 against the running gateway: every 401 and 403 case, the challenge header, the
 // error body, and workspace isolation (the workspace always comes from the key).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoSource, get, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  demoSource,
+  get,
+  keyRecord,
+  newKey,
+  startHarness,
+  type Harness,
+} from '../support/gateway-harness.js';
 
 const reader = newKey();
 const writer = newKey();
@@ -50,7 +57,10 @@ describe('401 for every bad credential', () => {
     await expect401(await get(`${h.url}/agent/tools`), false);
   });
   it('auth:401-not-bearer — Basic credentials', async () => {
-    await expect401(await get(`${h.url}/agent/tools`, undefined, { authorization: 'Basic dXNlcjpwYXNz' }), false);
+    await expect401(
+      await get(`${h.url}/agent/tools`, undefined, { authorization: 'Basic dXNlcjpwYXNz' }),
+      false,
+    );
   });
   it('auth:401-malformed — wrong checksum', async () => {
     const tampered = reader.key.slice(0, -1) + (reader.key.endsWith('A') ? 'B' : 'A');
@@ -67,7 +77,11 @@ describe('401 for every bad credential', () => {
     await expect401(await get(`${h.url}/agent/sources`, expired.key), true);
   });
   it('auth:401-mcp — the MCP endpoint is protected too', async () => {
-    const response = await fetch(`${h.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const response = await fetch(`${h.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     await expect401(response, false);
   });
   it('auth:401-before-routing — unknown /agent paths do not reveal which routes exist', async () => {
@@ -79,7 +93,10 @@ describe('401 for every bad credential', () => {
 
 describe('403 for a valid key lacking permission', () => {
   it('auth:403-write-needed — a read key cannot refresh a source', async () => {
-    const response = await fetch(`${h.url}/agent/sources/demo/refresh`, { method: 'POST', headers: { authorization: `Bearer ${reader.key}` } });
+    const response = await fetch(`${h.url}/agent/sources/demo/refresh`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${reader.key}` },
+    });
     expect(response.status).toBe(403);
     expect(response.headers.get('www-authenticate')).toContain('error="insufficient_scope", scope="write"');
     const body = (await response.json()) as { error: { code: string; class: string } };
@@ -91,7 +108,10 @@ describe('403 for a valid key lacking permission', () => {
       headers: { authorization: `Bearer ${writer.key}` },
     });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as { source: { id: string; status: string } }).source).toMatchObject({ id: 'demo', status: 'ready' });
+    expect(((await response.json()) as { source: { id: string; status: string } }).source).toMatchObject({
+      id: 'demo',
+      status: 'ready',
+    });
   });
   it('auth:403-origin — a browser Origin that is not allowed is refused even with a valid key', async () => {
     const response = await get(`${h.url}/agent/tools`, reader.key, { origin: 'https://evil.example.net' });
@@ -100,8 +120,14 @@ describe('403 for a valid key lacking permission', () => {
     expect(allowed.status).toBe(200);
   });
   it('auth:no-oracle — a write key refreshing a source outside its view gets the same 404 as a missing one', async () => {
-    const foreign = await fetch(`${h.url}/agent/sources/betasrc/refresh`, { method: 'POST', headers: { authorization: `Bearer ${writer.key}` } });
-    const missing = await fetch(`${h.url}/agent/sources/nope/refresh`, { method: 'POST', headers: { authorization: `Bearer ${writer.key}` } });
+    const foreign = await fetch(`${h.url}/agent/sources/betasrc/refresh`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writer.key}` },
+    });
+    const missing = await fetch(`${h.url}/agent/sources/nope/refresh`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writer.key}` },
+    });
     expect(foreign.status).toBe(404);
     expect(missing.status).toBe(404);
     const a = (await foreign.json()) as { error: { message: string } };
@@ -112,21 +138,36 @@ describe('403 for a valid key lacking permission', () => {
 
 describe('workspace isolation and key scoping', () => {
   it('auth:workspace-from-key — each key sees only its own workspace', async () => {
-    const alpha = (await (await get(`${h.url}/agent/sources?response_format=json`, reader.key)).json()) as { workspace: string; sources: { id: string }[] };
-    const beta = (await (await get(`${h.url}/agent/sources?response_format=json`, otherWorkspace.key)).json()) as { workspace: string; sources: { id: string }[] };
+    const alpha = (await (await get(`${h.url}/agent/sources?response_format=json`, reader.key)).json()) as {
+      workspace: string;
+      sources: { id: string }[];
+    };
+    const beta = (await (
+      await get(`${h.url}/agent/sources?response_format=json`, otherWorkspace.key)
+    ).json()) as { workspace: string; sources: { id: string }[] };
     expect(alpha.workspace).toBe('alpha');
     expect(alpha.sources.map((s) => s.id)).toEqual(['demo', 'second']);
     expect(beta.workspace).toBe('beta');
     expect(beta.sources.map((s) => s.id)).toEqual(['betasrc']);
   });
   it('auth:workspace-not-from-request — a workspace named in the request is ignored', async () => {
-    const response = await get(`${h.url}/agent/sources?response_format=json&workspace=beta`, reader.key, { 'x-workspace': 'beta' });
+    const response = await get(`${h.url}/agent/sources?response_format=json&workspace=beta`, reader.key, {
+      'x-workspace': 'beta',
+    });
     expect(((await response.json()) as { workspace: string }).workspace).toBe('alpha');
   });
   it('auth:key-patterns — source and tool patterns narrow what a key sees', async () => {
-    const tools = (await (await get(`${h.url}/agent/tools?response_format=json`, notesOnly.key)).json()) as { tools: { name: string }[] };
-    expect(tools.tools.map((t) => t.name)).toEqual(['second__create_note', 'second__delete_note', 'second__list_notes']);
-    const sources = (await (await get(`${h.url}/agent/sources?response_format=json`, notesOnly.key)).json()) as { sources: { id: string }[] };
+    const tools = (await (await get(`${h.url}/agent/tools?response_format=json`, notesOnly.key)).json()) as {
+      tools: { name: string }[];
+    };
+    expect(tools.tools.map((t) => t.name)).toEqual([
+      'second__create_note',
+      'second__delete_note',
+      'second__list_notes',
+    ]);
+    const sources = (await (
+      await get(`${h.url}/agent/sources?response_format=json`, notesOnly.key)
+    ).json()) as { sources: { id: string }[] };
     expect(sources.sources.map((s) => s.id)).toEqual(['second']);
   });
 });

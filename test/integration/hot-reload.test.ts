@@ -5,7 +5,14 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../gateway/cli/cli-main.js';
 import type { CliIo } from '../../gateway/cli/cli-io.js';
-import { demoSource, get, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  demoSource,
+  get,
+  keyRecord,
+  newKey,
+  startHarness,
+  type Harness,
+} from '../support/gateway-harness.js';
 
 const base = newKey();
 let h: Harness;
@@ -13,7 +20,14 @@ let h: Harness;
 function captureIo(): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), now: () => new Date(), env: {} };
+  return {
+    stdout,
+    stderr,
+    out: (l) => stdout.push(l),
+    err: (l) => stderr.push(l),
+    now: () => new Date(),
+    env: {},
+  };
 }
 
 function workspaceDoc(displayName: string, keys: Record<string, unknown>[] = [keyRecord(base)]) {
@@ -45,7 +59,8 @@ describe('keys through the CLI, without restart', () => {
     const id = key.split('_')[1]!;
     await h.waitForRevision(h.gateway.config.current().revision - 1);
     const deadline = Date.now() + 10_000;
-    while ((await get(`${h.url}/agent/tools`, key)).status !== 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((await get(`${h.url}/agent/tools`, key)).status !== 200 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect((await get(`${h.url}/agent/tools`, key)).status).toBe(200);
 
     const revision = h.gateway.config.current().revision;
@@ -61,9 +76,13 @@ describe('validate, then swap', () => {
   it('reload:invalid-kept-last-good — an invalid file is logged by path and ignored', async () => {
     const before = h.gateway.config.current();
     const current = parse(await readFile(h.configPath, 'utf8')) as Record<string, unknown>;
-    await h.writeConfig({ ...current, workspaces: [{ name: 'demo', mcpSources: [{ name: 'broken', transport: 'stdio' }], keys: [] }] });
+    await h.writeConfig({
+      ...current,
+      workspaces: [{ name: 'demo', mcpSources: [{ name: 'broken', transport: 'stdio' }], keys: [] }],
+    });
     const deadline = Date.now() + 10_000;
-    while (!h.logs.some((l) => l.includes('config change rejected')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!h.logs.some((l) => l.includes('config change rejected')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const warning = h.logs.find((l) => l.includes('config change rejected'));
     expect(warning).toBeDefined();
     expect(warning).toContain('workspaces[0].mcpSources[0].command');

@@ -1,7 +1,14 @@
 // Spec §5.7 / D15: every log line of a run with valid, invalid and revoked keys is captured, and
 // none contains key material, an Authorization header value or a request body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoSource, get, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  demoSource,
+  get,
+  keyRecord,
+  newKey,
+  startHarness,
+  type Harness,
+} from '../support/gateway-harness.js';
 
 const valid = newKey();
 const writer = newKey();
@@ -16,15 +23,24 @@ beforeAll(async () => {
       {
         name: 'demo',
         mcpSources: [demoSource('demo', { env: { DEMO_TOKEN: { env: 'DEMO_TOKEN' } } })],
-        keys: [keyRecord(valid), keyRecord(writer, { access: 'write' }), keyRecord(revoked, { revoked: true })],
+        keys: [
+          keyRecord(valid),
+          keyRecord(writer, { access: 'write' }),
+          keyRecord(revoked, { revoked: true }),
+        ],
       },
     ],
   });
   const tampered = valid.key.slice(0, -2) + 'zz';
   const calls: Promise<Response>[] = [];
   for (const key of [valid.key, writer.key, revoked.key, unknown.key, tampered]) {
-    for (const path of ['/agent/tools', '/agent/sources', '/agent/mcp/config', '/agent/nope']) calls.push(get(`${h.url}${path}`, key));
-    calls.push(get(`${h.url}/agent/tools`, undefined, { authorization: `Basic ${Buffer.from(key).toString('base64')}` }));
+    for (const path of ['/agent/tools', '/agent/sources', '/agent/mcp/config', '/agent/nope'])
+      calls.push(get(`${h.url}${path}`, key));
+    calls.push(
+      get(`${h.url}/agent/tools`, undefined, {
+        authorization: `Basic ${Buffer.from(key).toString('base64')}`,
+      }),
+    );
     calls.push(
       fetch(`${h.url}/agent/sources/demo/refresh`, {
         method: 'POST',
@@ -32,7 +48,13 @@ beforeAll(async () => {
         body: JSON.stringify({ note: BODY_MARKER }),
       }),
     );
-    calls.push(fetch(`${h.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: `{"x":"${BODY_MARKER}"` }));
+    calls.push(
+      fetch(`${h.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: `{"x":"${BODY_MARKER}"`,
+      }),
+    );
   }
   const responses = await Promise.all(calls);
   await Promise.all(responses.map((r) => r.arrayBuffer()));
@@ -56,7 +78,9 @@ describe('logs never carry secrets or payloads', () => {
   });
 
   it('logs:request-line — each request is logged with request id and status only', () => {
-    const lines = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['msg'] === 'request completed');
+    const lines = h.logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l['msg'] === 'request completed');
     expect(lines.length).toBeGreaterThanOrEqual(35);
     for (const line of lines) {
       expect(typeof line['reqId']).toBe('string');
@@ -69,6 +93,8 @@ describe('logs never carry secrets or payloads', () => {
     }
     const failures = h.logs.filter((l) => l.includes('authentication failed'));
     expect(failures.length).toBeGreaterThan(0);
-    expect(failures.every((l) => /"reason":"(missing|not-bearer|malformed|unknown|revoked|expired)"/.test(l))).toBe(true);
+    expect(
+      failures.every((l) => /"reason":"(missing|not-bearer|malformed|unknown|revoked|expired)"/.test(l)),
+    ).toBe(true);
   });
 });

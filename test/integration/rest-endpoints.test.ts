@@ -2,7 +2,14 @@
 // real demo MCP server; TOON by default, JSON on request; request ids and the error format.
 import { decode } from '@toon-format/toon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoSource, get, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  demoSource,
+  get,
+  keyRecord,
+  newKey,
+  startHarness,
+  type Harness,
+} from '../support/gateway-harness.js';
 
 const reader = newKey();
 const writer = newKey();
@@ -14,8 +21,16 @@ beforeAll(async () => {
       {
         name: 'demo',
         mcpSources: [
-          demoSource('demo', { permissions: { list_notes: 'write' }, tools: { include: ['*'], exclude: ['current_time'] } }),
-          { name: 'down', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp', timeouts: { connectMs: 2000, listMs: 2000, callMs: 2000 } },
+          demoSource('demo', {
+            permissions: { list_notes: 'write' },
+            tools: { include: ['*'], exclude: ['current_time'] },
+          }),
+          {
+            name: 'down',
+            transport: 'streamable-http',
+            url: 'http://127.0.0.1:9/mcp',
+            timeouts: { connectMs: 2000, listMs: 2000, callMs: 2000 },
+          },
         ],
         keys: [keyRecord(reader, { name: 'reader' }), keyRecord(writer, { access: 'write' })],
       },
@@ -35,9 +50,20 @@ describe('GET /agent/tools', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/toon; charset=utf-8');
     const body = decode(await response.text()) as unknown as ToolsBody;
-    expect(body.tools.map((t) => t.name)).toEqual(['demo__add', 'demo__create_note', 'demo__delete_note', 'demo__echo', 'demo__list_notes']);
+    expect(body.tools.map((t) => t.name)).toEqual([
+      'demo__add',
+      'demo__create_note',
+      'demo__delete_note',
+      'demo__echo',
+      'demo__list_notes',
+    ]);
     const byName = new Map(body.tools.map((t) => [t.name, t]));
-    expect(byName.get('demo__echo')).toMatchObject({ source: 'demo', permission: 'read', callable: true, description: 'Returns the given text unchanged.' });
+    expect(byName.get('demo__echo')).toMatchObject({
+      source: 'demo',
+      permission: 'read',
+      callable: true,
+      description: 'Returns the given text unchanged.',
+    });
     expect(byName.get('demo__create_note')).toMatchObject({ permission: 'write', callable: false });
     expect(byName.get('demo__list_notes')).toMatchObject({ permission: 'write', callable: false });
   });
@@ -52,7 +78,9 @@ describe('GET /agent/tools', () => {
   });
 
   it('rest:partial-failure — a source that is down is left out and named', async () => {
-    const body = (await (await get(`${h.url}/agent/tools?response_format=json`, reader.key)).json()) as ToolsBody;
+    const body = (await (
+      await get(`${h.url}/agent/tools?response_format=json`, reader.key)
+    ).json()) as ToolsBody;
     expect(body.tools.some((t) => t.source === 'down')).toBe(false);
     expect(body.unavailable_sources).toEqual([{ id: 'down', error_code: 'upstream_unreachable' }]);
   });
@@ -60,7 +88,9 @@ describe('GET /agent/tools', () => {
   it('rest:format-invalid — an unknown response_format is a 400 naming the field', async () => {
     const response = await get(`${h.url}/agent/tools?response_format=xml`, reader.key);
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { code: string; class: string; details: { path: string }[] } };
+    const body = (await response.json()) as {
+      error: { code: string; class: string; details: { path: string }[] };
+    };
     expect(body.error).toMatchObject({ code: 'invalid_request', class: 'request' });
     expect(body.error.details[0]?.path).toBe('response_format');
   });
@@ -74,7 +104,14 @@ describe('GET /agent/sources', () => {
     };
     expect(body.workspace).toBe('demo');
     expect(body.sources).toHaveLength(2);
-    expect(body.sources[0]).toMatchObject({ id: 'demo', type: 'mcp', transport: 'stdio', status: 'ready', tool_count: 5, error_code: null });
+    expect(body.sources[0]).toMatchObject({
+      id: 'demo',
+      type: 'mcp',
+      transport: 'stdio',
+      status: 'ready',
+      tool_count: 5,
+      error_code: null,
+    });
     expect(body.sources[1]).toMatchObject({
       id: 'down',
       type: 'mcp',
@@ -94,10 +131,20 @@ describe('GET /agent/mcp/config', () => {
     const secretPart = reader.key.slice(`agw_${reader.id}_`.length);
     expect(text.includes(secretPart)).toBe(false);
     expect(text.includes(reader.key)).toBe(false);
-    const body = JSON.parse(text) as { endpoint: string; auth: { key_id: string; env_var: string }; clients: Record<string, unknown> };
+    const body = JSON.parse(text) as {
+      endpoint: string;
+      auth: { key_id: string; env_var: string };
+      clients: Record<string, unknown>;
+    };
     expect(body.endpoint).toBe(`${h.url}/mcp`);
     expect(body.auth.key_id).toBe(reader.id);
-    expect(Object.keys(body.clients).sort()).toEqual(['claude_code', 'claude_desktop', 'cursor', 'vscode', 'windsurf']);
+    expect(Object.keys(body.clients).sort()).toEqual([
+      'claude_code',
+      'claude_desktop',
+      'cursor',
+      'vscode',
+      'windsurf',
+    ]);
     expect(JSON.stringify(body.clients)).toContain(body.auth.env_var);
   });
 

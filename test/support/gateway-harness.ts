@@ -42,7 +42,12 @@ export async function startHarness(document: Record<string, unknown>): Promise<H
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      logs.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+      logs.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
       callback();
     },
   });
@@ -64,11 +69,13 @@ export async function startHarness(document: Record<string, unknown>): Promise<H
     configPath,
     logs,
     gateway,
-    writeConfig: (value) => write({ version: 1, server: { host: '127.0.0.1', port: 0 }, ...(value as Record<string, unknown>) }),
+    writeConfig: (value) =>
+      write({ version: 1, server: { host: '127.0.0.1', port: 0 }, ...(value as Record<string, unknown>) }),
     async waitForRevision(revision) {
       const deadline = Date.now() + 10_000;
       while (gateway.config.current().revision <= revision) {
-        if (Date.now() > deadline) throw new Error(`config revision stayed at ${gateway.config.current().revision}`);
+        if (Date.now() > deadline)
+          throw new Error(`config revision stayed at ${gateway.config.current().revision}`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },
@@ -79,6 +86,12 @@ export async function startHarness(document: Record<string, unknown>): Promise<H
   };
 }
 
-export async function get(url: string, key?: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers } });
+export async function get(
+  url: string,
+  key?: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(url, {
+    headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers },
+  });
 }
