@@ -66,6 +66,10 @@ describe('logs never carry secrets or payloads', () => {
     expect(h.logs.length).toBeGreaterThan(20);
     const all = h.logs.join('\n');
     for (const key of [valid, writer, revoked, unknown]) {
+      // Any 8-character window of the key after its fixed prefix would be a partial leak.
+      const material = key.key.slice('agw_'.length);
+      const leaked = Array.from({ length: material.length - 7 }, (_, i) => material.slice(i, i + 8)).filter((w) => all.includes(w));
+      expect(leaked).toEqual([]);
       expect(all.includes(key.key)).toBe(false);
       expect(all.includes(key.key.slice(`agw_${key.id}_`.length))).toBe(false);
       expect(all.includes(key.id)).toBe(false);
