@@ -24,7 +24,12 @@ export function parseConfigText(text: string, transform?: (document: unknown) =>
       })),
     };
   }
-  const value = document.toJS({ maxAliasCount: 100 }) as unknown;
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 1000 }) as unknown;
+  } catch (error) {
+    return { ok: false, problems: [{ path: '(root)', message: firstLine((error as Error).message) }] };
+  }
   return validateConfig(transform === undefined ? value : transform(value));
 }
 

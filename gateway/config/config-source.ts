@@ -48,7 +48,16 @@ export class SnapshotHolder {
   swap(config: GatewayConfig): ConfigSnapshot {
     const next = { config, revision: (this.snapshot?.revision ?? 0) + 1, loadedAt: new Date() };
     this.snapshot = next;
-    for (const listener of this.listeners) listener(next);
+    // Every listener hears about the swap even if an earlier one throws; the first error is rethrown.
+    let failure: unknown;
+    for (const listener of this.listeners) {
+      try {
+        listener(next);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) throw failure instanceof Error ? failure : new Error('config listener failed');
     return next;
   }
 
@@ -65,8 +74,12 @@ export class MemoryConfigSource implements ConfigSource {
   constructor(private initial: unknown) {}
 
   start(): Promise<void> {
-    this.set(this.initial);
-    return Promise.resolve();
+    try {
+      this.set(this.initial);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error('invalid config'));
+    }
   }
 
   /** Validates and swaps in a new version; throws InvalidConfigError and keeps the old one if invalid. */

@@ -59,8 +59,15 @@ export class FileConfigSource implements ConfigSource {
 
   /** Re-reads the file now; resolves once the new version is swapped in or rejected. */
   reload(): Promise<void> {
-    this.reloading = this.reloading.then(() => this.reloadOnce());
-    return this.reloading;
+    const next = this.reloading.then(() => this.reloadOnce());
+    // A failed reload must not poison the chain: later reloads and close() still run.
+    this.reloading = next.catch((error: unknown) => {
+      this.options.logger.error(
+        { path: this.path, err: (error as Error).name },
+        'config reload failed; keeping last good config',
+      );
+    });
+    return next;
   }
 
   close(): Promise<void> {
@@ -97,7 +104,10 @@ export class FileConfigSource implements ConfigSource {
   private scheduleReload(): void {
     if (this.closed) return;
     if (this.debounceTimer) clearTimeout(this.debounceTimer);
-    this.debounceTimer = setTimeout(() => void this.reload(), this.options.debounceMs ?? 50);
+    this.debounceTimer = setTimeout(
+      () => void this.reload().catch(() => undefined),
+      this.options.debounceMs ?? 50,
+    );
     this.debounceTimer.unref();
   }
 

@@ -33,7 +33,11 @@ export function negotiateFormat(input: {
 
 function prefersJson(accept: string | undefined): boolean {
   if (accept === undefined) return false;
-  const types = accept.split(',').map((part) => part.split(';')[0]?.trim().toLowerCase() ?? '');
+  // Media ranges with q=0 are explicitly unacceptable and do not count.
+  const types = accept
+    .split(',')
+    .filter((part) => !/;\s*q=0(\.0*)?\s*(;|$)/i.test(part))
+    .map((part) => part.split(';')[0]?.trim().toLowerCase() ?? '');
   if (types.includes('text/toon')) return false;
   return types.includes('application/json');
 }

@@ -1,0 +1,194 @@
+// The inbound validation ladder for POST /mcp (docs/mcp-2026.md §2.2, §2.6, gateway duties 1–5):
+// an ordered list of pure rungs; each returns a rejection or nothing and never throws. The outcome
+// is a classified request (modern or legacy era) or notification, or the first rejection.
+import { McpError, type JsonRpcId } from './jsonrpc.js';
+import {
+  LEGACY_DEFAULT_VERSION,
+  LEGACY_VERSIONS,
+  META,
+  NAMED_METHODS,
+  RPC,
+  SUPPORTED_MODERN_VERSIONS,
+  isModernClaim,
+} from './protocol.js';
+import { mirrors } from './header-mirror.js';
+
+export interface InboundHttp {
+  readonly httpMethod: string;
+  readonly contentType: string | undefined;
+  readonly protocolVersionHeader: string | undefined;
+  readonly methodHeader: string | undefined;
+  readonly nameHeader: string | undefined;
+  readonly bodyText: string;
+}
+
+export type Era = 'modern' | 'legacy';
+
+export interface InboundMessage {
+  readonly id: JsonRpcId | undefined;
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+}
+
+export type LadderOutcome =
+  | { readonly kind: 'reject'; readonly id: JsonRpcId | null; readonly error: McpError }
+  | {
+      readonly kind: 'request';
+      readonly era: Era;
+      readonly version: string;
+      readonly message: InboundMessage & { id: JsonRpcId };
+    }
+  | { readonly kind: 'notification'; readonly era: Era; readonly message: InboundMessage };
+
+interface LadderState {
+  readonly http: InboundHttp;
+  message?: InboundMessage;
+  era?: Era;
+  version?: string;
+}
+
+type Rung = (state: LadderState) => McpError | undefined;
+
+const reject400 = (code: number, message: string, data?: Record<string, unknown>) =>
+  new McpError(400, code, message, data);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const httpMethodRung: Rung = ({ http }) =>
+  http.httpMethod === 'POST'
+    ? undefined
+    : new McpError(405, RPC.transport, 'Method not allowed.', undefined, 'request', { allow: 'POST' });
+
+const contentTypeRung: Rung = ({ http }) => {
+  const type = http.contentType?.split(';')[0]?.trim().toLowerCase();
+  return type === 'application/json'
+    ? undefined
+    : new McpError(415, RPC.transport, 'Unsupported Media Type: Content-Type must be application/json.');
+};
+
+const parseRung: Rung = (state) => {
+  let body: unknown;
+  try {
+    body = JSON.parse(state.http.bodyText);
+  } catch {
+    return reject400(RPC.parseError, 'Parse error: the body is not valid JSON.');
+  }
+  if (Array.isArray(body))
+    return reject400(RPC.invalidRequest, 'Invalid Request: JSON-RPC batches are not supported.');
+  if (!isRecord(body) || body['jsonrpc'] !== '2.0')
+    return reject400(RPC.invalidRequest, 'Invalid Request: expected a JSON-RPC 2.0 object.');
+  if ('result' in body || 'error' in body)
+    return reject400(RPC.invalidRequest, 'Invalid Request: clients may not send responses.');
+  const { id, method, params } = body;
+  if (typeof method !== 'string' || method === '')
+    return reject400(RPC.invalidRequest, 'Invalid Request: method must be a non-empty string.');
+  if (id !== undefined && typeof id !== 'string' && (typeof id !== 'number' || !Number.isFinite(id)))
+    return reject400(RPC.invalidRequest, 'Invalid Request: id must be a string or a number.');
+  if (params !== undefined && !isRecord(params))
+    return reject400(RPC.invalidRequest, 'Invalid Request: params must be an object.');
+  state.message = { id, method, params: params ?? {} };
+  return undefined;
+};
+
+function metaOf(message: InboundMessage): Record<string, unknown> | undefined {
+  const meta = message.params['_meta'];
+  return isRecord(meta) ? meta : undefined;
+}
+
+const eraRung: Rung = (state) => {
+  const message = state.message as InboundMessage;
+  const claimed = metaOf(message)?.[META.protocolVersion];
+  const header = state.http.protocolVersionHeader;
+  state.era = claimed !== undefined || (header !== undefined && isModernClaim(header)) ? 'modern' : 'legacy';
+  return undefined;
+};
+
+function modernRungs(state: LadderState): McpError | undefined {
+  const message = state.message as InboundMessage;
+  const http = state.http;
+  if (message.id === undefined) return undefined; // header rules for notifications are undefined (spec note)
+  if (message.method === 'initialize')
+    return reject400(
+      RPC.headerMismatch,
+      'initialize is not part of the modern protocol; send requests with params._meta instead.',
+    );
+  if (http.protocolVersionHeader === undefined)
+    return reject400(RPC.headerMismatch, 'Header mismatch: MCP-Protocol-Version header is required.');
+  const meta = metaOf(message);
+  if (meta === undefined)
+    return reject400(RPC.invalidParams, 'Invalid params: params._meta is required.', {
+      envelope: { missing: ['_meta'] },
+    });
+  const claimed = meta[META.protocolVersion];
+  if (typeof claimed !== 'string')
+    return reject400(RPC.invalidParams, `Invalid params: _meta["${META.protocolVersion}"] is required.`, {
+      envelope: { key: META.protocolVersion, problem: 'missing' },
+    });
+  if (claimed !== http.protocolVersionHeader)
+    return reject400(
+      RPC.headerMismatch,
+      'Header mismatch: MCP-Protocol-Version does not match the protocol version in _meta.',
+      {
+        mismatch: { header: 'MCP-Protocol-Version' },
+      },
+    );
+  if (!SUPPORTED_MODERN_VERSIONS.includes(claimed))
+    return reject400(RPC.unsupportedVersion, `Unsupported protocol version: ${claimed}.`, {
+      supported: [...SUPPORTED_MODERN_VERSIONS, ...LEGACY_VERSIONS],
+      requested: claimed,
+    });
+  if (http.methodHeader === undefined || http.methodHeader !== message.method)
+    return reject400(RPC.headerMismatch, 'Header mismatch: Mcp-Method must equal the body method.', {
+      mismatch: { header: 'Mcp-Method' },
+    });
+  const namedField = NAMED_METHODS[message.method];
+  if (namedField !== undefined) {
+    const bodyValue = message.params[namedField];
+    if (
+      http.nameHeader === undefined ||
+      typeof bodyValue !== 'string' ||
+      !mirrors(http.nameHeader, bodyValue)
+    )
+      return reject400(RPC.headerMismatch, `Header mismatch: Mcp-Name must equal params.${namedField}.`, {
+        mismatch: { header: 'Mcp-Name' },
+      });
+  }
+  if (!isRecord(meta[META.clientCapabilities]))
+    return reject400(RPC.invalidParams, `Invalid params: _meta["${META.clientCapabilities}"] is required.`, {
+      envelope: { key: META.clientCapabilities, problem: 'missing' },
+    });
+  state.version = claimed;
+  return undefined;
+}
+
+function legacyRungs(state: LadderState): McpError | undefined {
+  const header = state.http.protocolVersionHeader;
+  if (header !== undefined && !LEGACY_VERSIONS.includes(header))
+    return reject400(RPC.unsupportedVersion, `Unsupported protocol version: ${header}.`, {
+      supported: [...SUPPORTED_MODERN_VERSIONS, ...LEGACY_VERSIONS],
+      requested: header,
+    });
+  state.version = header ?? LEGACY_DEFAULT_VERSION;
+  return undefined;
+}
+
+const eraSpecificRung: Rung = (state) => (state.era === 'modern' ? modernRungs(state) : legacyRungs(state));
+
+export const LADDER: readonly Rung[] = [httpMethodRung, contentTypeRung, parseRung, eraRung, eraSpecificRung];
+
+export function runLadder(http: InboundHttp): LadderOutcome {
+  const state: LadderState = { http };
+  for (const rung of LADDER) {
+    const error = rung(state);
+    if (error !== undefined) {
+      const id = state.message?.id;
+      return { kind: 'reject', id: id ?? null, error };
+    }
+  }
+  const message = state.message as InboundMessage;
+  const era = state.era as Era;
+  if (message.id === undefined) return { kind: 'notification', era, message };
+  return { kind: 'request', era, version: state.version as string, message: { ...message, id: message.id } };
+}

@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, it, expect } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
+import { cli } from './cli-harness.js';
+
+describe('validate-config', () => {
+  let dir = '';
+  beforeEach(async () => {
+    dir = await makeTempDir();
+  });
+  afterEach(async () => {
+    await removeTempDir(dir);
+  });
+
+  it('exits 0 and summarises a valid file', async () => {
+    const file = join(dir, 'ok.yaml');
+    await writeFile(
+      file,
+      'version: 1\nworkspaces:\n  - name: demo\n    mcpSources:\n      - name: docs\n        transport: stdio\n        command: node\n',
+    );
+    const run = await cli('validate-config', file);
+    expect(run.code).toBe(0);
+    expect(run.out).toEqual([]);
+    expect(run.err.join('\n')).toContain('valid (1 workspaces, 1 MCP sources, 0 keys)');
+  });
+
+  it('exits 1 and lists every problem prefixed with its path', async () => {
+    const file = join(dir, 'bad.yaml');
+    await writeFile(
+      file,
+      'version: 1\nserver:\n  port: -1\nworkspaces:\n  - name: demo\n  - name: demo\n    mcpSources:\n      - name: docs\n        transport: stdio\n',
+    );
+    const run = await cli('validate-config', file);
+    expect(run.code).toBe(1);
+    const text = run.err.join('\n');
+    expect(text).toContain(`${file}: 3 problems:`);
+    expect(text).toMatch(/^ {2}server\.port: /m);
+    expect(text).toMatch(/^ {2}workspaces\[1\]\.name: duplicate workspace name demo$/m);
+    expect(text).toMatch(
+      /^ {2}workspaces\[1\]\.mcpSources\[0\]\.command: is required when transport is stdio$/m,
+    );
+  });
+
+  it('reports a YAML syntax error with its line', async () => {
+    const file = join(dir, 'broken.yaml');
+    await writeFile(file, 'version: 1\nworkspaces: [\n');
+    const run = await cli('validate-config', file);
+    expect(run.code).toBe(1);
+    expect(run.err.join('\n')).toMatch(/\(line \d+\): /);
+  });
+
+  it('exits 1 for a missing file', async () => {
+    const run = await cli('validate-config', join(dir, 'missing.yaml'));
+    expect(run.code).toBe(1);
+    expect(run.err.join('\n')).toContain('ENOENT');
+  });
+
+  it('exits 2 without a file argument', async () => {
+    expect((await cli('validate-config')).code).toBe(2);
+  });
+});
