@@ -11,11 +11,14 @@ import { errorHandler } from './platform/error-handler.js';
 import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.js';
 import { requestIdFor } from './platform/request-id.js';
 import './platform/request-context.js';
+import { createDispatcher, registerMcpRoute } from './mcp/index.js';
 import { registerMcpConfigRoute, registerSourcesRoutes, registerToolsRoute } from './rest/index.js';
+import type { UpstreamPool } from './upstream/index.js';
 
 export interface AppDeps {
   readonly config: ConfigSource;
   readonly catalog: ToolCatalog;
+  readonly pool: UpstreamPool;
   readonly logger: PinoLogger;
   readonly lifecycle: Lifecycle;
   readonly now?: () => Date;
@@ -66,5 +69,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerSourcesRoutes(app, deps.catalog);
   registerToolsRoute(app, deps.catalog);
   registerMcpConfigRoute(app);
+  registerMcpRoute(app, createDispatcher({ catalog: deps.catalog, pool: deps.pool }));
   return app;
 }

@@ -60,7 +60,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   });
 
   const lifecycle: Lifecycle = { ready: false };
-  const app = buildApp({ config, catalog, logger, lifecycle });
+  const app = buildApp({ config, catalog, pool, logger, lifecycle });
   const server = config.current().config.server;
   await app.listen({ host: server.host, port: server.port });
   lifecycle.ready = true;

@@ -20,6 +20,8 @@ export interface CatalogTool {
   readonly permission: Access;
   readonly inputSchema: Tool['inputSchema'];
   readonly annotations: Tool['annotations'];
+  /** The upstream's full tool definition, relayed with the name replaced. */
+  readonly definition: Tool;
 }
 
 export interface WorkspaceCatalog {
@@ -56,6 +58,7 @@ function toCatalogTools(source: McpSourceConfig, tools: readonly Tool[]): Catalo
       permission: requiredPermission(source, tool),
       inputSchema: tool.inputSchema,
       annotations: tool.annotations,
+      definition: tool,
     }));
 }
 

@@ -1,6 +1,7 @@
 // The closed error catalogue (spec §7, STYLE 5). Every error the gateway emits has a code here;
 // the code fixes the HTTP status, the error class, the JSON-RPC code used on the MCP face and
-// where the error is emitted. Adding a code without an entry fails to compile.
+// where the error is emitted. Adding a code without an entry fails to compile. Gateway-specific
+// JSON-RPC codes sit outside -32768…-32000, the range the MCP spec reserves (docs/mcp-2026.md §5).
 
 /** The spec's four failure classes (§7 rule 1), plus `request` for the caller's own mistakes and
  * `internal` for faults of the gateway itself that no other class describes. */
@@ -47,14 +48,14 @@ export const ERROR_CATALOGUE = {
   unauthenticated: {
     status: 401,
     errorClass: 'proxy_authorization',
-    jsonRpcCode: -32001,
+    jsonRpcCode: -31001,
     emitAs: 'http',
     message: 'A valid API key is required: send Authorization: Bearer <key>.',
   },
   forbidden: {
     status: 403,
     errorClass: 'proxy_authorization',
-    jsonRpcCode: -32003,
+    jsonRpcCode: -31003,
     emitAs: 'http',
     message: 'This API key lacks the permission this request needs.',
   },
@@ -110,49 +111,49 @@ export const ERROR_CATALOGUE = {
   upstream_unreachable: {
     status: 502,
     errorClass: 'upstream_reachability',
-    jsonRpcCode: -32010,
+    jsonRpcCode: -31010,
     emitAs: 'jsonrpc',
     message: 'The upstream source could not be reached.',
   },
   upstream_timeout: {
     status: 504,
     errorClass: 'upstream_reachability',
-    jsonRpcCode: -32011,
+    jsonRpcCode: -31011,
     emitAs: 'jsonrpc',
     message: 'The upstream source did not answer in time.',
   },
   upstream_circuit_open: {
     status: 503,
     errorClass: 'upstream_reachability',
-    jsonRpcCode: -32012,
+    jsonRpcCode: -31012,
     emitAs: 'jsonrpc',
     message: 'The upstream source is failing; its circuit breaker is open.',
   },
   upstream_unauthorized: {
     status: 502,
     errorClass: 'upstream_authorization',
-    jsonRpcCode: -32013,
+    jsonRpcCode: -31013,
     emitAs: 'jsonrpc',
     message: 'The upstream source rejected the gateway credentials.',
   },
   upstream_protocol_error: {
     status: 502,
     errorClass: 'upstream_reachability',
-    jsonRpcCode: -32014,
+    jsonRpcCode: -31014,
     emitAs: 'jsonrpc',
     message: 'The upstream source answered with something that is not valid MCP.',
   },
   tool_execution_failed: {
     status: 200,
     errorClass: 'tool_execution',
-    jsonRpcCode: -32015,
+    jsonRpcCode: -31015,
     emitAs: 'tool-result',
     message: 'The tool reported an error.',
   },
   not_ready: {
     status: 503,
     errorClass: 'internal',
-    jsonRpcCode: -32016,
+    jsonRpcCode: -31016,
     emitAs: 'http',
     message: 'The gateway is not ready.',
   },

@@ -23,3 +23,16 @@ export function renderRestError(error: GatewayError, requestId: string): RestErr
     },
   };
 }
+
+/** The JSON-RPC shape of an error raised before the MCP message was read (auth, size, content type). */
+export function renderJsonRpcError(error: GatewayError, requestId: string): unknown {
+  return {
+    jsonrpc: '2.0',
+    id: null,
+    error: {
+      code: error.entry.jsonRpcCode,
+      message: error.message,
+      data: { code: error.code, class: error.entry.errorClass, requestId },
+    },
+  };
+}

@@ -1,7 +1,13 @@
 // Turns anything thrown while handling a request into the one documented REST error body. Fastify's
 // own errors (bad JSON, wrong content type, oversized body) are mapped onto catalogue codes.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError, isGatewayError, renderRestError, type ErrorCode } from '../errors/index.js';
+import {
+  GatewayError,
+  isGatewayError,
+  renderJsonRpcError,
+  renderRestError,
+  type ErrorCode,
+} from '../errors/index.js';
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -39,6 +45,13 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
     );
   }
   for (const [name, value] of Object.entries(gatewayError.headers)) void reply.header(name, value);
+  if (request.url === '/mcp' || request.url.startsWith('/mcp?') || request.url.startsWith('/mcp/')) {
+    // The MCP face answers in JSON-RPC so MCP clients can read the error (id unknown at this point).
+    return reply
+      .code(gatewayError.entry.status)
+      .type('application/json')
+      .send(renderJsonRpcError(gatewayError, request.id));
+  }
   return reply
     .code(gatewayError.entry.status)
     .type('application/json; charset=utf-8')

@@ -1,6 +1,6 @@
 // Maps whatever an upstream hop threw to one catalogue code, so failures stay distinguishable by
 // class (spec §7.1): reachability (down, slow, not MCP) versus upstream authorization.
-import { SdkHttpError } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { SecretUnavailableError } from '../config/index.js';
 import type { ErrorCode } from '../errors/index.js';
 
@@ -11,6 +11,15 @@ export function classifyUpstreamError(error: unknown): ErrorCode {
     if (status === 401 || status === 403) return 'upstream_unauthorized';
     if (status !== undefined && status >= 500) return 'upstream_unreachable';
     return 'upstream_protocol_error';
+  }
+  if (error instanceof SdkError) {
+    if (error.code === SdkErrorCode.RequestTimeout) return 'upstream_timeout';
+    if (
+      error.code === SdkErrorCode.ConnectionClosed ||
+      error.code === SdkErrorCode.NotConnected ||
+      error.code === SdkErrorCode.SendFailed
+    )
+      return 'upstream_unreachable';
   }
   const name = (error as { name?: unknown } | null)?.name;
   if (name === 'TimeoutError' || name === 'AbortError') return 'upstream_timeout';

@@ -1,5 +1,5 @@
 export { connectUpstream } from './upstream-connection.js';
-export type { UpstreamConnection, ConnectDeps } from './upstream-connection.js';
+export type { UpstreamConnection, ConnectDeps, CallOptions } from './upstream-connection.js';
 export { UpstreamPool } from './upstream-pool.js';
 export type { Connector } from './upstream-pool.js';
 export { classifyUpstreamError } from './classify-upstream-error.js';

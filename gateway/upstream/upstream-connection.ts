@@ -10,8 +10,19 @@ import {
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
 
+export interface CallOptions {
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+}
+
 export interface UpstreamConnection {
   listTools(signal: AbortSignal): Promise<readonly Tool[]>;
+  /** Calls one tool by its upstream name and returns the upstream's result object as received. */
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: CallOptions,
+  ): Promise<Record<string, unknown>>;
   readonly era: string | undefined;
   close(): Promise<void>;
 }
@@ -96,6 +107,13 @@ export async function connectUpstream(
         if (cursor === undefined) break;
       }
       return tools;
+    },
+    async callTool(name, args, options) {
+      const result = await client.callTool(
+        { name, ...(args === undefined ? {} : { arguments: args }) },
+        { signal: options.signal, timeout: options.timeoutMs },
+      );
+      return result;
     },
     close: () => client.close(),
   };

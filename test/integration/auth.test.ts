@@ -76,13 +76,25 @@ describe('401 for every bad credential', () => {
   it('auth:401-expired — expired key', async () => {
     await expect401(await get(`${h.url}/agent/sources`, expired.key), true);
   });
-  it('auth:401-mcp — the MCP endpoint is protected too', async () => {
-    const response = await fetch(`${h.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    await expect401(response, false);
+  it('auth:401-mcp — the MCP endpoint is protected too and answers in JSON-RPC', async () => {
+    for (const key of [undefined, revoked.key, stranger.key]) {
+      const response = await fetch(`${h.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+        },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}',
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="agent-gateway"/);
+      const body = (await response.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { data: { code: 'unauthenticated', class: 'proxy_authorization' } },
+      });
+    }
   });
   it('auth:401-before-routing — unknown /agent paths do not reveal which routes exist', async () => {
     await expect401(await get(`${h.url}/agent/does-not-exist`), false);

@@ -36,7 +36,10 @@ export function newKey(): GeneratedKey {
   return generateKey();
 }
 
-export async function startHarness(document: Record<string, unknown>): Promise<Harness> {
+export async function startHarness(
+  document: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), 'agw-it-'));
   const configPath = join(dir, 'gateway.yaml');
   const logs: string[] = [];
@@ -61,7 +64,7 @@ export async function startHarness(document: Record<string, unknown>): Promise<H
   const gateway = await startGateway({
     configPath,
     logger: createPinoLogger({ level: 'debug', destination }),
-    env: { DEMO_TOKEN: 'demo-upstream-token-value' },
+    env: { DEMO_TOKEN: 'demo-upstream-token-value', ...env },
   });
   return {
     url: gateway.url,
@@ -93,5 +96,44 @@ export async function get(
 ): Promise<Response> {
   return fetch(url, {
     headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers },
+  });
+}
+
+export const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-test', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** A raw modern MCP POST with the header set derived from the body unless overridden. */
+export async function mcpPost(
+  url: string,
+  key: string | undefined,
+  body: { method: string; params?: Record<string, unknown>; id?: number | string },
+  headers: Record<string, string | undefined> = {},
+): Promise<Response> {
+  const params: Record<string, unknown> = { _meta: MODERN_META, ...(body.params ?? {}) };
+  const name =
+    typeof params['name'] === 'string'
+      ? params['name']
+      : typeof params['uri'] === 'string'
+        ? params['uri']
+        : undefined;
+  const base: Record<string, string | undefined> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': body.method,
+    ...(name === undefined ? {} : { 'mcp-name': name }),
+    ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+    ...headers,
+  };
+  const sent = Object.fromEntries(
+    Object.entries(base).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  return fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: sent,
+    body: JSON.stringify({ jsonrpc: '2.0', id: body.id ?? 1, method: body.method, params }),
   });
 }

@@ -1,0 +1,19 @@
+// server/discover, answered by the gateway itself (gateway duty 6): its own versions, aggregated
+// capabilities and instructions; never an upstream's discover result.
+import type { McpHandler } from './mcp-request.js';
+import { LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS } from './protocol.js';
+
+export const GATEWAY_CAPABILITIES = { tools: { listChanged: false } } as const;
+
+export function instructionsFor(workspace: string): string {
+  return `Agent Gateway for workspace "${workspace}". Tools from each connected source are named <source>__<tool>.`;
+}
+
+export const discover: McpHandler = (request) =>
+  Promise.resolve({
+    supportedVersions: [...SUPPORTED_MODERN_VERSIONS, ...LEGACY_VERSIONS],
+    capabilities: GATEWAY_CAPABILITIES,
+    instructions: instructionsFor(request.principal.workspace.name),
+    ttlMs: 60_000,
+    cacheScope: 'private',
+  });

@@ -1,0 +1,83 @@
+// tools/call (spec §4.2 rules 1–5, §5.5): resolve the namespaced name, check the key may call it
+// before any upstream contact, check `Mcp-Param-*` mirrors, then forward to the one upstream with
+// its call time-out. A tool the key cannot see answers exactly like an unknown tool.
+import { hasAccess } from '../auth/index.js';
+import type { ToolCatalog } from '../discovery/index.js';
+import { catalogueEntry } from '../errors/index.js';
+import type { UpstreamPool } from '../upstream/index.js';
+import { McpError } from './jsonrpc.js';
+import type { McpHandler } from './mcp-request.js';
+import { annotatedParams, paramHeaderMismatch } from './param-headers.js';
+import { RPC } from './protocol.js';
+import { upstreamFailure } from './upstream-failure.js';
+import { catalogFor, isVisible } from './visible-tools.js';
+
+export interface ToolsCallDeps {
+  readonly catalog: ToolCatalog;
+  readonly pool: UpstreamPool;
+}
+
+export function unknownTool(name: string): McpError {
+  return new McpError(200, RPC.invalidParams, `Unknown tool: ${name}`);
+}
+
+export function needsWrite(): McpError {
+  const entry = catalogueEntry('forbidden');
+  return new McpError(
+    403,
+    entry.jsonRpcCode,
+    'This API key needs write access to call this tool.',
+    { code: 'forbidden', class: entry.errorClass, requiredPermission: 'write' },
+    entry.errorClass,
+    { 'www-authenticate': 'Bearer realm="agent-gateway", error="insufficient_scope", scope="write"' },
+  );
+}
+
+function argumentsOf(params: Record<string, unknown>): Record<string, unknown> | undefined {
+  const args = params['arguments'];
+  if (args === undefined) return undefined;
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw new McpError(200, RPC.invalidParams, 'Invalid params: arguments must be an object.');
+  }
+  return args as Record<string, unknown>;
+}
+
+export function toolsCall(deps: ToolsCallDeps): McpHandler {
+  return async (request) => {
+    const name = request.params['name'];
+    if (typeof name !== 'string')
+      throw new McpError(200, RPC.invalidParams, 'Invalid params: name must be a string.');
+    const args = argumentsOf(request.params);
+    const principal = request.principal;
+    const { tools } = await catalogFor(deps.catalog, principal);
+    const tool = tools.find((candidate) => candidate.name === name);
+    if (tool === undefined || !isVisible(principal, tool)) throw unknownTool(name);
+    if (!hasAccess(principal, tool.permission)) throw needsWrite();
+    if (request.era === 'modern') {
+      const mismatch = paramHeaderMismatch(annotatedParams(tool.inputSchema), args ?? {}, request.headers);
+      if (mismatch !== undefined) {
+        throw new McpError(
+          400,
+          RPC.headerMismatch,
+          `Header mismatch: ${mismatch} must mirror its argument.`,
+          { mismatch: { header: mismatch } },
+        );
+      }
+    }
+    const source = principal.workspace.mcpSources.find((candidate) => candidate.name === tool.source);
+    if (source === undefined) throw unknownTool(name);
+    try {
+      const connection = await deps.pool.get(principal.workspace.name, source);
+      const signal = AbortSignal.any([request.signal, AbortSignal.timeout(source.timeouts.callMs)]);
+      return await connection.callTool(tool.upstreamName, args, {
+        signal,
+        timeoutMs: source.timeouts.callMs,
+      });
+    } catch (error) {
+      const failure = upstreamFailure(error, source.name);
+      if (failure.errorClass === 'upstream_reachability')
+        deps.pool.discard(principal.workspace.name, source.name);
+      throw failure;
+    }
+  };
+}

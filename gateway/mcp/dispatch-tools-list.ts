@@ -1,0 +1,35 @@
+// tools/list over every source of the caller's workspace (spec §2.4, §4.2 rules 2 and 4): only the
+// tools this key may call, names `<source>__<tool>`, deterministic order. The result depends on the
+// key, so it is always `private`; a source that is down is left out and named in `_meta`.
+import type { ToolCatalog } from '../discovery/index.js';
+import { McpError } from './jsonrpc.js';
+import type { McpHandler } from './mcp-request.js';
+import { META, RPC } from './protocol.js';
+import { catalogFor, isCallable } from './visible-tools.js';
+
+/** How long a client may reuse the merged list: the gateway's own cache lifetime for raw lists. */
+export const TOOLS_LIST_TTL_MS = 30_000;
+
+export function toolsList(catalog: ToolCatalog): McpHandler {
+  return async (request) => {
+    if (request.params['cursor'] !== undefined) {
+      throw new McpError(
+        200,
+        RPC.invalidParams,
+        'Invalid params: unknown cursor (the gateway returns tools/list in one page).',
+      );
+    }
+    const { tools, sources } = await catalogFor(catalog, request.principal);
+    const unavailable = [...sources]
+      .filter(([, state]) => state.status === 'unavailable')
+      .map(([source, state]) => ({ source, code: state.error?.code, class: state.error?.errorClass }));
+    return {
+      tools: tools
+        .filter((tool) => isCallable(request.principal, tool))
+        .map((tool) => ({ ...tool.definition, name: tool.name })),
+      ttlMs: unavailable.length > 0 ? 0 : TOOLS_LIST_TTL_MS,
+      cacheScope: 'private',
+      ...(unavailable.length > 0 ? { _meta: { [META.unavailableSources]: unavailable } } : {}),
+    };
+  };
+}

@@ -1,0 +1,41 @@
+// Routes a validated MCP request to its handler by era and method; anything else is method-not-found
+// (404 on the modern face per spec, in-band on the legacy face as 2025 servers answer).
+import type { ToolCatalog } from '../discovery/index.js';
+import type { UpstreamPool } from '../upstream/index.js';
+import { discover } from './dispatch-discover.js';
+import { toolsCall } from './dispatch-tools-call.js';
+import { toolsList } from './dispatch-tools-list.js';
+import { McpError } from './jsonrpc.js';
+import { initialize, ping, setLogLevel } from './legacy-handshake.js';
+import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
+import { RPC } from './protocol.js';
+import { envelope } from './result-envelope.js';
+
+export interface DispatcherDeps {
+  readonly catalog: ToolCatalog;
+  readonly pool: UpstreamPool;
+}
+
+export type Dispatch = (request: McpRequest) => Promise<McpResult>;
+
+export function createDispatcher(deps: DispatcherDeps): Dispatch {
+  const shared: Record<string, McpHandler> = {
+    'tools/list': toolsList(deps.catalog),
+    'tools/call': toolsCall(deps),
+  };
+  const modern: Record<string, McpHandler> = { ...shared, 'server/discover': discover };
+  const legacy: Record<string, McpHandler> = { ...shared, initialize, ping, 'logging/setLevel': setLogLevel };
+
+  return async (request) => {
+    const table = request.era === 'modern' ? modern : legacy;
+    const handler = Object.hasOwn(table, request.method) ? table[request.method] : undefined;
+    if (handler === undefined) {
+      throw new McpError(
+        request.era === 'modern' ? 404 : 200,
+        RPC.methodNotFound,
+        `Method not found: ${request.method}`,
+      );
+    }
+    return envelope(await handler(request), request.era);
+  };
+}

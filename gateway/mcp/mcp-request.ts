@@ -1,0 +1,20 @@
+// What a dispatched MCP request carries: the authenticated principal (workspace from the key), the
+// classified era and version, the JSON-RPC message, the raw headers (for Mcp-Param-* checks) and an
+// abort signal that fires when the client goes away.
+import type { Principal } from '../auth/index.js';
+import type { Era } from './inbound-ladder.js';
+import type { JsonRpcId } from './jsonrpc.js';
+
+export interface McpRequest {
+  readonly principal: Principal;
+  readonly era: Era;
+  readonly version: string;
+  readonly id: JsonRpcId;
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly signal: AbortSignal;
+}
+
+export type McpResult = Record<string, unknown>;
+export type McpHandler = (request: McpRequest) => Promise<McpResult>;

@@ -1,0 +1,76 @@
+// POST /mcp (spec §4.2): runs the inbound ladder on the raw body, then dispatches with the principal
+// the auth gate resolved. Responses are JSON; a client that disconnects aborts the upstream call.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requirePrincipal } from '../platform/request-context.js';
+import type { Dispatch } from './dispatcher.js';
+import { runLadder } from './inbound-ladder.js';
+import { errorMessage, McpError, resultMessage, type JsonRpcId } from './jsonrpc.js';
+import { RPC } from './protocol.js';
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function sendError(reply: FastifyReply, id: JsonRpcId | null, error: McpError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
+  return reply.code(error.httpStatus).type('application/json').send(errorMessage(id, error));
+}
+
+function abortOnDisconnect(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
+  });
+  request.raw.on('aborted', () => controller.abort(new Error('client disconnected')));
+  return controller.signal;
+}
+
+export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void {
+  void app.register((instance, _options, done) => {
+    instance.removeAllContentTypeParsers();
+    instance.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, parsed) => parsed(null, body));
+    instance.route({
+      method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'],
+      url: '/mcp',
+      handler: async (request, reply) => {
+        const outcome = runLadder({
+          httpMethod: request.method,
+          contentType: header(request, 'content-type'),
+          protocolVersionHeader: header(request, 'mcp-protocol-version'),
+          methodHeader: header(request, 'mcp-method'),
+          nameHeader: header(request, 'mcp-name'),
+          bodyText: typeof request.body === 'string' ? request.body : '',
+        });
+        if (outcome.kind === 'reject') return sendError(reply, outcome.id, outcome.error);
+        if (outcome.kind === 'notification') return reply.code(202).send();
+        const { message } = outcome;
+        try {
+          const result = await dispatch({
+            principal: requirePrincipal(request.principal),
+            era: outcome.era,
+            version: outcome.version,
+            id: message.id,
+            method: message.method,
+            params: message.params,
+            headers: request.headers,
+            signal: abortOnDisconnect(request, reply),
+          });
+          return reply.code(200).type('application/json').send(resultMessage(message.id, result));
+        } catch (error) {
+          if (error instanceof McpError) return sendError(reply, message.id, error);
+          request.log.error(
+            { errName: error instanceof Error ? error.name : 'unknown', method: message.method },
+            'mcp handler failed',
+          );
+          return sendError(
+            reply,
+            message.id,
+            new McpError(500, RPC.internalError, 'Internal error.', undefined, 'internal'),
+          );
+        }
+      },
+    });
+    done();
+  });
+}

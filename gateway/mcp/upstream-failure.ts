@@ -1,0 +1,29 @@
+// Turns a failed upstream hop into the in-band JSON-RPC error the client sees, keeping the spec's
+// failure classes apart (§7.1): a JSON-RPC error the upstream itself returned is the tool's answer
+// (tool execution); anything else is reachability or upstream authorization.
+import { ProtocolError } from '@modelcontextprotocol/client';
+import { catalogueEntry } from '../errors/index.js';
+import { classifyUpstreamError } from '../upstream/index.js';
+import { McpError } from './jsonrpc.js';
+
+export function upstreamFailure(error: unknown, source: string): McpError {
+  if (error instanceof McpError) return error;
+  if (error instanceof ProtocolError) {
+    return new McpError(
+      200,
+      error.code,
+      error.message,
+      { class: 'tool_execution', source },
+      'tool_execution',
+    );
+  }
+  const code = classifyUpstreamError(error);
+  const entry = catalogueEntry(code);
+  return new McpError(
+    200,
+    entry.jsonRpcCode,
+    entry.message,
+    { code, class: entry.errorClass, source },
+    entry.errorClass,
+  );
+}

@@ -1,0 +1,16 @@
+// The tools one key may call (spec §4.2 rule 2, §5.5): visible by its source and tool patterns and
+// covered by its access level. Everything else is treated as if it did not exist.
+import { canSeeSource, canSeeTool, hasAccess, type Principal } from '../auth/index.js';
+import type { CatalogTool, ToolCatalog, WorkspaceCatalog } from '../discovery/index.js';
+
+export async function catalogFor(catalog: ToolCatalog, principal: Principal): Promise<WorkspaceCatalog> {
+  return catalog.workspaceCatalog(principal.workspace, (name) => canSeeSource(principal, name));
+}
+
+export function isVisible(principal: Principal, tool: CatalogTool): boolean {
+  return canSeeTool(principal, tool.source, tool.name);
+}
+
+export function isCallable(principal: Principal, tool: CatalogTool): boolean {
+  return isVisible(principal, tool) && hasAccess(principal, tool.permission);
+}
