@@ -13,12 +13,13 @@ import { requestIdFor } from './platform/request-id.js';
 import './platform/request-context.js';
 import { createDispatcher, registerMcpRoute } from './mcp/index.js';
 import { registerMcpConfigRoute, registerSourcesRoutes, registerToolsRoute } from './rest/index.js';
-import type { UpstreamPool } from './upstream/index.js';
+import type { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 
 export interface AppDeps {
   readonly config: ConfigSource;
   readonly catalog: ToolCatalog;
   readonly pool: UpstreamPool;
+  readonly breakers: BreakerRegistry;
   readonly logger: PinoLogger;
   readonly lifecycle: Lifecycle;
   readonly now?: () => Date;
@@ -69,6 +70,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerSourcesRoutes(app, deps.catalog);
   registerToolsRoute(app, deps.catalog);
   registerMcpConfigRoute(app);
-  registerMcpRoute(app, createDispatcher({ catalog: deps.catalog, pool: deps.pool }));
+  registerMcpRoute(
+    app,
+    createDispatcher({ catalog: deps.catalog, pool: deps.pool, breakers: deps.breakers }),
+  );
   return app;
 }

@@ -7,7 +7,7 @@ import { buildApp } from './app.js';
 import { FileConfigSource, processSecretReader, type ConfigSource } from './config/index.js';
 import { MemoryDiscoveryCache, SourceStatusRegistry, ToolCatalog } from './discovery/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
-import { UpstreamPool } from './upstream/index.js';
+import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 import { GATEWAY_VERSION } from './version.js';
 
 export interface ServeOptions {
@@ -47,8 +47,10 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     logger,
   });
   const cache = new MemoryDiscoveryCache<readonly Tool[]>();
+  const breakers = new BreakerRegistry();
   const catalog = new ToolCatalog({
     pool,
+    breakers,
     cache,
     statuses: new SourceStatusRegistry(),
     logger,
@@ -60,7 +62,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   });
 
   const lifecycle: Lifecycle = { ready: false };
-  const app = buildApp({ config, catalog, pool, logger, lifecycle });
+  const app = buildApp({ config, catalog, pool, breakers, logger, lifecycle });
   const server = config.current().config.server;
   await app.listen({ host: server.host, port: server.port });
   lifecycle.ready = true;
@@ -79,6 +81,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       await Promise.race([app.close(), deadline]);
       unsubscribe();
       await Promise.race([pool.close(), deadline]);
+      breakers.close();
       await config.close();
       logger.info({}, 'agent gateway stopped');
     })();

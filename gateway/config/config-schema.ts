@@ -53,6 +53,17 @@ const TimeoutsSchema = z.strictObject({
   callMs: z.number().int().min(100).max(3_600_000).default(60_000),
 });
 
+/** Per-source circuit breaker (D14): opens when the failure rate of recent calls crosses the
+ * threshold, answers at once while open, and lets one probe through after `resetTimeoutMs`. */
+const BreakerSchema = z.strictObject({
+  failureThresholdPercent: z.number().int().min(1).max(100).default(50),
+  /** Calls in the rolling window before the failure rate is judged at all. */
+  minimumCalls: z.number().int().min(1).max(1000).default(5),
+  windowMs: z.number().int().min(1000).max(600_000).default(30_000),
+  resetTimeoutMs: z.number().int().min(100).max(600_000).default(15_000),
+});
+export type BreakerConfig = z.infer<typeof BreakerSchema>;
+
 const ToolFilterSchema = z.strictObject({
   include: z.array(patternSchema).default(['*']),
   exclude: z.array(patternSchema).default([]),
@@ -73,6 +84,12 @@ export const McpSourceSchema = z
     credential: CredentialSchema.optional(),
     timeouts: TimeoutsSchema.default({ connectMs: 10_000, listMs: 15_000, callMs: 60_000 }),
     tools: ToolFilterSchema.default({ include: ['*'], exclude: [] }),
+    breaker: BreakerSchema.default({
+      failureThresholdPercent: 50,
+      minimumCalls: 5,
+      windowMs: 30_000,
+      resetTimeoutMs: 15_000,
+    }),
     /** Per-tool overrides of the permission derived from MCP annotations (upstream tool names). */
     permissions: z.record(z.string().min(1), AccessSchema).default({}),
   })

@@ -7,6 +7,7 @@ export {
   AccessSchema,
 } from './config-schema.js';
 export type {
+  BreakerConfig,
   GatewayConfig,
   WorkspaceConfig,
   McpSourceConfig,

@@ -7,7 +7,13 @@ import { matchesAny } from '../auth/index.js';
 import type { Access, McpSourceConfig, WorkspaceConfig } from '../config/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import type { Logger } from '../telemetry/logger.js';
-import { classifyUpstreamError, UpstreamPool } from '../upstream/index.js';
+import {
+  BreakerRegistry,
+  classifyUpstreamError,
+  UpstreamPool,
+  withSessionRecovery,
+  type BreakerState,
+} from '../upstream/index.js';
 import type { DiscoveryCache } from './discovery-cache.js';
 import type { SourceState, SourceStatusRegistry } from './source-status.js';
 import { namespacedToolName } from './tool-namer.js';
@@ -31,6 +37,7 @@ export interface WorkspaceCatalog {
 
 export interface ToolCatalogDeps {
   readonly pool: UpstreamPool;
+  readonly breakers: BreakerRegistry;
   readonly cache: DiscoveryCache<readonly Tool[]>;
   readonly statuses: SourceStatusRegistry;
   readonly logger: Logger;
@@ -82,6 +89,10 @@ export class ToolCatalog {
     return { tools, sources };
   }
 
+  breakerState(workspace: string, sourceName: string): BreakerState {
+    return this.deps.breakers.state(workspace, sourceName);
+  }
+
   /** Forgets the cached list of one source so the next read asks the upstream again. */
   invalidate(workspace: string, sourceName: string): void {
     this.deps.cache.invalidate(`${workspace}/${sourceName}/`);
@@ -92,8 +103,11 @@ export class ToolCatalog {
     const cached = this.deps.cache.get(key);
     if (cached !== undefined) return toCatalogTools(source, cached);
     try {
-      const connection = await this.deps.pool.get(workspace, source);
-      const tools = await connection.listTools(AbortSignal.timeout(source.timeouts.listMs));
+      const tools = await this.deps.breakers.run(workspace, source, () =>
+        withSessionRecovery(this.deps.pool, workspace, source, (connection) =>
+          connection.listTools(AbortSignal.timeout(source.timeouts.listMs)),
+        ),
+      );
       this.deps.cache.set(key, tools, this.deps.listTtlMs);
       const catalogTools = toCatalogTools(source, tools);
       this.deps.statuses.set(workspace, source.name, {
@@ -105,7 +119,7 @@ export class ToolCatalog {
       return catalogTools;
     } catch (error) {
       const code = classifyUpstreamError(error);
-      this.deps.pool.discard(workspace, source.name);
+      if (code !== 'upstream_circuit_open') this.deps.pool.discard(workspace, source.name);
       this.deps.statuses.set(workspace, source.name, {
         status: 'unavailable',
         toolCount: 0,

@@ -4,7 +4,7 @@
 import { hasAccess } from '../auth/index.js';
 import type { ToolCatalog } from '../discovery/index.js';
 import { catalogueEntry } from '../errors/index.js';
-import type { UpstreamPool } from '../upstream/index.js';
+import { withSessionRecovery, type BreakerRegistry, type UpstreamPool } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
 import { annotatedParams, paramHeaderMismatch } from './param-headers.js';
@@ -15,6 +15,7 @@ import { catalogFor, isVisible } from './visible-tools.js';
 export interface ToolsCallDeps {
   readonly catalog: ToolCatalog;
   readonly pool: UpstreamPool;
+  readonly breakers: BreakerRegistry;
 }
 
 export function unknownTool(name: string): McpError {
@@ -67,12 +68,13 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     const source = principal.workspace.mcpSources.find((candidate) => candidate.name === tool.source);
     if (source === undefined) throw unknownTool(name);
     try {
-      const connection = await deps.pool.get(principal.workspace.name, source);
-      const signal = AbortSignal.any([request.signal, AbortSignal.timeout(source.timeouts.callMs)]);
-      return await connection.callTool(tool.upstreamName, args, {
-        signal,
-        timeoutMs: source.timeouts.callMs,
-      });
+      const workspace = principal.workspace.name;
+      return await deps.breakers.run(workspace, source, () =>
+        withSessionRecovery(deps.pool, workspace, source, (connection) => {
+          const signal = AbortSignal.any([request.signal, AbortSignal.timeout(source.timeouts.callMs)]);
+          return connection.callTool(tool.upstreamName, args, { signal, timeoutMs: source.timeouts.callMs });
+        }),
+      );
     } catch (error) {
       const failure = upstreamFailure(error, source.name);
       if (failure.errorClass === 'upstream_reachability')

@@ -1,7 +1,7 @@
 // Routes a validated MCP request to its handler by era and method; anything else is method-not-found
 // (404 on the modern face per spec, in-band on the legacy face as 2025 servers answer).
 import type { ToolCatalog } from '../discovery/index.js';
-import type { UpstreamPool } from '../upstream/index.js';
+import type { BreakerRegistry, UpstreamPool } from '../upstream/index.js';
 import { discover } from './dispatch-discover.js';
 import { toolsCall } from './dispatch-tools-call.js';
 import { toolsList } from './dispatch-tools-list.js';
@@ -14,6 +14,7 @@ import { envelope } from './result-envelope.js';
 export interface DispatcherDeps {
   readonly catalog: ToolCatalog;
   readonly pool: UpstreamPool;
+  readonly breakers: BreakerRegistry;
 }
 
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;

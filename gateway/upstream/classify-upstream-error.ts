@@ -2,9 +2,10 @@
 // class (spec §7.1): reachability (down, slow, not MCP) versus upstream authorization.
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { SecretUnavailableError } from '../config/index.js';
-import type { ErrorCode } from '../errors/index.js';
+import { GatewayError, type ErrorCode } from '../errors/index.js';
 
 export function classifyUpstreamError(error: unknown): ErrorCode {
+  if (error instanceof GatewayError) return error.code;
   if (error instanceof SecretUnavailableError) return 'upstream_unauthorized';
   if (error instanceof SdkHttpError) {
     const status = error.status;

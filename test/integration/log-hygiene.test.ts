@@ -68,7 +68,9 @@ describe('logs never carry secrets or payloads', () => {
     for (const key of [valid, writer, revoked, unknown]) {
       // Any 8-character window of the key after its fixed prefix would be a partial leak.
       const material = key.key.slice('agw_'.length);
-      const leaked = Array.from({ length: material.length - 7 }, (_, i) => material.slice(i, i + 8)).filter((w) => all.includes(w));
+      const leaked = Array.from({ length: material.length - 7 }, (_, i) => material.slice(i, i + 8)).filter(
+        (w) => all.includes(w),
+      );
       expect(leaked).toEqual([]);
       expect(all.includes(key.key)).toBe(false);
       expect(all.includes(key.key.slice(`agw_${key.id}_`.length))).toBe(false);

@@ -30,6 +30,8 @@ beforeAll(async () => {
             transport: 'streamable-http',
             url: 'http://127.0.0.1:9/mcp',
             timeouts: { connectMs: 2000, listMs: 2000, callMs: 2000 },
+            // This file checks plain unreachability; the breaker has its own tests.
+            breaker: { minimumCalls: 1000 },
           },
         ],
         keys: [keyRecord(reader, { name: 'reader' }), keyRecord(writer, { access: 'write' })],

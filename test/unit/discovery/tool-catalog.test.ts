@@ -13,7 +13,7 @@ import {
   ToolCatalog,
 } from '../../../gateway/discovery/index.js';
 import { silentLogger } from '../../../gateway/telemetry/index.js';
-import { UpstreamPool, type UpstreamConnection } from '../../../gateway/upstream/index.js';
+import { BreakerRegistry, UpstreamPool, type UpstreamConnection } from '../../../gateway/upstream/index.js';
 
 function tool(name: string, annotations?: Tool['annotations']): Tool {
   return {
@@ -49,6 +49,7 @@ class FakeUpstreams {
       return Promise.reject(outcome ?? new Error('no such upstream'));
     return Promise.resolve({
       era: 'modern',
+      callTool: () => Promise.reject(new Error('not used by catalog tests')),
       listTools: () => {
         this.lists.set(config.name, (this.lists.get(config.name) ?? 0) + 1);
         const failure = this.listFailures.get(config.name);
@@ -73,6 +74,7 @@ function catalogFor(upstreams: FakeUpstreams, listTtlMs = 60_000) {
   const statuses = new SourceStatusRegistry();
   const catalog = new ToolCatalog({
     pool,
+    breakers: new BreakerRegistry(),
     cache: new MemoryDiscoveryCache<readonly Tool[]>(),
     statuses,
     logger: silentLogger,
