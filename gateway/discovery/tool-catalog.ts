@@ -8,7 +8,7 @@ import type { Access, McpSourceConfig, WorkspaceConfig } from '../config/index.j
 import { catalogueEntry } from '../errors/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import {
-  BreakerRegistry,
+  type BreakerRegistry,
   classifyUpstreamError,
   UpstreamPool,
   withSessionRecovery,
