@@ -61,4 +61,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'ladder:initialize-modern': 'initialize with a modern version header is rejected',
   'ladder:method-not-found': 'duty 5: 404 -32601 for unknown modern methods',
   'ladder:notification': 'modern notifications are accepted with 202',
+  'mcp:breaker-isolation': 'spec §3 / D14: a hung source does not slow calls to a healthy one',
+  'mcp:breaker-opens': 'spec §3: a failing source is answered at once while its breaker is open',
+  'mcp:breaker-recovers': 'issue 3: the breaker probes and closes again',
 };

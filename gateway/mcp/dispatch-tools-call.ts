@@ -2,7 +2,7 @@
 // before any upstream contact, check `Mcp-Param-*` mirrors, then forward to the one upstream with
 // its call time-out. A tool the key cannot see answers exactly like an unknown tool.
 import { hasAccess } from '../auth/index.js';
-import type { ToolCatalog } from '../discovery/index.js';
+import { NAMESPACE_SEPARATOR, type ToolCatalog } from '../discovery/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import { withSessionRecovery, type BreakerRegistry, type UpstreamPool } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
@@ -50,7 +50,10 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       throw new McpError(200, RPC.invalidParams, 'Invalid params: name must be a string.');
     const args = argumentsOf(request.params);
     const principal = request.principal;
-    const { tools } = await catalogFor(deps.catalog, principal);
+    // Only the named tool's own source is consulted, so a slow or broken source never delays calls
+    // to the others. Source names never contain `_`, so the prefix before `__` is the source.
+    const sourceName = name.split(NAMESPACE_SEPARATOR, 1)[0] ?? '';
+    const { tools } = await catalogFor(deps.catalog, principal, sourceName);
     const tool = tools.find((candidate) => candidate.name === name);
     if (tool === undefined || !isVisible(principal, tool)) throw unknownTool(name);
     if (!hasAccess(principal, tool.permission)) throw needsWrite();

@@ -3,8 +3,16 @@
 import { canSeeSource, canSeeTool, hasAccess, type Principal } from '../auth/index.js';
 import type { CatalogTool, ToolCatalog, WorkspaceCatalog } from '../discovery/index.js';
 
-export async function catalogFor(catalog: ToolCatalog, principal: Principal): Promise<WorkspaceCatalog> {
-  return catalog.workspaceCatalog(principal.workspace, (name) => canSeeSource(principal, name));
+/** The caller's catalog, optionally narrowed to one source. */
+export async function catalogFor(
+  catalog: ToolCatalog,
+  principal: Principal,
+  onlySource?: string,
+): Promise<WorkspaceCatalog> {
+  return catalog.workspaceCatalog(
+    principal.workspace,
+    (name) => canSeeSource(principal, name) && (onlySource === undefined || name === onlySource),
+  );
 }
 
 export function isVisible(principal: Principal, tool: CatalogTool): boolean {

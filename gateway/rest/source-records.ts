@@ -1,6 +1,7 @@
 // The flat record shape of a connected source (GET /agent/sources). Flat columns keep TOON tabular.
 import type { McpSourceConfig } from '../config/index.js';
 import type { SourceState } from '../discovery/index.js';
+import type { BreakerState } from '../upstream/index.js';
 
 export interface SourceRecord {
   readonly id: string;
@@ -12,9 +13,14 @@ export interface SourceRecord {
   readonly error_code: string | null;
   readonly error_class: string | null;
   readonly description: string | null;
+  readonly breaker: BreakerState;
 }
 
-export function sourceRecord(source: McpSourceConfig, state: SourceState): SourceRecord {
+export function sourceRecord(
+  source: McpSourceConfig,
+  state: SourceState,
+  breaker: BreakerState,
+): SourceRecord {
   return {
     id: source.name,
     type: 'mcp',
@@ -25,5 +31,6 @@ export function sourceRecord(source: McpSourceConfig, state: SourceState): Sourc
     error_code: state.error?.code ?? null,
     error_class: state.error?.errorClass ?? null,
     description: source.description ?? null,
+    breaker,
   };
 }

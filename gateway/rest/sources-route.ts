@@ -16,7 +16,7 @@ export function registerSourcesRoutes(app: FastifyInstance, catalog: ToolCatalog
     const { sources } = await catalog.workspaceCatalog(workspace, visible);
     const records = workspace.mcpSources
       .filter((s) => visible(s.name))
-      .map((s) => sourceRecord(s, sources.get(s.name)!));
+      .map((s) => sourceRecord(s, sources.get(s.name)!, catalog.breakerState(workspace.name, s.name)));
     return sendAgentBody(request, reply, { workspace: workspace.name, sources: records });
   });
 
@@ -37,6 +37,12 @@ export function registerSourcesRoutes(app: FastifyInstance, catalog: ToolCatalog
       throw new GatewayError('not_found', 'No source with this id in your workspace.');
     catalog.invalidate(principal.workspace.name, source.name);
     const { sources } = await catalog.workspaceCatalog(principal.workspace, (name) => name === source.name);
-    return sendAgentBody(request, reply, { source: sourceRecord(source, sources.get(source.name)!) });
+    return sendAgentBody(request, reply, {
+      source: sourceRecord(
+        source,
+        sources.get(source.name)!,
+        catalog.breakerState(principal.workspace.name, source.name),
+      ),
+    });
   });
 }

@@ -113,6 +113,7 @@ describe('GET /agent/sources', () => {
       status: 'ready',
       tool_count: 5,
       error_code: null,
+      breaker: 'closed',
     });
     expect(body.sources[1]).toMatchObject({
       id: 'down',
