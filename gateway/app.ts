@@ -7,6 +7,7 @@ import type { ConfigSource } from './config/index.js';
 import type { ToolCatalog } from './discovery/index.js';
 import { GatewayError } from './errors/index.js';
 import { authHook } from './platform/auth-hook.js';
+import type { InflightTracker } from './platform/inflight-tracker.js';
 import { errorHandler } from './platform/error-handler.js';
 import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.js';
 import { requestIdFor } from './platform/request-id.js';
@@ -23,6 +24,7 @@ export interface AppDeps {
   readonly logger: PinoLogger;
   readonly lifecycle: Lifecycle;
   readonly now?: () => Date;
+  readonly inflight?: InflightTracker;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -39,6 +41,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.decorateRequest('snapshot', null as never);
   app.decorateRequest('principal', undefined);
 
+  deps.inflight?.attach(app);
   app.addHook('onRequest', async (request, reply) => {
     request.snapshot = deps.config.current();
     void reply.header('x-request-id', request.id);

@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import { FileConfigSource, processSecretReader, type ConfigSource } from './config/index.js';
 import { MemoryDiscoveryCache, SourceStatusRegistry, ToolCatalog } from './discovery/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
+import { InflightTracker } from './platform/inflight-tracker.js';
 import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 import { GATEWAY_VERSION } from './version.js';
 
@@ -62,7 +63,8 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   });
 
   const lifecycle: Lifecycle = { ready: false };
-  const app = buildApp({ config, catalog, pool, breakers, logger, lifecycle });
+  const inflight = new InflightTracker();
+  const app = buildApp({ config, catalog, pool, breakers, logger, lifecycle, inflight });
   const server = config.current().config.server;
   await app.listen({ host: server.host, port: server.port });
   lifecycle.ready = true;
@@ -78,7 +80,11 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       lifecycle.ready = false;
       const grace = config.current().config.server.shutdownGraceMs;
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, grace).unref());
-      await Promise.race([app.close(), deadline]);
+      // Stop accepting, let requests in flight (streams included) finish, then close what is left.
+      const closing = app.close();
+      await Promise.race([inflight.drained(), deadline]);
+      app.server.closeAllConnections();
+      await closing;
       unsubscribe();
       await Promise.race([pool.close(), deadline]);
       breakers.close();

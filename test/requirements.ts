@@ -64,4 +64,9 @@ export const REQUIREMENTS: Record<string, string> = {
   'mcp:breaker-isolation': 'spec §3 / D14: a hung source does not slow calls to a healthy one',
   'mcp:breaker-opens': 'spec §3: a failing source is answered at once while its breaker is open',
   'mcp:breaker-recovers': 'issue 3: the breaker probes and closes again',
+  'mcp:mrtr-passthrough': 'spec §4.2 rule 5 / duty 13: input_required relayed, retry forwarded byte-exact',
+  'mcp:mrtr-sdk-client': 'issue 3: a real v2 client completes MRTR through the gateway',
+  'mcp:client-capabilities-forwarded': 'duty 12: the downstream client capabilities reach the upstream',
+  'mcp:progress-sse': 'duty 19: upstream progress on the request-scoped SSE stream',
+  'mcp:cancel-on-disconnect': 'duty 20: a client disconnect cancels the upstream request',
 };

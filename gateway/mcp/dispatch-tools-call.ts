@@ -8,6 +8,8 @@ import { withSessionRecovery, type BreakerRegistry, type UpstreamPool } from '..
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
 import { annotatedParams, paramHeaderMismatch } from './param-headers.js';
+import { encodeMirroredValue } from './header-mirror.js';
+import { derivedParamHeaders, paramHeadersOf, upstreamParams } from './upstream-params.js';
 import { RPC } from './protocol.js';
 import { upstreamFailure } from './upstream-failure.js';
 import { catalogFor, isVisible } from './visible-tools.js';
@@ -75,6 +77,19 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       return await deps.breakers.run(workspace, source, () =>
         withSessionRecovery(deps.pool, workspace, source, (connection) => {
           const signal = AbortSignal.any([request.signal, AbortSignal.timeout(source.timeouts.callMs)]);
+          if (connection.relay !== undefined) {
+            return connection.relay({
+              method: 'tools/call',
+              params: upstreamParams(request, tool.upstreamName),
+              paramHeaders:
+                request.era === 'modern'
+                  ? paramHeadersOf(request.headers)
+                  : derivedParamHeaders(annotatedParams(tool.inputSchema), args ?? {}),
+              nameHeader: encodeMirroredValue(tool.upstreamName),
+              signal,
+              onNotification: request.notify,
+            });
+          }
           return connection.callTool(tool.upstreamName, args, { signal, timeoutMs: source.timeouts.callMs });
         }),
       );

@@ -14,6 +14,8 @@ export interface McpRequest {
   readonly params: Record<string, unknown>;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly signal: AbortSignal;
+  /** Sends a request-scoped notification (e.g. progress) to the client; switches the answer to SSE. */
+  readonly notify: (message: Record<string, unknown>) => void;
 }
 
 export type McpResult = Record<string, unknown>;

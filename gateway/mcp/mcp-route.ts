@@ -6,6 +6,7 @@ import type { Dispatch } from './dispatcher.js';
 import { runLadder } from './inbound-ladder.js';
 import { errorMessage, McpError, resultMessage, type JsonRpcId } from './jsonrpc.js';
 import { RPC } from './protocol.js';
+import { ResponseChannel } from './response-channel.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -45,6 +46,7 @@ export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void
         if (outcome.kind === 'reject') return sendError(reply, outcome.id, outcome.error);
         if (outcome.kind === 'notification') return reply.code(202).send();
         const { message } = outcome;
+        const channel = new ResponseChannel(reply);
         try {
           const result = await dispatch({
             principal: requirePrincipal(request.principal),
@@ -55,18 +57,24 @@ export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void
             params: message.params,
             headers: request.headers,
             signal: abortOnDisconnect(request, reply),
+            notify: (notification) => channel.notify(notification),
           });
-          return reply.code(200).type('application/json').send(resultMessage(message.id, result));
+          return channel.finish(200, resultMessage(message.id, result));
         } catch (error) {
-          if (error instanceof McpError) return sendError(reply, message.id, error);
+          if (error instanceof McpError) {
+            // Once streaming, the HTTP status is sent already; the error travels as the last event.
+            return channel.finish(error.httpStatus, errorMessage(message.id, error), error.headers);
+          }
           request.log.error(
             { errName: error instanceof Error ? error.name : 'unknown', method: message.method },
             'mcp handler failed',
           );
-          return sendError(
-            reply,
-            message.id,
-            new McpError(500, RPC.internalError, 'Internal error.', undefined, 'internal'),
+          return channel.finish(
+            500,
+            errorMessage(
+              message.id,
+              new McpError(500, RPC.internalError, 'Internal error.', undefined, 'internal'),
+            ),
           );
         }
       },

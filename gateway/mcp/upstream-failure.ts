@@ -3,11 +3,17 @@
 // (tool execution); anything else is reachability or upstream authorization.
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { catalogueEntry } from '../errors/index.js';
-import { classifyUpstreamError } from '../upstream/index.js';
+import { classifyUpstreamError, UpstreamRpcError } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
 
 export function upstreamFailure(error: unknown, source: string): McpError {
   if (error instanceof McpError) return error;
+  if (error instanceof UpstreamRpcError) {
+    // The upstream answered; relay its error. Ladder-level codes keep their 400, the rest are in-band.
+    const status = error.httpStatus === 400 && (error.code === -32021 || error.code === -32602) ? 400 : 200;
+    const data = error.data === undefined ? { class: 'tool_execution', source } : error.data;
+    return new McpError(status, error.code, error.message, data as Record<string, unknown>, 'tool_execution');
+  }
   if (error instanceof ProtocolError) {
     return new McpError(
       200,

@@ -3,6 +3,7 @@
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { SecretUnavailableError } from '../config/index.js';
 import { GatewayError, type ErrorCode } from '../errors/index.js';
+import { UpstreamHttpError } from './modern-relay.js';
 
 export function classifyUpstreamError(error: unknown): ErrorCode {
   if (error instanceof GatewayError) return error.code;
@@ -12,6 +13,10 @@ export function classifyUpstreamError(error: unknown): ErrorCode {
     if (status === 401 || status === 403) return 'upstream_unauthorized';
     if (status !== undefined && status >= 500) return 'upstream_unreachable';
     return 'upstream_protocol_error';
+  }
+  if (error instanceof UpstreamHttpError) {
+    if (error.status === 401 || error.status === 403) return 'upstream_unauthorized';
+    return error.status >= 500 ? 'upstream_unreachable' : 'upstream_protocol_error';
   }
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) return 'upstream_timeout';

@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
+import { createModernRelay, type Relay } from './modern-relay.js';
 
 export interface CallOptions {
   readonly signal: AbortSignal;
@@ -24,6 +25,8 @@ export interface UpstreamConnection {
     options: CallOptions,
   ): Promise<Record<string, unknown>>;
   readonly era: string | undefined;
+  /** Present for 2026-07-28 HTTP upstreams: the byte-faithful relay (D4). */
+  readonly relay: Relay | undefined;
   close(): Promise<void>;
 }
 
@@ -92,8 +95,14 @@ export async function connectUpstream(
     await client.close().catch(() => undefined);
     throw error;
   }
+  const era = client.getProtocolEra();
+  const relay =
+    source.transport === 'streamable-http' && era === 'modern'
+      ? createModernRelay(source.url as string, () => credentialHeaders(source, deps.secrets))
+      : undefined;
   return {
-    era: client.getProtocolEra(),
+    era,
+    relay,
     async listTools(callSignal) {
       const tools: Tool[] = [];
       let cursor: string | undefined;

@@ -49,6 +49,7 @@ class FakeUpstreams {
       return Promise.reject(outcome ?? new Error('no such upstream'));
     return Promise.resolve({
       era: 'modern',
+      relay: undefined,
       callTool: () => Promise.reject(new Error('not used by catalog tests')),
       listTools: () => {
         this.lists.set(config.name, (this.lists.get(config.name) ?? 0) + 1);

@@ -1,0 +1,52 @@
+// The params a modern upstream receives for a relayed request (duties 12–13): the client's own params
+// (arguments, `inputResponses`, byte-exact `requestState`, `_meta` with its `clientCapabilities` and
+// `progressToken`) with the upstream's tool name. A 2025-era client sends no `_meta`, so one is built
+// declaring no optional capabilities.
+import { headerValueFor } from './header-mirror.js';
+import type { ParamHeader } from './param-headers.js';
+import { SERVER_INFO } from './result-envelope.js';
+import { META, MODERN_VERSION } from './protocol.js';
+import type { McpRequest } from './mcp-request.js';
+
+export function upstreamParams(request: McpRequest, upstreamName: string): Record<string, unknown> {
+  const params: Record<string, unknown> = { ...request.params, name: upstreamName };
+  if (request.era === 'legacy') {
+    const meta =
+      typeof params['_meta'] === 'object' && params['_meta'] !== null
+        ? (params['_meta'] as Record<string, unknown>)
+        : {};
+    params['_meta'] = {
+      ...meta,
+      [META.protocolVersion]: MODERN_VERSION,
+      [META.clientCapabilities]: {},
+      [META.clientInfo]: SERVER_INFO,
+    };
+  }
+  return params;
+}
+
+/** The client's `Mcp-Param-*` headers, forwarded unchanged (intermediaries must forward them). */
+export function paramHeadersOf(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!name.startsWith('mcp-param-')) continue;
+    const single = Array.isArray(value) ? value[0] : value;
+    if (single !== undefined) out[name] = single;
+  }
+  return out;
+}
+
+/** `Mcp-Param-*` headers derived from the arguments, for clients that do not send them (2025 era). */
+export function derivedParamHeaders(
+  params: readonly ParamHeader[],
+  args: Record<string, unknown>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { property, header } of params) {
+    const value = headerValueFor(args[property]);
+    if (value !== undefined) out[`mcp-param-${header.toLowerCase()}`] = value;
+  }
+  return out;
+}

@@ -1,0 +1,88 @@
+// Relay to a 2026-07-28 upstream over plain HTTP (D4, gateway duties 12–13, 20): the client's
+// params go through as sent — `inputResponses` and the byte-exact `requestState` of an MRTR retry,
+// the client's declared `clientCapabilities` — with the tool name mapped, our own JSON-RPC id, the
+// header set re-derived and the source's own credential. Request-scoped notifications on an SSE
+// answer are handed to `onNotification`; aborting `signal` closes the stream, which cancels upstream.
+import { readSseMessages } from './sse-reader.js';
+import { UpstreamRpcError } from './upstream-rpc-error.js';
+
+export interface RelayRequest {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  /** `Mcp-Param-*` headers to send, already validated against the arguments. */
+  readonly paramHeaders: Readonly<Record<string, string>>;
+  /** The `Mcp-Name` header value (already encoded) for named methods. */
+  readonly nameHeader: string | undefined;
+  readonly signal: AbortSignal;
+  readonly onNotification: (message: Record<string, unknown>) => void;
+}
+
+export type Relay = (request: RelayRequest) => Promise<Record<string, unknown>>;
+
+export class UpstreamHttpError extends Error {
+  constructor(readonly status: number) {
+    super(`upstream answered HTTP ${status}`);
+    this.name = 'UpstreamHttpError';
+  }
+}
+
+let nextId = 0;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function settle(message: unknown, id: number, httpStatus: number): Record<string, unknown> | undefined {
+  if (!isRecord(message) || message['id'] !== id) return undefined;
+  if (isRecord(message['error'])) {
+    const error = message['error'];
+    throw new UpstreamRpcError(
+      Number(error['code']),
+      typeof error['message'] === 'string' ? error['message'] : 'upstream error',
+      error['data'],
+      httpStatus,
+    );
+  }
+  if (isRecord(message['result'])) return message['result'];
+  throw new UpstreamHttpError(502);
+}
+
+export function createModernRelay(url: string, credentialHeaders: () => Record<string, string>): Relay {
+  return async (request) => {
+    nextId = (nextId + 1) % Number.MAX_SAFE_INTEGER;
+    const id = nextId;
+    const headers: Record<string, string> = {
+      ...credentialHeaders(),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': request.method,
+      ...request.paramHeaders,
+    };
+    if (request.nameHeader !== undefined) headers['mcp-name'] = request.nameHeader;
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params }),
+      signal: request.signal,
+    });
+    const type = response.headers.get('content-type') ?? '';
+    if (type.startsWith('text/event-stream') && response.body !== null) {
+      for await (const message of readSseMessages(response.body)) {
+        if (isRecord(message) && message['id'] === undefined && typeof message['method'] === 'string') {
+          request.onNotification(message);
+          continue;
+        }
+        const result = settle(message, id, response.status);
+        if (result !== undefined) return result;
+      }
+      throw new UpstreamHttpError(502);
+    }
+    if (type.startsWith('application/json')) {
+      const result = settle(await response.json(), id, response.status);
+      if (result !== undefined) return result;
+    }
+    await response.body?.cancel();
+    throw new UpstreamHttpError(response.ok ? 502 : response.status);
+  };
+}
