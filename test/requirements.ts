@@ -69,4 +69,9 @@ export const REQUIREMENTS: Record<string, string> = {
   'mcp:client-capabilities-forwarded': 'duty 12: the downstream client capabilities reach the upstream',
   'mcp:progress-sse': 'duty 19: upstream progress on the request-scoped SSE stream',
   'mcp:cancel-on-disconnect': 'duty 20: a client disconnect cancels the upstream request',
+  'mcp:legacy-session-hidden': 'spec §4.2 rule 7: upstream session ids stay in the gateway',
+  'mcp:legacy-session-reinit': 'duty 15: re-initialise when a legacy upstream forgets the session',
+  'mcp:legacy-progress': 'duty 19: progress from SDK-backed upstreams on the request SSE stream',
+  'mcp:sse-upstream': 'spec §9.3: 2024-11-05 HTTP+SSE upstreams through the edge adapter',
+  'mcp:everything': 'issue 3: the published server-everything over HTTP and stdio',
 };

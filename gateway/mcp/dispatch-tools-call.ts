@@ -9,7 +9,7 @@ import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
 import { annotatedParams, paramHeaderMismatch } from './param-headers.js';
 import { encodeMirroredValue } from './header-mirror.js';
-import { derivedParamHeaders, paramHeadersOf, upstreamParams } from './upstream-params.js';
+import { derivedParamHeaders, paramHeadersOf, progressRelay, upstreamParams } from './upstream-params.js';
 import { RPC } from './protocol.js';
 import { upstreamFailure } from './upstream-failure.js';
 import { catalogFor, isVisible } from './visible-tools.js';
@@ -90,7 +90,12 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
               onNotification: request.notify,
             });
           }
-          return connection.callTool(tool.upstreamName, args, { signal, timeoutMs: source.timeouts.callMs });
+          const onProgress = progressRelay(request);
+          return connection.callTool(tool.upstreamName, args, {
+            signal,
+            timeoutMs: source.timeouts.callMs,
+            ...(onProgress === undefined ? {} : { onProgress }),
+          });
         }),
       );
     } catch (error) {

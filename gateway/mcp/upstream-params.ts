@@ -50,3 +50,21 @@ export function derivedParamHeaders(
   }
   return out;
 }
+
+/** For SDK-backed upstreams: re-emits their progress under the client's own progress token. */
+export function progressRelay(
+  request: McpRequest,
+): ((progress: Record<string, unknown>) => void) | undefined {
+  const meta = request.params['_meta'];
+  const token =
+    typeof meta === 'object' && meta !== null
+      ? (meta as Record<string, unknown>)['progressToken']
+      : undefined;
+  if (typeof token !== 'string' && typeof token !== 'number') return undefined;
+  return (progress) =>
+    request.notify({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { ...progress, progressToken: token },
+    });
+}

@@ -2,6 +2,7 @@
 // built on the v2 SDK client in `auto` negotiation so modern and legacy upstreams both work.
 // Upstream credentials come from the source's secret references; the caller's key never leaves here.
 import {
+  type Progress,
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
@@ -14,6 +15,8 @@ import { createModernRelay, type Relay } from './modern-relay.js';
 export interface CallOptions {
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
+  /** Called for each upstream progress notification of this call (SDK-backed connections). */
+  readonly onProgress?: (progress: Progress) => void;
 }
 
 export interface UpstreamConnection {
@@ -120,7 +123,11 @@ export async function connectUpstream(
     async callTool(name, args, options) {
       const result = await client.callTool(
         { name, ...(args === undefined ? {} : { arguments: args }) },
-        { signal: options.signal, timeout: options.timeoutMs },
+        {
+          signal: options.signal,
+          timeout: options.timeoutMs,
+          ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
+        },
       );
       return result;
     },
