@@ -1,4 +1,7 @@
 // `npm run bench`: runs every benchmark and prints numbers, ratios and conditions. Never asserts.
+import { mcpProxyBench } from './mcp-proxy-bench.js';
 import { restBench } from './rest-bench.js';
 
-await restBench();
+const only = process.argv[2];
+if (only === undefined || only === 'rest') await restBench();
+if (only === undefined || only === 'mcp') await mcpProxyBench();
