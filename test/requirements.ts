@@ -74,4 +74,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'mcp:legacy-progress': 'duty 19: progress from SDK-backed upstreams on the request SSE stream',
   'mcp:sse-upstream': 'spec §9.3: 2024-11-05 HTTP+SSE upstreams through the edge adapter',
   'mcp:everything': 'issue 3: the published server-everything over HTTP and stdio',
+  'mcp:resources-namespaced': 'issue 3: upstream resources exposed under namespaced URIs',
+  'mcp:resources-visibility': 'spec §5.5: resources of invisible sources answer like missing ones',
+  'mcp:prompts-namespaced': 'issue 3: upstream prompts exposed as <source>__<prompt>',
 };

@@ -3,7 +3,7 @@
 import type { McpHandler } from './mcp-request.js';
 import { LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS } from './protocol.js';
 
-export const GATEWAY_CAPABILITIES = { tools: { listChanged: false } } as const;
+export const GATEWAY_CAPABILITIES = { tools: { listChanged: false }, resources: {}, prompts: {} } as const;
 
 export function instructionsFor(workspace: string): string {
   return `Agent Gateway for workspace "${workspace}". Tools from each connected source are named <source>__<tool>.`;

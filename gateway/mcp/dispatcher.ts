@@ -5,6 +5,8 @@ import type { BreakerRegistry, UpstreamPool } from '../upstream/index.js';
 import { discover } from './dispatch-discover.js';
 import { toolsCall } from './dispatch-tools-call.js';
 import { toolsList } from './dispatch-tools-list.js';
+import { promptsGet, promptsList } from './dispatch-prompts.js';
+import { resourcesList, resourcesRead, resourceTemplatesList } from './dispatch-resources.js';
 import { McpError } from './jsonrpc.js';
 import { initialize, ping, setLogLevel } from './legacy-handshake.js';
 import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
@@ -23,6 +25,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatch {
   const shared: Record<string, McpHandler> = {
     'tools/list': toolsList(deps.catalog),
     'tools/call': toolsCall(deps),
+    'resources/list': resourcesList(deps),
+    'resources/read': resourcesRead(deps),
+    'resources/templates/list': resourceTemplatesList,
+    'prompts/list': promptsList(deps),
+    'prompts/get': promptsGet(deps),
   };
   const modern: Record<string, McpHandler> = { ...shared, 'server/discover': discover };
   const legacy: Record<string, McpHandler> = { ...shared, initialize, ping, 'logging/setLevel': setLogLevel };

@@ -21,6 +21,15 @@ export interface CallOptions {
 
 export interface UpstreamConnection {
   listTools(signal: AbortSignal): Promise<readonly Tool[]>;
+  /** Lists resources or prompts (all pages); empty when the upstream does not offer them. */
+  listResources(signal: AbortSignal): Promise<readonly Record<string, unknown>[]>;
+  listPrompts(signal: AbortSignal): Promise<readonly Record<string, unknown>[]>;
+  readResource(uri: string, options: CallOptions): Promise<Record<string, unknown>>;
+  getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+    options: CallOptions,
+  ): Promise<Record<string, unknown>>;
   /** Calls one tool by its upstream name and returns the upstream's result object as received. */
   callTool(
     name: string,
@@ -119,6 +128,47 @@ export async function connectUpstream(
         if (cursor === undefined) break;
       }
       return tools;
+    },
+    async listResources(callSignal) {
+      const capabilities = client.getServerCapabilities();
+      if (capabilities !== undefined && capabilities.resources === undefined) return [];
+      const out: Record<string, unknown>[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 64; page += 1) {
+        const result = await client.listResources(cursor === undefined ? {} : { cursor }, {
+          signal: callSignal,
+          timeout: source.timeouts.listMs,
+        });
+        out.push(...(result.resources as Record<string, unknown>[]));
+        cursor = result.nextCursor;
+        if (cursor === undefined) break;
+      }
+      return out;
+    },
+    async listPrompts(callSignal) {
+      const capabilities = client.getServerCapabilities();
+      if (capabilities !== undefined && capabilities.prompts === undefined) return [];
+      const out: Record<string, unknown>[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 64; page += 1) {
+        const result = await client.listPrompts(cursor === undefined ? {} : { cursor }, {
+          signal: callSignal,
+          timeout: source.timeouts.listMs,
+        });
+        out.push(...(result.prompts as Record<string, unknown>[]));
+        cursor = result.nextCursor;
+        if (cursor === undefined) break;
+      }
+      return out;
+    },
+    readResource(uri, options) {
+      return client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs });
+    },
+    getPrompt(name, args, options) {
+      return client.getPrompt(
+        { name, ...(args === undefined ? {} : { arguments: args }) },
+        { signal: options.signal, timeout: options.timeoutMs },
+      );
     },
     async callTool(name, args, options) {
       const result = await client.callTool(

@@ -51,6 +51,10 @@ class FakeUpstreams {
       era: 'modern',
       relay: undefined,
       callTool: () => Promise.reject(new Error('not used by catalog tests')),
+      listResources: () => Promise.resolve([]),
+      listPrompts: () => Promise.resolve([]),
+      readResource: () => Promise.reject(new Error('not used by catalog tests')),
+      getPrompt: () => Promise.reject(new Error('not used by catalog tests')),
       listTools: () => {
         this.lists.set(config.name, (this.lists.get(config.name) ?? 0) + 1);
         const failure = this.listFailures.get(config.name);

@@ -1,0 +1,52 @@
+// Lists something (resources, prompts) from every source the key may see, in parallel, each hop
+// through its breaker with its list time-out. A failing source is left out and reported.
+import { canSeeSource, type Principal } from '../auth/index.js';
+import type { McpSourceConfig } from '../config/index.js';
+import { catalogueEntry } from '../errors/index.js';
+import {
+  classifyUpstreamError,
+  withSessionRecovery,
+  type BreakerRegistry,
+  type UpstreamConnection,
+  type UpstreamPool,
+} from '../upstream/index.js';
+
+export interface FanOutDeps {
+  readonly pool: UpstreamPool;
+  readonly breakers: BreakerRegistry;
+}
+
+export interface FanOutResult<T> {
+  readonly items: readonly { readonly source: string; readonly item: T }[];
+  readonly unavailable: readonly { readonly source: string; readonly code: string; readonly class: string }[];
+}
+
+export async function fanOut<T>(
+  deps: FanOutDeps,
+  principal: Principal,
+  list: (connection: UpstreamConnection, signal: AbortSignal) => Promise<readonly T[]>,
+): Promise<FanOutResult<T>> {
+  const workspace = principal.workspace.name;
+  const sources = principal.workspace.mcpSources.filter((s) => canSeeSource(principal, s.name));
+  const settled = await Promise.allSettled(
+    sources.map((source: McpSourceConfig) =>
+      deps.breakers.run(workspace, source, () =>
+        withSessionRecovery(deps.pool, workspace, source, (connection) =>
+          list(connection, AbortSignal.timeout(source.timeouts.listMs)),
+        ),
+      ),
+    ),
+  );
+  const items: { source: string; item: T }[] = [];
+  const unavailable: { source: string; code: string; class: string }[] = [];
+  settled.forEach((outcome, index) => {
+    const source = (sources[index] as McpSourceConfig).name;
+    if (outcome.status === 'fulfilled') {
+      for (const item of outcome.value) items.push({ source, item });
+    } else {
+      const code = classifyUpstreamError(outcome.reason);
+      unavailable.push({ source, code, class: catalogueEntry(code).errorClass });
+    }
+  });
+  return { items, unavailable };
+}
