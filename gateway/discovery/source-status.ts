@@ -8,6 +8,9 @@ export interface SourceState {
   readonly toolCount: number;
   readonly checkedAt: string | undefined;
   readonly error: { readonly code: ErrorCode; readonly errorClass: ErrorClass } | undefined;
+  /** The protocol era detected for the source's live connection (`modern` or `legacy`), and when. */
+  readonly era: string | undefined;
+  readonly eraDetectedAt: string | undefined;
 }
 
 export const UNKNOWN_STATE: SourceState = {
@@ -15,6 +18,8 @@ export const UNKNOWN_STATE: SourceState = {
   toolCount: 0,
   checkedAt: undefined,
   error: undefined,
+  era: undefined,
+  eraDetectedAt: undefined,
 };
 
 export class SourceStatusRegistry {

@@ -41,7 +41,7 @@ export interface ToolCatalogDeps {
   readonly cache: DiscoveryCache<readonly Tool[]>;
   readonly statuses: SourceStatusRegistry;
   readonly logger: Logger;
-  /** How long a raw upstream list is reused before the upstream is asked again. */
+  /** How long a raw upstream list is reused when the upstream gives no `ttlMs` (2025-era servers). */
   readonly listTtlMs: number;
 }
 
@@ -69,8 +69,14 @@ function toCatalogTools(source: McpSourceConfig, tools: readonly Tool[]): Catalo
     }));
 }
 
+/** Upper bound on any cache lifetime, whatever an upstream asks for. */
+export const MAX_LIST_TTL_MS = 24 * 60 * 60 * 1000;
+
 export class ToolCatalog {
-  constructor(private readonly deps: ToolCatalogDeps) {}
+  constructor(private readonly deps: ToolCatalogDeps) {
+    // An upstream's list-changed signal drops its cached list at once.
+    deps.pool.onToolsChanged((workspace, source) => this.invalidate(workspace, source));
+  }
 
   static cacheKey(workspace: string, source: McpSourceConfig): string {
     return `${workspace}/${source.name}/${UpstreamPool.fingerprint(source)}`;
@@ -103,18 +109,24 @@ export class ToolCatalog {
     const cached = this.deps.cache.get(key);
     if (cached !== undefined) return toCatalogTools(source, cached);
     try {
-      const tools = await this.deps.breakers.run(workspace, source, () =>
-        withSessionRecovery(this.deps.pool, workspace, source, (connection) =>
-          connection.listTools(AbortSignal.timeout(source.timeouts.listMs)),
-        ),
+      const listed = await this.deps.breakers.run(workspace, source, () =>
+        withSessionRecovery(this.deps.pool, workspace, source, async (connection) => ({
+          ...(await connection.listTools(AbortSignal.timeout(source.timeouts.listMs))),
+          era: connection.era,
+          connectedAt: connection.connectedAt,
+        })),
       );
-      this.deps.cache.set(key, tools, this.deps.listTtlMs);
+      const { tools, ttlMs, era, connectedAt } = listed;
+      // Honour the upstream's own hint when it gives one (0 means do not reuse); otherwise our default.
+      this.deps.cache.set(key, tools, Math.min(ttlMs ?? this.deps.listTtlMs, MAX_LIST_TTL_MS));
       const catalogTools = toCatalogTools(source, tools);
       this.deps.statuses.set(workspace, source.name, {
         status: 'ready',
         toolCount: catalogTools.length,
         checkedAt: new Date().toISOString(),
         error: undefined,
+        era,
+        eraDetectedAt: connectedAt,
       });
       return catalogTools;
     } catch (error) {
@@ -125,6 +137,8 @@ export class ToolCatalog {
         toolCount: 0,
         checkedAt: new Date().toISOString(),
         error: { code, errorClass: catalogueEntry(code).errorClass },
+        era: undefined,
+        eraDetectedAt: undefined,
       });
       this.deps.logger.warn({ workspace, source: source.name, code }, 'upstream tool discovery failed');
       return [];

@@ -14,6 +14,8 @@ export interface SourceRecord {
   readonly error_class: string | null;
   readonly description: string | null;
   readonly breaker: BreakerState;
+  readonly era: string | null;
+  readonly era_detected_at: string | null;
 }
 
 export function sourceRecord(
@@ -32,5 +34,7 @@ export function sourceRecord(
     error_class: state.error?.errorClass ?? null,
     description: source.description ?? null,
     breaker,
+    era: state.era ?? null,
+    era_detected_at: state.eraDetectedAt ?? null,
   };
 }

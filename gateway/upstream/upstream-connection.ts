@@ -19,8 +19,21 @@ export interface CallOptions {
   readonly onProgress?: (progress: Progress) => void;
 }
 
+export interface ToolList {
+  readonly tools: readonly Tool[];
+  /** The upstream's cache hint (2026 servers); undefined when it gave none (2025 servers). */
+  readonly ttlMs: number | undefined;
+}
+
+export interface UpstreamEvents {
+  /** The upstream said its tool list changed (notifications/tools/list_changed). */
+  toolsChanged(): void;
+}
+
 export interface UpstreamConnection {
-  listTools(signal: AbortSignal): Promise<readonly Tool[]>;
+  listTools(signal: AbortSignal): Promise<ToolList>;
+  /** When this connection (and so its era detection) was made. */
+  readonly connectedAt: string;
   /** Lists resources or prompts (all pages); empty when the upstream does not offer them. */
   listResources(signal: AbortSignal): Promise<readonly Record<string, unknown>[]>;
   listPrompts(signal: AbortSignal): Promise<readonly Record<string, unknown>[]>;
@@ -94,10 +107,20 @@ function withHeaders(headers: Record<string, string>): typeof fetch {
 export async function connectUpstream(
   source: McpSourceConfig,
   deps: ConnectDeps,
+  events?: UpstreamEvents,
 ): Promise<UpstreamConnection> {
   const client = new Client(
     { name: deps.clientInfo.name, version: deps.clientInfo.version },
-    { versionNegotiation: { mode: 'auto', probe: { timeoutMs: source.timeouts.connectMs } } },
+    {
+      versionNegotiation: { mode: 'auto', probe: { timeoutMs: source.timeouts.connectMs } },
+      ...(events === undefined
+        ? {}
+        : {
+            listChanged: {
+              tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.toolsChanged() },
+            },
+          }),
+    },
   );
   const transport = transportFor(source, deps);
   const signal = AbortSignal.timeout(source.timeouts.connectMs);
@@ -114,20 +137,24 @@ export async function connectUpstream(
       : undefined;
   return {
     era,
+    connectedAt: new Date().toISOString(),
     relay,
     async listTools(callSignal) {
       const tools: Tool[] = [];
       let cursor: string | undefined;
+      let ttlMs: number | undefined;
       for (let page = 0; page < 64; page += 1) {
         const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
           signal: callSignal,
           timeout: source.timeouts.listMs,
         });
         tools.push(...result.tools);
+        const hint = (result as { ttlMs?: unknown }).ttlMs;
+        if (typeof hint === 'number') ttlMs = ttlMs === undefined ? hint : Math.min(ttlMs, hint);
         cursor = result.nextCursor;
         if (cursor === undefined) break;
       }
-      return tools;
+      return { tools, ttlMs };
     },
     async listResources(callSignal) {
       const capabilities = client.getServerCapabilities();

@@ -3,25 +3,32 @@
 // is dropped so the next request reconnects.
 import type { GatewayConfig, McpSourceConfig } from '../config/index.js';
 import type { Logger } from '../telemetry/logger.js';
-import { connectUpstream, type ConnectDeps, type UpstreamConnection } from './upstream-connection.js';
+import {
+  connectUpstream,
+  type ConnectDeps,
+  type UpstreamConnection,
+  type UpstreamEvents,
+} from './upstream-connection.js';
 
 interface PoolEntry {
   readonly fingerprint: string;
   readonly connection: Promise<UpstreamConnection>;
 }
 
-export type Connector = (source: McpSourceConfig) => Promise<UpstreamConnection>;
+export type Connector = (source: McpSourceConfig, events: UpstreamEvents) => Promise<UpstreamConnection>;
+export type ToolsChangedListener = (workspace: string, source: string) => void;
 
 export class UpstreamPool {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly connect: Connector;
+  private readonly toolsChangedListeners = new Set<ToolsChangedListener>();
 
   constructor(
     deps: ConnectDeps & { readonly logger: Logger },
     connector?: Connector,
     private readonly logger: Logger = deps.logger,
   ) {
-    this.connect = connector ?? ((source) => connectUpstream(source, deps));
+    this.connect = connector ?? ((source, events) => connectUpstream(source, deps, events));
   }
 
   static fingerprint(source: McpSourceConfig): string {
@@ -34,13 +41,23 @@ export class UpstreamPool {
     const existing = this.entries.get(key);
     if (existing !== undefined && existing.fingerprint === fingerprint) return existing.connection;
     if (existing !== undefined) void this.closeEntry(key, existing);
-    const connection = this.connect(source);
+    const connection = this.connect(source, {
+      toolsChanged: () => {
+        for (const listener of this.toolsChangedListeners) listener(workspace, source.name);
+      },
+    });
     const entry = { fingerprint, connection };
     this.entries.set(key, entry);
     void connection.catch(() => {
       if (this.entries.get(key) === entry) this.entries.delete(key);
     });
     return connection;
+  }
+
+  /** Hears list-changed signals of every pooled upstream. */
+  onToolsChanged(listener: ToolsChangedListener): () => void {
+    this.toolsChangedListeners.add(listener);
+    return () => this.toolsChangedListeners.delete(listener);
   }
 
   /** Drops the connection after a failure so the next request reconnects. */

@@ -40,6 +40,8 @@ class FakeUpstreams {
   readonly lists = new Map<string, number>();
   /** Errors thrown by listTools on an otherwise healthy connection. */
   readonly listFailures = new Map<string, Error>();
+  /** The ttlMs hint each upstream gives with its list (undefined: none, like a 2025 server). */
+  readonly ttls = new Map<string, number>();
   constructor(readonly behaviour: Map<string, readonly Tool[] | Error>) {}
 
   readonly connector = (config: McpSourceConfig): Promise<UpstreamConnection> => {
@@ -49,6 +51,7 @@ class FakeUpstreams {
       return Promise.reject(outcome ?? new Error('no such upstream'));
     return Promise.resolve({
       era: 'modern',
+      connectedAt: '2026-01-01T00:00:00.000Z',
       relay: undefined,
       callTool: () => Promise.reject(new Error('not used by catalog tests')),
       listResources: () => Promise.resolve([]),
@@ -62,7 +65,7 @@ class FakeUpstreams {
         const current = this.behaviour.get(config.name);
         if (current instanceof Error || current === undefined)
           return Promise.reject(current ?? new Error('no such upstream'));
-        return Promise.resolve(current);
+        return Promise.resolve({ tools: current, ttlMs: this.ttls.get(config.name) });
       },
       close: () => Promise.resolve(),
     });
