@@ -77,4 +77,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'mcp:resources-namespaced': 'issue 3: upstream resources exposed under namespaced URIs',
   'mcp:resources-visibility': 'spec §5.5: resources of invisible sources answer like missing ones',
   'mcp:prompts-namespaced': 'issue 3: upstream prompts exposed as <source>__<prompt>',
+  'mcp:conformance':
+    'issue 3: the published conformance suite runs against the gateway with a reasoned baseline',
+  'auth:dns-rebinding': 'duty 2: Host validated for loopback binds, Origin validated',
 };

@@ -153,6 +153,9 @@ export const ServerSchema = z.strictObject({
     .default(1024 * 1024),
   /** Browser origins allowed to call the gateway; requests with any other Origin are refused. */
   allowedOrigins: z.array(z.string().min(1)).default([]),
+  /** Host header values accepted (DNS-rebinding protection); empty: any Host, or only loopback Hosts
+   * when the gateway listens on loopback. */
+  allowedHosts: z.array(z.string().min(1)).default([]),
   shutdownGraceMs: z.number().int().min(0).max(120_000).default(10_000),
 });
 
@@ -164,6 +167,7 @@ export const GatewayConfigSchema = z
       port: 8080,
       bodyLimitBytes: 1024 * 1024,
       allowedOrigins: [],
+      allowedHosts: [],
       shutdownGraceMs: 10_000,
     }),
     workspaces: z.array(WorkspaceSchema).default([]),

@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, type AuthFailureReason } from '../auth/index.js';
 import { GatewayError } from '../errors/index.js';
+import { hostOriginProblem } from './host-origin-check.js';
 
 const PROTECTED = /^\/(agent(\/|$|\?)|mcp(\/|$|\?))/;
 
@@ -28,10 +29,19 @@ export function challengeHeader(reason: AuthFailureReason): string {
 export function authHook(now: () => Date) {
   return async function onRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     if (!isProtectedPath(request.url)) return;
-    const origin = request.headers.origin;
-    if (origin !== undefined && !request.snapshot.config.server.allowedOrigins.includes(origin)) {
-      request.log.warn({ reason: 'origin-not-allowed' }, 'request refused');
-      throw new GatewayError('forbidden', 'Requests from this Origin are not allowed.');
+    const problem = hostOriginProblem(
+      request.snapshot.config.server,
+      request.headers.host,
+      request.headers.origin,
+    );
+    if (problem !== undefined) {
+      request.log.warn({ reason: problem }, 'request refused');
+      throw new GatewayError(
+        'forbidden',
+        problem === 'host-not-allowed'
+          ? 'Requests for this Host are not allowed.'
+          : 'Requests from this Origin are not allowed.',
+      );
     }
     const outcome = authenticate(request.headers.authorization, request.snapshot.config, now());
     if (!outcome.ok) {

@@ -1,6 +1,7 @@
 // The published conformance runner cannot send an Authorization header, and the gateway denies by
 // default. This loopback proxy adds a Bearer key to every request and forwards it unchanged, so the
-// runner exercises the gateway's real, authenticated /mcp endpoint.
+// runner exercises the gateway's real, authenticated /mcp endpoint. Host and Origin pass through
+// unchanged so the DNS-rebinding checks see what the runner sent.
 import { createServer, request, type Server } from 'node:http';
 
 export interface AuthProxy {
@@ -17,7 +18,7 @@ export async function startAuthProxy(target: string, key: string): Promise<AuthP
         port: upstream.port,
         method: req.method,
         path: req.url,
-        headers: { ...req.headers, host: upstream.host, authorization: `Bearer ${key}` },
+        headers: { ...req.headers, authorization: `Bearer ${key}` },
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
