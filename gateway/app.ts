@@ -12,7 +12,7 @@ import { errorHandler } from './platform/error-handler.js';
 import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.js';
 import { requestIdFor } from './platform/request-id.js';
 import './platform/request-context.js';
-import { createDispatcher, registerMcpRoute } from './mcp/index.js';
+import { createDispatcher, registerMcpRoute, type ElicitationBridge } from './mcp/index.js';
 import { registerMcpConfigRoute, registerSourcesRoutes, registerToolsRoute } from './rest/index.js';
 import type { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 
@@ -21,6 +21,7 @@ export interface AppDeps {
   readonly catalog: ToolCatalog;
   readonly pool: UpstreamPool;
   readonly breakers: BreakerRegistry;
+  readonly bridge: ElicitationBridge;
   readonly logger: PinoLogger;
   readonly lifecycle: Lifecycle;
   readonly now?: () => Date;
@@ -75,7 +76,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerMcpConfigRoute(app);
   registerMcpRoute(
     app,
-    createDispatcher({ catalog: deps.catalog, pool: deps.pool, breakers: deps.breakers }),
+    createDispatcher({
+      catalog: deps.catalog,
+      pool: deps.pool,
+      breakers: deps.breakers,
+      bridge: deps.bridge,
+    }),
   );
   return app;
 }

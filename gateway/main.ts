@@ -6,6 +6,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { buildApp } from './app.js';
 import { FileConfigSource, processSecretReader, type ConfigSource } from './config/index.js';
 import { MemoryDiscoveryCache, SourceStatusRegistry, ToolCatalog } from './discovery/index.js';
+import { ElicitationBridge } from './mcp/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
 import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
@@ -64,7 +65,8 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
 
   const lifecycle: Lifecycle = { ready: false };
   const inflight = new InflightTracker();
-  const app = buildApp({ config, catalog, pool, breakers, logger, lifecycle, inflight });
+  const bridge = new ElicitationBridge();
+  const app = buildApp({ config, catalog, pool, breakers, bridge, logger, lifecycle, inflight });
   const server = config.current().config.server;
   await app.listen({ host: server.host, port: server.port });
   lifecycle.ready = true;
@@ -88,6 +90,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       unsubscribe();
       await Promise.race([pool.close(), deadline]);
       breakers.close();
+      await bridge.close();
       await config.close();
       logger.info({}, 'agent gateway stopped');
     })();

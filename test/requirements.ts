@@ -80,4 +80,10 @@ export const REQUIREMENTS: Record<string, string> = {
   'mcp:conformance':
     'issue 3: the published conformance suite runs against the gateway with a reasoned baseline',
   'auth:dns-rebinding': 'duty 2: Host validated for loopback binds, Origin validated',
+  'mcp:legacy-elicitation-bridge':
+    'duty 16: legacy elicitation bridged into input_required, single-use state',
+  'mcp:bridge-state-bound':
+    'duty 13: gateway requestState is integrity protected and bound to key and request',
+  'mcp:legacy-sampling-bridge': 'duty 16: legacy sampling bridged into input_required',
+  'mcp:legacy-bridge-sdk-client': 'issue 3: a real v2 client completes a bridged legacy elicitation',
 };

@@ -4,13 +4,20 @@
 import { hasAccess } from '../auth/index.js';
 import { NAMESPACE_SEPARATOR, type ToolCatalog } from '../discovery/index.js';
 import { catalogueEntry } from '../errors/index.js';
-import { withSessionRecovery, type BreakerRegistry, type UpstreamPool } from '../upstream/index.js';
+import {
+  bridgeableCapabilities,
+  withSessionRecovery,
+  type BreakerRegistry,
+  type UpstreamPool,
+} from '../upstream/index.js';
+import type { ElicitationBridge } from './elicitation-bridge.js';
+import { RequestStateSeal } from './request-state-seal.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
 import { annotatedParams, paramHeaderMismatch } from './param-headers.js';
 import { encodeMirroredValue } from './header-mirror.js';
 import { derivedParamHeaders, paramHeadersOf, progressRelay, upstreamParams } from './upstream-params.js';
-import { RPC } from './protocol.js';
+import { META, RPC } from './protocol.js';
 import { upstreamFailure } from './upstream-failure.js';
 import { catalogFor, isVisible } from './visible-tools.js';
 
@@ -18,6 +25,7 @@ export interface ToolsCallDeps {
   readonly catalog: ToolCatalog;
   readonly pool: UpstreamPool;
   readonly breakers: BreakerRegistry;
+  readonly bridge: ElicitationBridge;
 }
 
 export function unknownTool(name: string): McpError {
@@ -72,8 +80,25 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     }
     const source = principal.workspace.mcpSources.find((candidate) => candidate.name === tool.source);
     if (source === undefined) throw unknownTool(name);
+    const workspace = principal.workspace.name;
+    const requestState = request.params['requestState'];
+    if (RequestStateSeal.isOurs(requestState)) {
+      // The retry of a bridged legacy call: continue it where it waits for the client's answer.
+      try {
+        return await deps.bridge.resume(
+          principal.keyId,
+          name,
+          args,
+          requestState,
+          request.params['inputResponses'],
+        );
+      } catch (error) {
+        throw upstreamFailure(error, source.name);
+      }
+    }
+    const bridgeable =
+      request.era === 'modern' ? bridgeableCapabilities(clientCapabilitiesOf(request.params)) : undefined;
     try {
-      const workspace = principal.workspace.name;
       return await deps.breakers.run(workspace, source, () =>
         withSessionRecovery(deps.pool, workspace, source, (connection) => {
           const signal = AbortSignal.any([request.signal, AbortSignal.timeout(source.timeouts.callMs)]);
@@ -88,6 +113,21 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
               nameHeader: encodeMirroredValue(tool.upstreamName),
               signal,
               onNotification: request.notify,
+            });
+          }
+          if (bridgeable !== undefined) {
+            return deps.bridge.start({
+              keyId: principal.keyId,
+              tool: name,
+              args,
+              connect: (onServerRequest) => deps.pool.connectBridged(source, bridgeable, onServerRequest),
+              call: (bridged) =>
+                bridged.callTool(
+                  tool.upstreamName,
+                  args,
+                  AbortSignal.timeout(source.timeouts.callMs),
+                  source.timeouts.callMs,
+                ),
             });
           }
           const onProgress = progressRelay(request);
@@ -105,4 +145,15 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       throw failure;
     }
   };
+}
+
+function clientCapabilitiesOf(params: Record<string, unknown>): Record<string, unknown> {
+  const meta = params['_meta'];
+  const capabilities =
+    typeof meta === 'object' && meta !== null
+      ? (meta as Record<string, unknown>)[META.clientCapabilities]
+      : undefined;
+  return typeof capabilities === 'object' && capabilities !== null
+    ? (capabilities as Record<string, unknown>)
+    : {};
 }

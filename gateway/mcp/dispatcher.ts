@@ -7,6 +7,7 @@ import { toolsCall } from './dispatch-tools-call.js';
 import { toolsList } from './dispatch-tools-list.js';
 import { promptsGet, promptsList } from './dispatch-prompts.js';
 import { resourcesList, resourcesRead, resourceTemplatesList } from './dispatch-resources.js';
+import type { ElicitationBridge } from './elicitation-bridge.js';
 import { McpError } from './jsonrpc.js';
 import { initialize, ping, setLogLevel } from './legacy-handshake.js';
 import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
@@ -17,6 +18,7 @@ export interface DispatcherDeps {
   readonly catalog: ToolCatalog;
   readonly pool: UpstreamPool;
   readonly breakers: BreakerRegistry;
+  readonly bridge: ElicitationBridge;
 }
 
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;

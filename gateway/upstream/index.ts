@@ -15,3 +15,5 @@ export { withSessionRecovery, isSessionLost } from './session-recovery.js';
 export { createModernRelay, UpstreamHttpError } from './modern-relay.js';
 export type { Relay, RelayRequest } from './modern-relay.js';
 export { UpstreamRpcError } from './upstream-rpc-error.js';
+export { bridgeableCapabilities } from './bridged-connection.js';
+export type { BridgedConnection, ServerRequestHandler } from './bridged-connection.js';

@@ -74,7 +74,7 @@ function stdioEnvironment(source: McpSourceConfig, secrets: SecretReader): Recor
   return env;
 }
 
-function transportFor(source: McpSourceConfig, deps: ConnectDeps) {
+export function transportFor(source: McpSourceConfig, deps: ConnectDeps) {
   switch (source.transport) {
     case 'stdio':
       return new StdioClientTransport({

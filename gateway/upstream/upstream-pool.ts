@@ -1,7 +1,9 @@
 // Keeps one live connection per workspace source and reuses it across requests. A connection is
 // keyed by the source's config fingerprint, so a config change replaces it and a failed connection
 // is dropped so the next request reconnects.
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import type { GatewayConfig, McpSourceConfig } from '../config/index.js';
+import { connectBridged, type BridgedConnection, type ServerRequestHandler } from './bridged-connection.js';
 import type { Logger } from '../telemetry/logger.js';
 import {
   connectUpstream,
@@ -24,7 +26,7 @@ export class UpstreamPool {
   private readonly toolsChangedListeners = new Set<ToolsChangedListener>();
 
   constructor(
-    deps: ConnectDeps & { readonly logger: Logger },
+    private readonly deps: ConnectDeps & { readonly logger: Logger },
     connector?: Connector,
     private readonly logger: Logger = deps.logger,
   ) {
@@ -52,6 +54,15 @@ export class UpstreamPool {
       if (this.entries.get(key) === entry) this.entries.delete(key);
     });
     return connection;
+  }
+
+  /** A dedicated (unpooled) connection for one call whose server→client requests are bridged. */
+  connectBridged(
+    source: McpSourceConfig,
+    capabilities: ClientCapabilities,
+    onServerRequest: ServerRequestHandler,
+  ): Promise<BridgedConnection> {
+    return connectBridged(source, this.deps, capabilities, onServerRequest);
   }
 
   /** Hears list-changed signals of every pooled upstream. */

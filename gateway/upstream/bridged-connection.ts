@@ -1,0 +1,72 @@
+// A dedicated, short-lived connection to a legacy (SDK-backed) upstream for one tool call whose
+// client can answer input requests (duty 16). It declares the downstream client's elicitation and
+// sampling capabilities upstream and hands every server→client request of the call to
+// `onServerRequest`, which decides when (and with what) it is answered. Not pooled: the handlers
+// belong to this one call.
+import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
+import type { McpSourceConfig } from '../config/index.js';
+import { transportFor, type ConnectDeps } from './upstream-connection.js';
+
+export type ServerRequestHandler = (
+  method: string,
+  params: Record<string, unknown>,
+) => Promise<Record<string, unknown>>;
+
+export interface BridgedConnection {
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/** Only the capabilities the gateway can bridge are declared upstream. */
+export function bridgeableCapabilities(client: Record<string, unknown>): ClientCapabilities | undefined {
+  const capabilities: ClientCapabilities = {};
+  if (typeof client['elicitation'] === 'object' && client['elicitation'] !== null)
+    capabilities.elicitation = { form: {} };
+  if (typeof client['sampling'] === 'object' && client['sampling'] !== null) capabilities.sampling = {};
+  return Object.keys(capabilities).length === 0 ? undefined : capabilities;
+}
+
+export async function connectBridged(
+  source: McpSourceConfig,
+  deps: ConnectDeps,
+  capabilities: ClientCapabilities,
+  onServerRequest: ServerRequestHandler,
+): Promise<BridgedConnection> {
+  const client = new Client(
+    { name: deps.clientInfo.name, version: deps.clientInfo.version },
+    { capabilities },
+  );
+  if (capabilities.elicitation !== undefined) {
+    client.setRequestHandler(
+      'elicitation/create',
+      async (request) =>
+        (await onServerRequest('elicitation/create', request.params as Record<string, unknown>)) as never,
+    );
+  }
+  if (capabilities.sampling !== undefined) {
+    client.setRequestHandler(
+      'sampling/createMessage',
+      async (request) =>
+        (await onServerRequest('sampling/createMessage', request.params as Record<string, unknown>)) as never,
+    );
+  }
+  await client.connect(transportFor(source, deps), {
+    timeout: source.timeouts.connectMs,
+    signal: AbortSignal.timeout(source.timeouts.connectMs),
+  });
+  return {
+    async callTool(name, args, signal, timeoutMs) {
+      const result = await client.callTool(
+        { name, ...(args === undefined ? {} : { arguments: args }) },
+        { signal, timeout: timeoutMs },
+      );
+      return result;
+    },
+    close: () => client.close(),
+  };
+}
