@@ -1,11 +1,15 @@
 // The composition root (STYLE 4): loads config, builds every dependency once, builds the app,
 // listens, and shuts down in order — readiness false, drain in-flight requests, close upstream
 // connections, stop watching config — under a hard deadline.
-import type { Tool } from '@modelcontextprotocol/client';
 import type { Logger as PinoLogger } from 'pino';
 import { buildApp } from './app.js';
 import { FileConfigSource, processSecretReader, type ConfigSource } from './config/index.js';
-import { MemoryDiscoveryCache, SourceStatusRegistry, ToolCatalog } from './discovery/index.js';
+import {
+  MemoryDiscoveryCache,
+  SourceStatusRegistry,
+  ToolCatalog,
+  type CachedToolList,
+} from './discovery/index.js';
 import { ElicitationBridge } from './mcp/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
@@ -48,7 +52,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     clientInfo: { name: 'agent-gateway', version: GATEWAY_VERSION },
     logger,
   });
-  const cache = new MemoryDiscoveryCache<readonly Tool[]>();
+  const cache = new MemoryDiscoveryCache<CachedToolList>();
   const breakers = new BreakerRegistry();
   const catalog = new ToolCatalog({
     pool,

@@ -30,7 +30,15 @@ export interface CatalogTool {
   readonly definition: Tool;
 }
 
+/** A raw upstream list as cached, with the time it stops being fresh. */
+export interface CachedToolList {
+  readonly tools: readonly Tool[];
+  readonly expiresAt: number;
+}
+
 export interface WorkspaceCatalog {
+  /** How long the merged result stays fresh: the shortest remaining lifetime of its parts (0 if any part is uncached). */
+  readonly ttlMs: number;
   readonly tools: readonly CatalogTool[];
   readonly sources: ReadonlyMap<string, SourceState>;
 }
@@ -38,7 +46,8 @@ export interface WorkspaceCatalog {
 export interface ToolCatalogDeps {
   readonly pool: UpstreamPool;
   readonly breakers: BreakerRegistry;
-  readonly cache: DiscoveryCache<readonly Tool[]>;
+  readonly cache: DiscoveryCache<CachedToolList>;
+  readonly now?: () => number;
   readonly statuses: SourceStatusRegistry;
   readonly logger: Logger;
   /** How long a raw upstream list is reused when the upstream gives no `ttlMs` (2025-era servers). */
@@ -88,11 +97,14 @@ export class ToolCatalog {
   ): Promise<WorkspaceCatalog> {
     const wanted = workspace.mcpSources.filter((s) => sourceFilter === undefined || sourceFilter(s.name));
     const lists = await Promise.all(wanted.map((source) => this.sourceTools(workspace.name, source)));
-    const tools = lists.flat().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const tools = lists
+      .flatMap((list) => list.tools)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const ttlMs = lists.reduce((min, list) => Math.min(min, list.ttlMs), this.deps.listTtlMs);
     const sources = new Map(
       wanted.map((s) => [s.name, this.deps.statuses.get(workspace.name, s.name)] as const),
     );
-    return { tools, sources };
+    return { tools, sources, ttlMs };
   }
 
   breakerState(workspace: string, sourceName: string): BreakerState {
@@ -104,10 +116,15 @@ export class ToolCatalog {
     this.deps.cache.invalidate(`${workspace}/${sourceName}/`);
   }
 
-  private async sourceTools(workspace: string, source: McpSourceConfig): Promise<CatalogTool[]> {
+  private async sourceTools(
+    workspace: string,
+    source: McpSourceConfig,
+  ): Promise<{ tools: CatalogTool[]; ttlMs: number }> {
     const key = ToolCatalog.cacheKey(workspace, source);
+    const now = this.deps.now ?? Date.now;
     const cached = this.deps.cache.get(key);
-    if (cached !== undefined) return toCatalogTools(source, cached);
+    if (cached !== undefined)
+      return { tools: toCatalogTools(source, cached.tools), ttlMs: Math.max(0, cached.expiresAt - now()) };
     try {
       const listed = await this.deps.breakers.run(workspace, source, () =>
         withSessionRecovery(this.deps.pool, workspace, source, async (connection) => ({
@@ -118,7 +135,8 @@ export class ToolCatalog {
       );
       const { tools, ttlMs, era, connectedAt } = listed;
       // Honour the upstream's own hint when it gives one (0 means do not reuse); otherwise our default.
-      this.deps.cache.set(key, tools, Math.min(ttlMs ?? this.deps.listTtlMs, MAX_LIST_TTL_MS));
+      const lifetime = Math.max(0, Math.min(ttlMs ?? this.deps.listTtlMs, MAX_LIST_TTL_MS));
+      this.deps.cache.set(key, { tools, expiresAt: now() + lifetime }, lifetime);
       const catalogTools = toCatalogTools(source, tools);
       this.deps.statuses.set(workspace, source.name, {
         status: 'ready',
@@ -128,7 +146,7 @@ export class ToolCatalog {
         era,
         eraDetectedAt: connectedAt,
       });
-      return catalogTools;
+      return { tools: catalogTools, ttlMs: lifetime };
     } catch (error) {
       const code = classifyUpstreamError(error);
       if (code !== 'upstream_circuit_open') this.deps.pool.discard(workspace, source.name);
@@ -141,7 +159,7 @@ export class ToolCatalog {
         eraDetectedAt: undefined,
       });
       this.deps.logger.warn({ workspace, source: source.name, code }, 'upstream tool discovery failed');
-      return [];
+      return { tools: [], ttlMs: 0 };
     }
   }
 }

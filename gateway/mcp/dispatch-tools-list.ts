@@ -19,7 +19,7 @@ export function toolsList(catalog: ToolCatalog): McpHandler {
         'Invalid params: unknown cursor (the gateway returns tools/list in one page).',
       );
     }
-    const { tools, sources } = await catalogFor(catalog, request.principal);
+    const { tools, sources, ttlMs } = await catalogFor(catalog, request.principal);
     const unavailable = [...sources]
       .filter(([, state]) => state.status === 'unavailable')
       .map(([source, state]) => ({ source, code: state.error?.code, class: state.error?.errorClass }));
@@ -27,7 +27,7 @@ export function toolsList(catalog: ToolCatalog): McpHandler {
       tools: tools
         .filter((tool) => isCallable(request.principal, tool))
         .map((tool) => ({ ...tool.definition, name: tool.name })),
-      ttlMs: unavailable.length > 0 ? 0 : TOOLS_LIST_TTL_MS,
+      ttlMs: unavailable.length > 0 ? 0 : Math.min(ttlMs, TOOLS_LIST_TTL_MS),
       cacheScope: 'private',
       ...(unavailable.length > 0 ? { _meta: { [META.unavailableSources]: unavailable } } : {}),
     };

@@ -3,7 +3,12 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type McpSourceConfig } from '../../../gateway/config/index.js';
-import { MemoryDiscoveryCache, SourceStatusRegistry, ToolCatalog } from '../../../gateway/discovery/index.js';
+import {
+  type CachedToolList,
+  MemoryDiscoveryCache,
+  SourceStatusRegistry,
+  ToolCatalog,
+} from '../../../gateway/discovery/index.js';
 import { silentLogger } from '../../../gateway/telemetry/index.js';
 import {
   BreakerRegistry,
@@ -18,7 +23,7 @@ const echo: Tool = {
   annotations: { readOnlyHint: true },
 };
 
-function setup(ttlMs: number | undefined) {
+function setup(ttlMs: number | undefined, clock: { now: number } = { now: 1_000_000 }) {
   let lists = 0;
   let events: UpstreamEvents | undefined;
   const connector = (
@@ -66,7 +71,8 @@ function setup(ttlMs: number | undefined) {
   const catalog = new ToolCatalog({
     pool,
     breakers: new BreakerRegistry(),
-    cache: new MemoryDiscoveryCache<readonly Tool[]>(),
+    cache: new MemoryDiscoveryCache<CachedToolList>(() => clock.now),
+    now: () => clock.now,
     statuses,
     logger: silentLogger,
     listTtlMs: 60_000,
@@ -102,5 +108,15 @@ describe('ToolCatalog cache hints', () => {
       era: 'modern',
       eraDetectedAt: '2026-11-22T00:00:00.000Z',
     });
+  });
+  it('reports the shortest remaining lifetime as the merged list ttlMs', async () => {
+    const clock = { now: 1_000_000 };
+    const s = setup(5_000, clock);
+    expect((await s.catalog.workspaceCatalog(s.workspace)).ttlMs).toBe(5_000);
+    clock.now += 2_000;
+    expect((await s.catalog.workspaceCatalog(s.workspace)).ttlMs).toBe(3_000);
+    expect(s.lists()).toBe(1);
+    const uncached = setup(0);
+    expect((await uncached.catalog.workspaceCatalog(uncached.workspace)).ttlMs).toBe(0);
   });
 });

@@ -7,6 +7,7 @@ import {
   type WorkspaceConfig,
 } from '../../../gateway/config/index.js';
 import {
+  type CachedToolList,
   MemoryDiscoveryCache,
   requiredPermission,
   SourceStatusRegistry,
@@ -83,7 +84,7 @@ function catalogFor(upstreams: FakeUpstreams, listTtlMs = 60_000) {
   const catalog = new ToolCatalog({
     pool,
     breakers: new BreakerRegistry(),
-    cache: new MemoryDiscoveryCache<readonly Tool[]>(),
+    cache: new MemoryDiscoveryCache<CachedToolList>(),
     statuses,
     logger: silentLogger,
     listTtlMs,
