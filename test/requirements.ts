@@ -86,4 +86,6 @@ export const REQUIREMENTS: Record<string, string> = {
     'duty 13: gateway requestState is integrity protected and bound to key and request',
   'mcp:legacy-sampling-bridge': 'duty 16: legacy sampling bridged into input_required',
   'mcp:legacy-bridge-sdk-client': 'issue 3: a real v2 client completes a bridged legacy elicitation',
+  'mcp:sse-detected':
+    'duty 21: era detection falls back to HTTP+SSE on 400/404/405 and is recorded with a timestamp',
 };

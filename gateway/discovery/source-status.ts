@@ -11,6 +11,8 @@ export interface SourceState {
   /** The protocol era detected for the source's live connection (`modern` or `legacy`), and when. */
   readonly era: string | undefined;
   readonly eraDetectedAt: string | undefined;
+  /** The transport in use, which may differ from the configured one after era detection. */
+  readonly transportInUse: string | undefined;
 }
 
 export const UNKNOWN_STATE: SourceState = {
@@ -20,6 +22,7 @@ export const UNKNOWN_STATE: SourceState = {
   error: undefined,
   era: undefined,
   eraDetectedAt: undefined,
+  transportInUse: undefined,
 };
 
 export class SourceStatusRegistry {

@@ -131,9 +131,10 @@ export class ToolCatalog {
           ...(await connection.listTools(AbortSignal.timeout(source.timeouts.listMs))),
           era: connection.era,
           connectedAt: connection.connectedAt,
+          transportInUse: connection.transport ?? source.transport,
         })),
       );
-      const { tools, ttlMs, era, connectedAt } = listed;
+      const { tools, ttlMs, era, connectedAt, transportInUse } = listed;
       // Honour the upstream's own hint when it gives one (0 means do not reuse); otherwise our default.
       const lifetime = Math.max(0, Math.min(ttlMs ?? this.deps.listTtlMs, MAX_LIST_TTL_MS));
       this.deps.cache.set(key, { tools, expiresAt: now() + lifetime }, lifetime);
@@ -145,6 +146,7 @@ export class ToolCatalog {
         error: undefined,
         era,
         eraDetectedAt: connectedAt,
+        transportInUse,
       });
       return { tools: catalogTools, ttlMs: lifetime };
     } catch (error) {
@@ -157,6 +159,7 @@ export class ToolCatalog {
         error: { code, errorClass: catalogueEntry(code).errorClass },
         era: undefined,
         eraDetectedAt: undefined,
+        transportInUse: undefined,
       });
       this.deps.logger.warn({ workspace, source: source.name, code }, 'upstream tool discovery failed');
       return { tools: [], ttlMs: 0 };

@@ -16,6 +16,7 @@ export interface SourceRecord {
   readonly breaker: BreakerState;
   readonly era: string | null;
   readonly era_detected_at: string | null;
+  readonly transport_in_use: string | null;
 }
 
 export function sourceRecord(
@@ -36,5 +37,6 @@ export function sourceRecord(
     breaker,
     era: state.era ?? null,
     era_detected_at: state.eraDetectedAt ?? null,
+    transport_in_use: state.transportInUse ?? null,
   };
 }

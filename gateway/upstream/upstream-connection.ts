@@ -2,6 +2,7 @@
 // built on the v2 SDK client in `auto` negotiation so modern and legacy upstreams both work.
 // Upstream credentials come from the source's secret references; the caller's key never leaves here.
 import {
+  SdkHttpError,
   type Progress,
   Client,
   SSEClientTransport,
@@ -34,6 +35,8 @@ export interface UpstreamConnection {
   listTools(signal: AbortSignal): Promise<ToolList>;
   /** When this connection (and so its era detection) was made. */
   readonly connectedAt: string;
+  /** The transport actually in use (a Streamable HTTP source may turn out to be HTTP+SSE). */
+  readonly transport?: McpSourceConfig['transport'];
   /** Lists resources or prompts (all pages); empty when the upstream does not offer them. */
   listResources(signal: AbortSignal): Promise<readonly Record<string, unknown>[]>;
   listPrompts(signal: AbortSignal): Promise<readonly Record<string, unknown>[]>;
@@ -74,8 +77,12 @@ function stdioEnvironment(source: McpSourceConfig, secrets: SecretReader): Recor
   return env;
 }
 
-export function transportFor(source: McpSourceConfig, deps: ConnectDeps) {
-  switch (source.transport) {
+export function transportFor(
+  source: McpSourceConfig,
+  deps: ConnectDeps,
+  kind: McpSourceConfig['transport'] = source.transport,
+) {
+  switch (kind) {
     case 'stdio':
       return new StdioClientTransport({
         command: source.command as string,
@@ -109,34 +116,45 @@ export async function connectUpstream(
   deps: ConnectDeps,
   events?: UpstreamEvents,
 ): Promise<UpstreamConnection> {
-  const client = new Client(
-    { name: deps.clientInfo.name, version: deps.clientInfo.version },
-    {
-      versionNegotiation: { mode: 'auto', probe: { timeoutMs: source.timeouts.connectMs } },
-      ...(events === undefined
-        ? {}
-        : {
-            listChanged: {
-              tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.toolsChanged() },
-            },
-          }),
-    },
-  );
-  const transport = transportFor(source, deps);
-  const signal = AbortSignal.timeout(source.timeouts.connectMs);
+  const newClient = () =>
+    new Client(
+      { name: deps.clientInfo.name, version: deps.clientInfo.version },
+      {
+        versionNegotiation: { mode: 'auto', probe: { timeoutMs: source.timeouts.connectMs } },
+        ...(events === undefined
+          ? {}
+          : {
+              listChanged: {
+                tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.toolsChanged() },
+              },
+            }),
+      },
+    );
+  let client = newClient();
+  let transportUsed = source.transport;
   try {
-    await client.connect(transport, { timeout: source.timeouts.connectMs, signal });
+    await connectWith(client, transportFor(source, deps), source);
   } catch (error) {
-    await client.close().catch(() => undefined);
-    throw error;
+    // Era detection (duty 21): a Streamable HTTP probe and initialize that both end in 400/404/405
+    // mean a 2024-11-05 HTTP+SSE server; anything else (401/403/5xx/time-out) is no evidence.
+    if (
+      source.transport !== 'streamable-http' ||
+      !(error instanceof SdkHttpError) ||
+      ![400, 404, 405].includes(error.status)
+    )
+      throw error;
+    client = newClient();
+    transportUsed = 'sse';
+    await connectWith(client, transportFor(source, deps, 'sse'), source);
   }
   const era = client.getProtocolEra();
   const relay =
-    source.transport === 'streamable-http' && era === 'modern'
+    transportUsed === 'streamable-http' && era === 'modern'
       ? createModernRelay(source.url as string, () => credentialHeaders(source, deps.secrets))
       : undefined;
   return {
     era,
+    transport: transportUsed,
     connectedAt: new Date().toISOString(),
     relay,
     async listTools(callSignal) {
@@ -210,4 +228,20 @@ export async function connectUpstream(
     },
     close: () => client.close(),
   };
+}
+
+async function connectWith(
+  client: Client,
+  transport: Parameters<Client['connect']>[0],
+  source: McpSourceConfig,
+): Promise<void> {
+  try {
+    await client.connect(transport, {
+      timeout: source.timeouts.connectMs,
+      signal: AbortSignal.timeout(source.timeouts.connectMs),
+    });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
 }

@@ -47,6 +47,8 @@ beforeAll(async () => {
               credential: { type: 'bearer', secret: { env: 'LEGACY_TOKEN' } },
             },
             { name: 'sse', transport: 'sse', url: sse.url },
+            // Configured as Streamable HTTP; era detection falls back to HTTP+SSE (duty 21).
+            { name: 'ssedetect', transport: 'streamable-http', url: sse.url },
             { name: 'everything', transport: 'streamable-http', url: everything.url },
             { name: 'everystdio', transport: 'stdio', command: stdio.command, args: stdio.args },
           ],
@@ -143,5 +145,27 @@ describe('other upstream shapes', () => {
       expect(response.status).toBe(200);
       expect(text).toContain(`hello from ${tool}`);
     }
+  });
+
+  it('mcp:sse-detected — a server configured as Streamable HTTP that is really HTTP+SSE is detected', async () => {
+    const { response, text } = await call('ssedetect__add', { a: 20, b: 22 });
+    expect(response.status).toBe(200);
+    expect(text).toContain('42');
+    const sources = (await (
+      await fetch(`${h.url}/agent/sources?response_format=json`, {
+        headers: { authorization: `Bearer ${key.key}` },
+      })
+    ).json()) as {
+      sources: {
+        id: string;
+        transport: string;
+        transport_in_use: string;
+        era: string;
+        era_detected_at: string;
+      }[];
+    };
+    const detected = sources.sources.find((s) => s.id === 'ssedetect');
+    expect(detected).toMatchObject({ transport: 'streamable-http', transport_in_use: 'sse', era: 'legacy' });
+    expect(Date.parse(detected!.era_detected_at)).not.toBeNaN();
   });
 });
