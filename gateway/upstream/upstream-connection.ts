@@ -175,36 +175,20 @@ export async function connectUpstream(
       return { tools, ttlMs };
     },
     async listResources(callSignal) {
-      const capabilities = client.getServerCapabilities();
-      if (capabilities !== undefined && capabilities.resources === undefined) return [];
-      const out: Record<string, unknown>[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < 64; page += 1) {
-        const result = await client.listResources(cursor === undefined ? {} : { cursor }, {
-          signal: callSignal,
-          timeout: source.timeouts.listMs,
-        });
-        out.push(...(result.resources as Record<string, unknown>[]));
-        cursor = result.nextCursor;
-        if (cursor === undefined) break;
-      }
-      return out;
+      if (client.getServerCapabilities()?.resources === undefined) return [];
+      const options = { signal: callSignal, timeout: source.timeouts.listMs };
+      return collectPages(async (cursor) => {
+        const page = await client.listResources(cursor === undefined ? {} : { cursor }, options);
+        return { items: page.resources, nextCursor: page.nextCursor };
+      });
     },
     async listPrompts(callSignal) {
-      const capabilities = client.getServerCapabilities();
-      if (capabilities !== undefined && capabilities.prompts === undefined) return [];
-      const out: Record<string, unknown>[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < 64; page += 1) {
-        const result = await client.listPrompts(cursor === undefined ? {} : { cursor }, {
-          signal: callSignal,
-          timeout: source.timeouts.listMs,
-        });
-        out.push(...(result.prompts as Record<string, unknown>[]));
-        cursor = result.nextCursor;
-        if (cursor === undefined) break;
-      }
-      return out;
+      if (client.getServerCapabilities()?.prompts === undefined) return [];
+      const options = { signal: callSignal, timeout: source.timeouts.listMs };
+      return collectPages(async (cursor) => {
+        const page = await client.listPrompts(cursor === undefined ? {} : { cursor }, options);
+        return { items: page.prompts, nextCursor: page.nextCursor };
+      });
     },
     readResource(uri, options) {
       return client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs });
@@ -244,4 +228,21 @@ async function connectWith(
     await client.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** Follows `nextCursor` through at most 64 pages (the SDK's own cap for aggregated lists). */
+async function collectPages(
+  fetchPage: (
+    cursor: string | undefined,
+  ) => Promise<{ items: readonly object[]; nextCursor: string | undefined }>,
+): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 64; page += 1) {
+    const result = await fetchPage(cursor);
+    out.push(...(result.items as Record<string, unknown>[]));
+    cursor = result.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return out;
 }
