@@ -13,7 +13,13 @@ import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.j
 import { requestIdFor } from './platform/request-id.js';
 import './platform/request-context.js';
 import { createDispatcher, registerMcpRoute, type ElicitationBridge } from './mcp/index.js';
-import { registerMcpConfigRoute, registerSourcesRoutes, registerToolsRoute } from './rest/index.js';
+import type { KnowledgeService, SyncEngine } from './knowledge/index.js';
+import {
+  registerKnowledgeRoutes,
+  registerMcpConfigRoute,
+  registerSourcesRoutes,
+  registerToolsRoute,
+} from './rest/index.js';
 import type { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 
 export interface AppDeps {
@@ -22,6 +28,8 @@ export interface AppDeps {
   readonly pool: UpstreamPool;
   readonly breakers: BreakerRegistry;
   readonly bridge: ElicitationBridge;
+  readonly knowledge: KnowledgeService;
+  readonly sync: SyncEngine;
   readonly logger: PinoLogger;
   readonly lifecycle: Lifecycle;
   readonly now?: () => Date;
@@ -71,7 +79,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   registerHealthRoutes(app, deps.lifecycle);
-  registerSourcesRoutes(app, deps.catalog);
+  registerSourcesRoutes(app, deps.catalog, deps.sync);
+  registerKnowledgeRoutes(app, deps.knowledge);
   registerToolsRoute(app, deps.catalog);
   registerMcpConfigRoute(app);
   registerMcpRoute(
@@ -81,6 +90,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       pool: deps.pool,
       breakers: deps.breakers,
       bridge: deps.bridge,
+      knowledge: deps.knowledge,
     }),
   );
   return app;

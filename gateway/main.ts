@@ -10,6 +10,7 @@ import {
   ToolCatalog,
   type CachedToolList,
 } from './discovery/index.js';
+import { KnowledgeService, MemorySourceLock, SqliteKnowledgeStore, SyncEngine } from './knowledge/index.js';
 import { ElicitationBridge } from './mcp/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
@@ -65,12 +66,27 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const unsubscribe = config.subscribe((snapshot) => {
     cache.invalidate('');
     pool.retain(snapshot.config);
+    sync.schedule(snapshot.config);
   });
 
   const lifecycle: Lifecycle = { ready: false };
   const inflight = new InflightTracker();
   const bridge = new ElicitationBridge();
-  const app = buildApp({ config, catalog, pool, breakers, bridge, logger, lifecycle, inflight });
+  const store = new SqliteKnowledgeStore(config.current().config.knowledge.sqlitePath);
+  const sync = new SyncEngine(store, new MemorySourceLock(), logger);
+  const knowledge = new KnowledgeService(store);
+  const app = buildApp({
+    config,
+    catalog,
+    pool,
+    breakers,
+    bridge,
+    knowledge,
+    sync,
+    logger,
+    lifecycle,
+    inflight,
+  });
   const server = config.current().config.server;
   await app.listen({ host: server.host, port: server.port });
   lifecycle.ready = true;
@@ -79,6 +95,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const url = `http://${server.host.includes(':') ? `[${server.host}]` : server.host}:${port}`;
   logger.info({ url, config: config.path, revision: config.current().revision }, 'agent gateway listening');
   warmUp(catalog, config, logger);
+  sync.schedule(config.current().config);
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -95,6 +112,8 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       await Promise.race([pool.close(), deadline]);
       breakers.close();
       await bridge.close();
+      sync.stop();
+      await store.close();
       await config.close();
       logger.info({}, 'agent gateway stopped');
     })();

@@ -122,14 +122,55 @@ export const McpSourceSchema = z
   });
 export type McpSourceConfig = z.infer<typeof McpSourceSchema>;
 
+/** Data sources feed the workspace's knowledge index (issue 4). `files`: a directory tree. */
+export const FilesDataSourceSchema = z.strictObject({
+  name: nameSchema,
+  type: z.literal('files'),
+  description: z.string().max(500).optional(),
+  /** The directory to index; relative paths resolve against the gateway's working directory. */
+  path: z.string().min(1),
+  include: z
+    .array(z.string().min(1))
+    .default(['**/*.md', '**/*.markdown', '**/*.txt', '**/*.html', '**/*.htm', '**/*.json']),
+  exclude: z.array(z.string().min(1)).default(['**/node_modules/**', '**/.git/**']),
+  maxFileBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(2 * 1024 * 1024),
+  syncIntervalMs: z.number().int().min(1000).max(86_400_000).default(300_000),
+});
+
+export const DataSourceSchema = z.discriminatedUnion('type', [FilesDataSourceSchema]);
+export type DataSourceConfig = z.infer<typeof DataSourceSchema>;
+export const SOURCE_TYPES = ['files'] as const;
+
 export const WorkspaceSchema = z
   .strictObject({
     name: nameSchema,
     displayName: z.string().max(200).optional(),
     mcpSources: z.array(McpSourceSchema).default([]),
     keys: z.array(ApiKeySchema).default([]),
+    dataSources: z.array(DataSourceSchema).default([]),
   })
   .superRefine((workspace, ctx) => {
+    reportDuplicates(
+      workspace.dataSources.map((s) => s.name),
+      ['dataSources'],
+      'name',
+      'data source name',
+      ctx,
+    );
+    const mcpNames = new Set(workspace.mcpSources.map((s) => s.name));
+    workspace.dataSources.forEach((source, index) => {
+      if (mcpNames.has(source.name))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['dataSources', index, 'name'],
+          message: `${source.name} is already an MCP source name; source names are shared`,
+        });
+    });
     reportDuplicates(
       workspace.mcpSources.map((s) => s.name),
       ['mcpSources'],
@@ -159,6 +200,13 @@ export const ServerSchema = z.strictObject({
   shutdownGraceMs: z.number().int().min(0).max(120_000).default(10_000),
 });
 
+export const KnowledgeSchema = z.strictObject({
+  /** SQLite file of the embedded knowledge index; ':memory:' keeps it in memory only. */
+  sqlitePath: z.string().min(1).default(':memory:'),
+  /** Adds `X-Service-Usage: results=N; est_tokens=M; tokenizer=o200k_base` to agent responses. */
+  usageHints: z.boolean().default(false),
+});
+
 export const GatewayConfigSchema = z
   .strictObject({
     version: z.literal(1, { error: 'must be 1 (the only config version so far)' }),
@@ -171,6 +219,7 @@ export const GatewayConfigSchema = z
       shutdownGraceMs: 10_000,
     }),
     workspaces: z.array(WorkspaceSchema).default([]),
+    knowledge: KnowledgeSchema.default({ sqlitePath: ':memory:', usageHints: false }),
   })
   .superRefine((config, ctx) => {
     reportDuplicates(

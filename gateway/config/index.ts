@@ -5,9 +5,14 @@ export {
   ApiKeySchema,
   ServerSchema,
   AccessSchema,
+  DataSourceSchema,
+  FilesDataSourceSchema,
+  KnowledgeSchema,
+  SOURCE_TYPES,
 } from './config-schema.js';
 export type {
   BreakerConfig,
+  DataSourceConfig,
   GatewayConfig,
   WorkspaceConfig,
   McpSourceConfig,

@@ -10,7 +10,9 @@ import {
   type BreakerRegistry,
   type UpstreamPool,
 } from '../upstream/index.js';
+import type { KnowledgeService } from '../knowledge/index.js';
 import type { ElicitationBridge } from './elicitation-bridge.js';
+import { callKnowledgeTool, isKnowledgeTool, knowledgeToolsFor } from './knowledge-tools.js';
 import { RequestStateSeal } from './request-state-seal.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
@@ -26,6 +28,7 @@ export interface ToolsCallDeps {
   readonly pool: UpstreamPool;
   readonly breakers: BreakerRegistry;
   readonly bridge: ElicitationBridge;
+  readonly knowledge: KnowledgeService;
 }
 
 export function unknownTool(name: string): McpError {
@@ -60,6 +63,12 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       throw new McpError(200, RPC.invalidParams, 'Invalid params: name must be a string.');
     const args = argumentsOf(request.params);
     const principal = request.principal;
+    if (isKnowledgeTool(name)) {
+      // The gateway's own read tools: visible only when the workspace has data sources the key may see.
+      if (!knowledgeToolsFor(principal, deps.knowledge).some((tool) => tool.name === name))
+        throw unknownTool(name);
+      return callKnowledgeTool(name, args ?? {}, principal, deps.knowledge);
+    }
     // Only the named tool's own source is consulted, so a slow or broken source never delays calls
     // to the others. Source names never contain `_`, so the prefix before `__` is the source.
     const sourceName = name.split(NAMESPACE_SEPARATOR, 1)[0] ?? '';

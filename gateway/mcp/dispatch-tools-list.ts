@@ -2,6 +2,8 @@
 // tools this key may call, names `<source>__<tool>`, deterministic order. The result depends on the
 // key, so it is always `private`; a source that is down is left out and named in `_meta`.
 import type { ToolCatalog } from '../discovery/index.js';
+import type { KnowledgeService } from '../knowledge/index.js';
+import { knowledgeToolsFor } from './knowledge-tools.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
 import { META, RPC } from './protocol.js';
@@ -10,7 +12,7 @@ import { catalogFor, isCallable } from './visible-tools.js';
 /** How long a client may reuse the merged list: the gateway's own cache lifetime for raw lists. */
 export const TOOLS_LIST_TTL_MS = 30_000;
 
-export function toolsList(catalog: ToolCatalog): McpHandler {
+export function toolsList(catalog: ToolCatalog, knowledge: KnowledgeService): McpHandler {
   return async (request) => {
     if (request.params['cursor'] !== undefined) {
       throw new McpError(
@@ -24,9 +26,12 @@ export function toolsList(catalog: ToolCatalog): McpHandler {
       .filter(([, state]) => state.status === 'unavailable')
       .map(([source, state]) => ({ source, code: state.error?.code, class: state.error?.errorClass }));
     return {
-      tools: tools
-        .filter((tool) => isCallable(request.principal, tool))
-        .map((tool) => ({ ...tool.definition, name: tool.name })),
+      tools: [
+        ...knowledgeToolsFor(request.principal, knowledge),
+        ...tools
+          .filter((tool) => isCallable(request.principal, tool))
+          .map((tool) => ({ ...tool.definition, name: tool.name })),
+      ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       ttlMs: unavailable.length > 0 ? 0 : Math.min(ttlMs, TOOLS_LIST_TTL_MS),
       cacheScope: 'private',
       ...(unavailable.length > 0 ? { _meta: { [META.unavailableSources]: unavailable } } : {}),

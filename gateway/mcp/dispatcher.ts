@@ -7,6 +7,7 @@ import { toolsCall } from './dispatch-tools-call.js';
 import { toolsList } from './dispatch-tools-list.js';
 import { promptsGet, promptsList } from './dispatch-prompts.js';
 import { resourcesList, resourcesRead, resourceTemplatesList } from './dispatch-resources.js';
+import type { KnowledgeService } from '../knowledge/index.js';
 import type { ElicitationBridge } from './elicitation-bridge.js';
 import { McpError } from './jsonrpc.js';
 import { initialize, ping, setLogLevel } from './legacy-handshake.js';
@@ -19,13 +20,14 @@ export interface DispatcherDeps {
   readonly pool: UpstreamPool;
   readonly breakers: BreakerRegistry;
   readonly bridge: ElicitationBridge;
+  readonly knowledge: KnowledgeService;
 }
 
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;
 
 export function createDispatcher(deps: DispatcherDeps): Dispatch {
   const shared: Record<string, McpHandler> = {
-    'tools/list': toolsList(deps.catalog),
+    'tools/list': toolsList(deps.catalog, deps.knowledge),
     'tools/call': toolsCall(deps),
     'resources/list': resourcesList(deps),
     'resources/read': resourcesRead(deps),

@@ -1,22 +1,27 @@
-// The flat record shape of a connected source (GET /agent/sources). Flat columns keep TOON tabular.
-import type { McpSourceConfig } from '../config/index.js';
+// The flat record of a connected source (GET /agent/sources): MCP sources and data sources share one
+// set of columns (null where a column does not apply) so the list stays one TOON table.
+import type { DataSourceConfig, McpSourceConfig } from '../config/index.js';
 import type { SourceState } from '../discovery/index.js';
+import type { SyncState } from '../knowledge/index.js';
 import type { BreakerState } from '../upstream/index.js';
 
 export interface SourceRecord {
   readonly id: string;
-  readonly type: 'mcp';
-  readonly transport: McpSourceConfig['transport'];
-  readonly status: SourceState['status'];
-  readonly tool_count: number;
+  readonly type: string;
+  readonly transport: string | null;
+  readonly status: 'ready' | 'unavailable' | 'unknown' | 'syncing';
+  readonly tool_count: number | null;
+  readonly documents: number | null;
   readonly checked_at: string | null;
+  readonly last_success_at: string | null;
   readonly error_code: string | null;
   readonly error_class: string | null;
   readonly description: string | null;
-  readonly breaker: BreakerState;
+  readonly breaker: BreakerState | null;
   readonly era: string | null;
   readonly era_detected_at: string | null;
   readonly transport_in_use: string | null;
+  readonly sync_progress: string | null;
 }
 
 export function sourceRecord(
@@ -30,7 +35,9 @@ export function sourceRecord(
     transport: source.transport,
     status: state.status,
     tool_count: state.toolCount,
+    documents: null,
     checked_at: state.checkedAt ?? null,
+    last_success_at: state.status === 'ready' ? (state.checkedAt ?? null) : null,
     error_code: state.error?.code ?? null,
     error_class: state.error?.errorClass ?? null,
     description: source.description ?? null,
@@ -38,5 +45,36 @@ export function sourceRecord(
     era: state.era ?? null,
     era_detected_at: state.eraDetectedAt ?? null,
     transport_in_use: state.transportInUse ?? null,
+    sync_progress: null,
+  };
+}
+
+export function dataSourceRecord(source: DataSourceConfig, state: SyncState): SourceRecord {
+  const status =
+    state.status === 'syncing'
+      ? 'syncing'
+      : state.status === 'failed'
+        ? 'unavailable'
+        : state.lastSuccessAt !== undefined
+          ? 'ready'
+          : 'unknown';
+  return {
+    id: source.name,
+    type: source.type,
+    transport: null,
+    status,
+    tool_count: null,
+    documents: state.documents,
+    checked_at: state.lastSyncAt ?? null,
+    last_success_at: state.lastSuccessAt ?? null,
+    error_code: state.lastError === undefined ? null : 'sync_failed',
+    error_class: state.lastError === undefined ? null : 'upstream_reachability',
+    description: source.description ?? null,
+    breaker: null,
+    era: null,
+    era_detected_at: null,
+    transport_in_use: null,
+    sync_progress:
+      state.progress === undefined ? null : `${state.progress.done}/${state.progress.total ?? '?'}`,
   };
 }

@@ -1,0 +1,78 @@
+// The default answerer of /agent/query (D8): picks sentences from the retrieved chunks by query-term
+// coverage and diversity (maximal marginal relevance). Every sentence of the answer is copied
+// verbatim from a chunk and cites it, so the answer is verifiably supported by its sources.
+export interface AnswerSentence {
+  readonly text: string;
+  readonly chunkId: string;
+}
+
+export interface CandidateChunk {
+  readonly chunkId: string;
+  readonly text: string;
+  /** 0 for the best-ranked chunk. */
+  readonly rank: number;
+}
+
+const MAX_SENTENCES = 3;
+const LAMBDA = 0.7;
+
+function words(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
+}
+
+function stemMatches(word: string, term: string): boolean {
+  const stem = term.length > 5 ? term.slice(0, term.length - 2) : term;
+  return word.startsWith(stem);
+}
+
+function similarity(a: Set<string>, b: Set<string>): number {
+  let shared = 0;
+  for (const word of a) if (b.has(word)) shared += 1;
+  return shared / Math.max(1, Math.min(a.size, b.size));
+}
+
+export function splitSentences(text: string): string[] {
+  return (
+    (text.replace(/\s+/g, ' ').match(/[^.!?]+[.!?]+(?=\s|$)|[^.!?]+$/g) ?? [])
+      .map((s) => s.trim())
+      // Fragments (a cut-off tail, a table cell) are not sentences worth citing.
+      .filter(
+        (s) =>
+          s.length >= 20 && s.length <= 600 && s.split(' ').length >= 6 && /^[\p{L}\p{N}"'*`(-]/u.test(s),
+      )
+  );
+}
+
+export function extractiveAnswer(
+  terms: readonly string[],
+  chunks: readonly CandidateChunk[],
+): AnswerSentence[] {
+  const candidates = chunks.flatMap((chunk) =>
+    splitSentences(chunk.text).map((text) => {
+      const sentenceWords = words(text);
+      const covered = terms.filter((term) =>
+        [...sentenceWords].some((word) => stemMatches(word, term)),
+      ).length;
+      const enough = covered >= Math.max(1, Math.ceil(terms.length / 3));
+      const relevance = !enough || terms.length === 0 ? 0 : covered / terms.length + 0.1 / (1 + chunk.rank);
+      return { text, chunkId: chunk.chunkId, words: sentenceWords, relevance };
+    }),
+  );
+  const chosen: typeof candidates = [];
+  const pool = candidates.filter((c) => c.relevance > 0);
+  while (chosen.length < MAX_SENTENCES && pool.length > 0) {
+    let bestIndex = -1;
+    let bestScore = Number.NEGATIVE_INFINITY;
+    pool.forEach((candidate, index) => {
+      const redundancy = chosen.reduce((max, c) => Math.max(max, similarity(candidate.words, c.words)), 0);
+      const score = LAMBDA * candidate.relevance - (1 - LAMBDA) * redundancy;
+      if (score > bestScore) {
+        bestScore = score;
+        bestIndex = index;
+      }
+    });
+    if (bestIndex < 0) break;
+    chosen.push(...pool.splice(bestIndex, 1));
+  }
+  return chosen.map(({ text, chunkId }) => ({ text, chunkId }));
+}

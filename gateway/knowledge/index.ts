@@ -1,0 +1,32 @@
+export { SqliteKnowledgeStore } from './sqlite-store.js';
+export type {
+  KnowledgeStore,
+  WorkspaceStore,
+  SearchHit,
+  SearchFilters,
+  DocumentInput,
+  ChunkInput,
+  SyncState,
+  StoredDocument,
+  StoredChunk,
+} from './knowledge-store.js';
+export { SyncEngine } from './sync-engine.js';
+export type { SyncReport, ConnectorFactory } from './sync-engine.js';
+export { MemorySourceLock } from './source-lock.js';
+export type { SourceLock } from './source-lock.js';
+export {
+  KnowledgeService,
+  DocumentNotFound,
+  InvalidCursor,
+  PAGE_MAX_CHARS,
+  PAGE_MAX_CHUNKS,
+} from './knowledge-service.js';
+export type { SearchRequest, SearchRecord, DocumentPage } from './knowledge-service.js';
+export { chunkText, DEFAULT_CHUNKING } from './chunker.js';
+export { documentId, chunkId, parseChunkId, contentHash } from './stable-ids.js';
+export { queryTerms } from './query-terms.js';
+export { makeSnippet } from './snippet.js';
+export { extractiveAnswer, splitSentences } from './extractive-answer.js';
+export { encodeCursor, decodeCursor } from './document-cursor.js';
+export { connectorFor } from './connectors/index.js';
+export type { Connector, SourceItem } from './connectors/index.js';

@@ -1,0 +1,168 @@
+// What the agent endpoints and the gateway's own MCP tools ask of the knowledge layer: ranked
+// snippets with provenance, an answer with the records behind it, and bounded pages of one document.
+// The workspace and the visible sources always come from the principal (spec §1, §5.2).
+import { canSeeSource, type Principal } from '../auth/index.js';
+import { decodeCursor, encodeCursor } from './document-cursor.js';
+import { extractiveAnswer } from './extractive-answer.js';
+import type { KnowledgeStore } from './knowledge-store.js';
+import { queryTerms } from './query-terms.js';
+import { makeSnippet } from './snippet.js';
+import { chunkId } from './stable-ids.js';
+
+export interface SearchRequest {
+  readonly query: string;
+  readonly limit: number;
+  readonly connectorId: string | undefined;
+  readonly sourceType: string | undefined;
+  readonly snippetChars: number;
+}
+
+export interface SearchRecord {
+  readonly rank: number;
+  readonly doc_id: string;
+  readonly chunk_id: string;
+  readonly score: number;
+  readonly title: string;
+  readonly snippet: string;
+  readonly connector_id: string;
+  readonly source_type: string;
+  readonly url: string | null;
+  readonly updated_at: string | null;
+}
+
+export interface DocumentPage {
+  readonly doc_id: string;
+  readonly title: string;
+  readonly connector_id: string;
+  readonly source_type: string;
+  readonly url: string | null;
+  readonly updated_at: string | null;
+  readonly total_chunks: number;
+  readonly chunks: readonly {
+    chunk_id: string;
+    n: number;
+    text: string;
+    char_start: number;
+    char_end: number;
+  }[];
+  readonly nextCursor?: string;
+}
+
+export class DocumentNotFound extends Error {}
+export class InvalidCursor extends Error {}
+
+/** Upper bounds of one get_document page. */
+export const PAGE_MAX_CHUNKS = 8;
+export const PAGE_MAX_CHARS = 8000;
+
+export class KnowledgeService {
+  constructor(private readonly store: KnowledgeStore) {}
+
+  private visibleSources(principal: Principal): string[] {
+    return principal.workspace.dataSources.filter((s) => canSeeSource(principal, s.name)).map((s) => s.name);
+  }
+
+  hasSources(principal: Principal): boolean {
+    return this.visibleSources(principal).length > 0;
+  }
+
+  async search(
+    principal: Principal,
+    request: SearchRequest,
+  ): Promise<{ terms: string[]; records: SearchRecord[]; texts: string[] }> {
+    const terms = queryTerms(request.query);
+    const hits = await this.store
+      .workspace(principal.workspace.name)
+      .search(
+        terms,
+        {
+          allowedSourceIds: this.visibleSources(principal),
+          sourceId: request.connectorId,
+          sourceType: request.sourceType,
+        },
+        request.limit,
+      );
+    const records = hits.map((hit, index) => ({
+      rank: index + 1,
+      doc_id: hit.docId,
+      chunk_id: chunkId(hit.docId, hit.chunkNo),
+      score: Math.round(hit.score * 10_000) / 10_000,
+      title: hit.title,
+      snippet: makeSnippet(hit.text, terms, request.snippetChars),
+      connector_id: hit.sourceId,
+      source_type: hit.sourceType,
+      url: hit.url ?? null,
+      updated_at: hit.updatedAt ?? null,
+    }));
+    return { terms, records, texts: hits.map((hit) => hit.text) };
+  }
+
+  async query(principal: Principal, request: SearchRequest) {
+    const { terms, records, texts } = await this.search(principal, request);
+    const sentences = extractiveAnswer(
+      terms,
+      records.map((record, index) => ({
+        chunkId: record.chunk_id,
+        text: texts[index] as string,
+        rank: index,
+      })),
+    );
+    const citations = sentences.map((sentence, index) => ({
+      n: index + 1,
+      chunk_id: sentence.chunkId,
+      text: sentence.text,
+    }));
+    const answer =
+      citations.length === 0
+        ? 'No supporting records were found in this workspace for that question.'
+        : citations.map((c) => `${c.text} [${c.n}]`).join(' ');
+    return { query: request.query, answerer: 'extractive', answer, citations, sources: records };
+  }
+
+  async getDocument(principal: Principal, docId: string, cursor: string | undefined): Promise<DocumentPage> {
+    const store = this.store.workspace(principal.workspace.name);
+    const document = await store.getDocument(docId);
+    if (document === undefined || !this.visibleSources(principal).includes(document.sourceId))
+      throw new DocumentNotFound(docId);
+    let from = 0;
+    if (cursor !== undefined) {
+      const decoded = decodeCursor(cursor);
+      if (decoded === undefined || decoded.docId !== docId)
+        throw new InvalidCursor('the cursor is not valid for this document');
+      if (decoded.version !== document.contentHash.slice(0, 16))
+        throw new InvalidCursor(
+          'the document changed since the cursor was issued; start again without a cursor',
+        );
+      from = decoded.nextChunk;
+    }
+    const candidates = await store.getChunks(docId, from, PAGE_MAX_CHUNKS);
+    const chunks: DocumentPage['chunks'][number][] = [];
+    let chars = 0;
+    for (const chunk of candidates) {
+      if (chunks.length > 0 && chars + chunk.text.length > PAGE_MAX_CHARS) break;
+      chunks.push({
+        chunk_id: chunkId(docId, chunk.chunkNo),
+        n: chunk.chunkNo,
+        text: chunk.text,
+        char_start: chunk.charStart,
+        char_end: chunk.charEnd,
+      });
+      chars += chunk.text.length;
+    }
+    const last = chunks.at(-1);
+    const next = last === undefined ? document.chunkCount : last.n + 1;
+    return {
+      doc_id: docId,
+      title: document.title,
+      connector_id: document.sourceId,
+      source_type: document.sourceType,
+      url: document.url ?? null,
+      updated_at: document.updatedAt ?? null,
+      total_chunks: document.chunkCount,
+      chunks,
+      ...(next < document.chunkCount
+        ? { nextCursor: encodeCursor({ docId, nextChunk: next, version: document.contentHash.slice(0, 16) }) }
+        : {}),
+    };
+  }
+}

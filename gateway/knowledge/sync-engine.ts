@@ -1,0 +1,165 @@
+// Syncs data sources into the KnowledgeStore (issue 4): incremental by content hash, removes items
+// that disappeared (only after a complete listing, so a failing connector never deletes anything),
+// one sync per source at a time (SourceLock), on a schedule and on demand, with progress and state
+// for /agent/sources. A failing connector leaves what is already indexed searchable.
+import type { DataSourceConfig, GatewayConfig } from '../config/index.js';
+import type { Logger } from '../telemetry/logger.js';
+import { chunkText } from './chunker.js';
+import { connectorFor, type Connector } from './connectors/index.js';
+import type { KnowledgeStore, SyncState } from './knowledge-store.js';
+import type { SourceLock } from './source-lock.js';
+import { contentHash, documentId } from './stable-ids.js';
+
+export interface SyncReport {
+  readonly added: number;
+  readonly updated: number;
+  readonly unchanged: number;
+  readonly removed: number;
+}
+
+export type ConnectorFactory = (source: DataSourceConfig) => Connector;
+
+const IDLE: SyncState = {
+  status: 'idle',
+  lastSyncAt: undefined,
+  lastSuccessAt: undefined,
+  lastError: undefined,
+  documents: 0,
+  progress: undefined,
+};
+
+export class SyncEngine {
+  private readonly states = new Map<string, SyncState>();
+  private readonly timers = new Map<string, { handle: NodeJS.Timeout; fingerprint: string }>();
+  private stopped = false;
+
+  constructor(
+    private readonly store: KnowledgeStore,
+    private readonly lock: SourceLock,
+    private readonly logger: Logger,
+    private readonly connectors: ConnectorFactory = connectorFor,
+  ) {}
+
+  state(workspace: string, source: string): SyncState {
+    return this.states.get(`${workspace}/${source}`) ?? IDLE;
+  }
+
+  private update(workspace: string, source: string, change: Partial<SyncState>): void {
+    const key = `${workspace}/${source}`;
+    this.states.set(key, { ...(this.states.get(key) ?? IDLE), ...change });
+  }
+
+  /** Syncs one source now. Resolves undefined when another sync of it is already running. */
+  async sync(workspace: string, source: DataSourceConfig): Promise<SyncReport | undefined> {
+    return this.lock.tryWith(`${workspace}/${source.name}`, () => this.run(workspace, source));
+  }
+
+  private async run(workspace: string, source: DataSourceConfig): Promise<SyncReport> {
+    const store = this.store.workspace(workspace);
+    const startedAt = new Date().toISOString();
+    this.update(workspace, source.name, {
+      status: 'syncing',
+      lastSyncAt: startedAt,
+      progress: { done: 0, total: undefined },
+    });
+    const report = { added: 0, updated: 0, unchanged: 0, removed: 0 };
+    try {
+      const known = await store.documentHashes(source.name);
+      const seen = new Set<string>();
+      let done = 0;
+      for await (const item of this.connectors(source).items(AbortSignal.timeout(30 * 60_000))) {
+        const docId = documentId(workspace, source.name, item.externalId);
+        const hash = contentHash(item.title, item.body, item.url ?? '', item.updatedAt ?? '');
+        seen.add(docId);
+        const previous = known.get(docId);
+        if (previous === hash) report.unchanged += 1;
+        else {
+          const chunks = chunkText(item.body);
+          await store.upsertDocument(
+            {
+              docId,
+              sourceId: source.name,
+              sourceType: source.type,
+              externalId: item.externalId,
+              title: item.title,
+              url: item.url,
+              updatedAt: item.updatedAt,
+              contentHash: hash,
+              bodyChars: item.body.length,
+            },
+            chunks,
+          );
+          if (previous === undefined) report.added += 1;
+          else report.updated += 1;
+        }
+        done += 1;
+        if (done % 50 === 0) this.update(workspace, source.name, { progress: { done, total: undefined } });
+      }
+      const gone = [...known.keys()].filter((docId) => !seen.has(docId));
+      report.removed = await store.deleteDocuments(source.name, gone);
+      const documents = await store.countDocuments(source.name);
+      this.update(workspace, source.name, {
+        status: 'idle',
+        lastSuccessAt: new Date().toISOString(),
+        lastError: undefined,
+        documents,
+        progress: undefined,
+      });
+      this.logger.info({ workspace, source: source.name, ...report, documents }, 'data source synced');
+      return report;
+    } catch (error) {
+      const message =
+        error instanceof Error
+          ? `${error.name}: ${(error as NodeJS.ErrnoException).code ?? 'sync failed'}`
+          : 'sync failed';
+      const documents = await store.countDocuments(source.name).catch(() => 0);
+      this.update(workspace, source.name, {
+        status: 'failed',
+        lastError: message,
+        documents,
+        progress: undefined,
+      });
+      this.logger.warn(
+        { workspace, source: source.name, err: message },
+        'data source sync failed; indexed documents stay searchable',
+      );
+      throw error;
+    }
+  }
+
+  /** (Re)schedules the config's data sources: a new or changed source syncs now and then every
+   * `syncIntervalMs`; an unchanged one keeps its timer; a removed one stops. */
+  schedule(config: GatewayConfig): void {
+    if (this.stopped) return;
+    const wanted = new Map<string, { workspace: string; source: DataSourceConfig; fingerprint: string }>();
+    for (const workspace of config.workspaces) {
+      for (const source of workspace.dataSources) {
+        wanted.set(`${workspace.name}/${source.name}`, {
+          workspace: workspace.name,
+          source,
+          fingerprint: JSON.stringify(source),
+        });
+      }
+    }
+    for (const [key, timer] of this.timers) {
+      if (wanted.get(key)?.fingerprint !== timer.fingerprint) {
+        clearInterval(timer.handle);
+        this.timers.delete(key);
+      }
+    }
+    for (const [key, { workspace, source, fingerprint }] of wanted) {
+      if (this.timers.has(key)) continue;
+      const run = () => void this.sync(workspace, source).catch(() => undefined);
+      run();
+      const handle = setInterval(run, source.syncIntervalMs);
+      handle.unref();
+      this.timers.set(key, { handle, fingerprint });
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.timers.values()) clearInterval(timer.handle);
+    this.timers.clear();
+  }
+}

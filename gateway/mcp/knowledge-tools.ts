@@ -1,0 +1,107 @@
+// The gateway's own MCP tools (issue 4, spec §4.2 rule 6): `search` over the workspace's knowledge
+// index and `get_document`, bounded pages of one document by id with an opaque cursor. They are
+// read tools, checked against the key like any other tool, and unprefixed: upstream tools always
+// carry `<source>__`, so these names cannot collide.
+import { encode } from '@toon-format/toon';
+import type { Tool } from '@modelcontextprotocol/client';
+import { matchesAny, type Principal } from '../auth/index.js';
+import { isGatewayError } from '../errors/index.js';
+import { DocumentNotFound, InvalidCursor, type KnowledgeService } from '../knowledge/index.js';
+import { parseSearchBody, SNIPPET_DEFAULT, SNIPPET_MAX, SNIPPET_MIN } from '../rest/search-request.js';
+import { McpError } from './jsonrpc.js';
+import type { McpResult } from './mcp-request.js';
+import { RPC } from './protocol.js';
+
+export const KNOWLEDGE_TOOLS: readonly Tool[] = [
+  {
+    name: 'get_document',
+    description:
+      'Returns bounded chunks of one document by its doc_id (from search results). Pass nextCursor back as cursor for the next page.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        doc_id: { type: 'string' },
+        cursor: { type: 'string', description: 'nextCursor of the previous page' },
+      },
+      required: ['doc_id'],
+    },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'search',
+    description:
+      "Searches the workspace's connected knowledge and returns ranked snippets with their document ids and sources.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', maxLength: 2000 },
+        limit: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+        connector_id: { type: 'string' },
+        source_type: { type: 'string' },
+        snippet_chars: {
+          type: 'integer',
+          minimum: SNIPPET_MIN,
+          maximum: SNIPPET_MAX,
+          default: SNIPPET_DEFAULT,
+        },
+      },
+      required: ['query'],
+    },
+    annotations: { readOnlyHint: true },
+  },
+];
+
+export function knowledgeToolsFor(principal: Principal, knowledge: KnowledgeService): Tool[] {
+  if (!knowledge.hasSources(principal)) return [];
+  return KNOWLEDGE_TOOLS.filter((tool) => matchesAny(principal.toolPatterns, tool.name));
+}
+
+export function isKnowledgeTool(name: string): boolean {
+  return KNOWLEDGE_TOOLS.some((tool) => tool.name === name);
+}
+
+function toolResult(value: unknown): McpResult {
+  return {
+    content: [{ type: 'text', text: encode(value) }],
+    structuredContent: value,
+  };
+}
+
+function invalid(message: string): McpError {
+  return new McpError(200, RPC.invalidParams, message);
+}
+
+export async function callKnowledgeTool(
+  name: string,
+  args: Record<string, unknown>,
+  principal: Principal,
+  knowledge: KnowledgeService,
+): Promise<McpResult> {
+  if (name === 'search') {
+    const { snippet_chars: snippetChars, ...rest } = args;
+    let parsed;
+    try {
+      parsed = parseSearchBody({
+        ...rest,
+        ...(snippetChars === undefined ? {} : { options: { snippet_chars: snippetChars } }),
+      });
+    } catch (error) {
+      throw invalid(isGatewayError(error) ? error.message : 'Invalid arguments.');
+    }
+    const { records } = await knowledge.search(principal, parsed.request);
+    return toolResult({ query: parsed.request.query, count: records.length, results: records });
+  }
+  const docId = args['doc_id'];
+  const cursor = args['cursor'];
+  if (typeof docId !== 'string' || docId === '')
+    throw invalid('Invalid arguments: doc_id must be a non-empty string.');
+  if (cursor !== undefined && typeof cursor !== 'string')
+    throw invalid('Invalid arguments: cursor must be a string.');
+  try {
+    return toolResult(await knowledge.getDocument(principal, docId, cursor));
+  } catch (error) {
+    if (error instanceof DocumentNotFound) throw invalid(`Unknown document: ${docId}`);
+    if (error instanceof InvalidCursor) throw invalid(`Invalid cursor: ${error.message}`);
+    throw error;
+  }
+}

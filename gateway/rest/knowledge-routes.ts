@@ -1,0 +1,29 @@
+// POST /agent/search and POST /agent/query (spec §2.1, §2.2, §4.1): ranked snippets with provenance,
+// and an answer plus the records that support it. Provenance is always present; no option removes it.
+import type { FastifyInstance } from 'fastify';
+import type { KnowledgeService } from '../knowledge/index.js';
+import { requirePrincipal } from '../platform/request-context.js';
+import { sendAgentBody } from './agent-reply.js';
+import { parseSearchBody } from './search-request.js';
+
+export function registerKnowledgeRoutes(app: FastifyInstance, knowledge: KnowledgeService): void {
+  app.post('/agent/search', async (request, reply) => {
+    const principal = requirePrincipal(request.principal);
+    const { request: search, responseFormat } = parseSearchBody(request.body);
+    const { records } = await knowledge.search(principal, search);
+    return sendAgentBody(
+      request,
+      reply,
+      { query: search.query, count: records.length, results: records },
+      responseFormat,
+      records.length,
+    );
+  });
+
+  app.post('/agent/query', async (request, reply) => {
+    const principal = requirePrincipal(request.principal);
+    const { request: search, responseFormat } = parseSearchBody(request.body);
+    const result = await knowledge.query(principal, search);
+    return sendAgentBody(request, reply, result, responseFormat, result.sources.length);
+  });
+}

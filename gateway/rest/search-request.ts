@@ -1,0 +1,74 @@
+// Validation of the /agent/search and /agent/query body (spec §2.1, §8): every rejected input gets
+// a 400 naming the field. Defaults: limit 10, options.snippet_chars 300 (bounds 40–2,000).
+import { z } from 'zod';
+import { SOURCE_TYPES, formatPath } from '../config/index.js';
+import { GatewayError } from '../errors/index.js';
+import type { SearchRequest } from '../knowledge/index.js';
+
+export const QUERY_MAX_CHARS = 2000;
+export const DEFAULT_LIMIT = 10;
+export const SNIPPET_DEFAULT = 300;
+export const SNIPPET_MIN = 40;
+export const SNIPPET_MAX = 2000;
+
+const SearchBodySchema = z.strictObject({
+  query: z
+    .string({ error: 'is required and must be a string' })
+    .refine((q) => q.trim() !== '', 'must not be empty')
+    .refine((q) => [...q].length <= QUERY_MAX_CHARS, `must be at most ${QUERY_MAX_CHARS} characters`),
+  limit: z
+    .number({ error: 'must be an integer from 1 to 100' })
+    .int('must be an integer from 1 to 100')
+    .min(1, 'must be at least 1')
+    .max(100, 'must be at most 100')
+    .default(DEFAULT_LIMIT),
+  connector_id: z.string().min(1).max(40).optional(),
+  source_type: z.enum(SOURCE_TYPES, { error: `must be one of: ${SOURCE_TYPES.join(', ')}` }).optional(),
+  options: z
+    .strictObject({
+      response_format: z.enum(['json', 'toon'], { error: 'must be "json" or "toon"' }).optional(),
+      snippet_chars: z
+        .number({ error: `must be an integer from ${SNIPPET_MIN} to ${SNIPPET_MAX}` })
+        .int()
+        .min(SNIPPET_MIN, `must be at least ${SNIPPET_MIN}`)
+        .max(SNIPPET_MAX, `must be at most ${SNIPPET_MAX}`)
+        .default(SNIPPET_DEFAULT),
+    })
+    .default({ snippet_chars: SNIPPET_DEFAULT }),
+});
+
+export interface ParsedSearchBody {
+  readonly request: SearchRequest;
+  readonly responseFormat: 'json' | 'toon' | undefined;
+}
+
+export function parseSearchBody(body: unknown): ParsedSearchBody {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new GatewayError('invalid_request', 'The request body must be a JSON object.', {
+      details: [{ path: '(body)', problem: 'must be a JSON object' }],
+    });
+  }
+  const parsed = SearchBodySchema.safeParse(body);
+  if (!parsed.success) {
+    const details = parsed.error.issues.map((issue) => ({
+      path: formatPath(issue.path),
+      problem: issue.message,
+    }));
+    throw new GatewayError(
+      'invalid_request',
+      `Invalid request: ${details.map((d) => `${d.path} ${d.problem}`).join('; ')}.`,
+      { details },
+    );
+  }
+  const value = parsed.data;
+  return {
+    request: {
+      query: value.query,
+      limit: value.limit,
+      connectorId: value.connector_id,
+      sourceType: value.source_type,
+      snippetChars: value.options.snippet_chars,
+    },
+    responseFormat: value.options.response_format,
+  };
+}
