@@ -88,4 +88,18 @@ export const REQUIREMENTS: Record<string, string> = {
   'mcp:legacy-bridge-sdk-client': 'issue 3: a real v2 client completes a bridged legacy elicitation',
   'mcp:sse-detected':
     'duty 21: era detection falls back to HTTP+SSE on 400/404/405 and is recorded with a timestamp',
+  'knowledge:search': 'spec §2.2 / §4.1: ranked snippets with provenance, TOON by default',
+  'knowledge:snippet-bounded': 'spec §2.2: bounded snippets, never whole documents',
+  'knowledge:html-json': 'issue 4: files connector reads Markdown, text, HTML and JSON',
+  'knowledge:filters': 'spec §2.1: connector_id and source_type filters',
+  'knowledge:usage-header': 'spec §4.1 rule 3: X-Service-Usage when usage hints are enabled',
+  'knowledge:validation': 'spec §2.1 / §8: every rejected input is a 400 naming the field',
+  'knowledge:limits': 'spec §8: queries up to 2,000 characters are accepted',
+  'knowledge:isolation': 'spec §1: nothing outside the key workspace is searched or shown',
+  'knowledge:key-sources': 'spec §5.2: key source patterns restrict the knowledge searched',
+  'knowledge:query-provenance': 'spec §2.2 / D8: every answer sentence is verbatim from a cited record',
+  'knowledge:query-nothing': 'spec §2.2: provenance always present, even when empty',
+  'knowledge:mcp-tools': 'spec §4.2 rule 6: search and get_document with opaque cursor paging',
+  'knowledge:sync-incremental': 'issue 4: incremental sync on demand; stable ids for unchanged items',
+  'knowledge:failing-connector': 'issue 4: a failing connector never blocks search over indexed data',
 };

@@ -16,11 +16,9 @@ describe('requirement coverage', () => {
   const sources = testFiles('test').map((file) => readFileSync(file, 'utf8'));
   for (const id of Object.keys(REQUIREMENTS)) {
     it(`has a test for ${id}`, () => {
-      const named = sources.some((text) =>
-        new RegExp(
-          `\\bit(\\.each\\([^)]*\\))?\\(\\s*['\`"]${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`,
-        ).test(text),
-      );
+      // The id must open a string literal (a test name), e.g. it('auth:401-missing — …').
+      const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const named = sources.some((text) => new RegExp(`['"\`]${escaped} —`).test(text));
       expect(named, `no test named "${id} …" (${REQUIREMENTS[id]})`).toBe(true);
     });
   }

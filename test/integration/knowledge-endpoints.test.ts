@@ -1,0 +1,411 @@
+// The knowledge layer end to end on the embedded store (spec §2.1, §2.2, §4.1, §4.2 rule 6, §8):
+// real files indexed by the files connector, /agent/search and /agent/query over REST, and the
+// gateway's own `search` and `get_document` MCP tools — always scoped to the key's workspace.
+import { mkdtemp, rm, unlink, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decode } from '@toon-format/toon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+
+const reader = newKey();
+const writer = newKey();
+const otherWorkspace = newKey();
+const noDocs = newKey();
+let h: Harness;
+let dir: string;
+
+const LONG = Array.from(
+  { length: 200 },
+  (_, i) =>
+    `Paragraph ${i} explains how the zephyr turbine rotor ${i} is balanced and inspected before flight.`,
+).join('\n\n');
+
+async function files(): Promise<void> {
+  await mkdir(join(dir, 'alpha', 'nested'), { recursive: true });
+  await mkdir(join(dir, 'beta'), { recursive: true });
+  await writeFile(
+    join(dir, 'alpha', 'revocation.md'),
+    '# Revoking keys\n\nTo revoke an API key run the revoke command. Revocation takes effect without a restart of the gateway.\n',
+  );
+  await writeFile(
+    join(dir, 'alpha', 'breakers.html'),
+    '<html><head><title>Circuit breakers</title><script>var secret = 1;</script></head><body><p>A circuit breaker opens when an upstream source keeps failing, and answers at once while open.</p></body></html>',
+  );
+  await writeFile(
+    join(dir, 'alpha', 'nested', 'ticket.json'),
+    JSON.stringify({
+      title: 'Ticket 42',
+      status: 'open',
+      body: 'The quarterly invoice export fails for large customers.',
+    }),
+  );
+  await writeFile(join(dir, 'alpha', 'manual.txt'), LONG);
+  await writeFile(join(dir, 'alpha', 'ignored.bin'), 'not indexed: flamingo');
+  await writeFile(
+    join(dir, 'beta', 'secret.md'),
+    '# Beta only\n\nThe flamingo protocol is private to the beta workspace and mentions revoke too.\n',
+  );
+}
+
+async function waitForSync(key: string, source: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const body = (await (
+      await fetch(`${h.url}/agent/sources?response_format=json`, {
+        headers: { authorization: `Bearer ${key}` },
+      })
+    ).json()) as {
+      sources: { id: string; status: string }[];
+    };
+    if (body.sources.find((s) => s.id === source)?.status === 'ready') return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`source ${source} never became ready`);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agw-knowledge-'));
+  await files();
+  h = await startHarness({
+    knowledge: { sqlitePath: join(dir, 'index.sqlite'), usageHints: true },
+    workspaces: [
+      {
+        name: 'alpha',
+        dataSources: [
+          { name: 'handbook', type: 'files', path: join(dir, 'alpha') },
+          { name: 'missing', type: 'files', path: join(dir, 'does-not-exist') },
+        ],
+        keys: [
+          keyRecord(reader),
+          keyRecord(writer, { access: 'write' }),
+          keyRecord(noDocs, { sources: ['nothing-*'] }),
+        ],
+      },
+      {
+        name: 'beta',
+        dataSources: [{ name: 'handbook', type: 'files', path: join(dir, 'beta') }],
+        keys: [keyRecord(otherWorkspace)],
+      },
+    ],
+  });
+  await waitForSync(reader.key, 'handbook');
+  await waitForSync(otherWorkspace.key, 'handbook');
+});
+afterAll(async () => {
+  await h.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function post(path: string, key: string, body: unknown): Promise<Response> {
+  return fetch(`${h.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+interface Result {
+  rank: number;
+  doc_id: string;
+  chunk_id: string;
+  score: number;
+  title: string;
+  snippet: string;
+  connector_id: string;
+  source_type: string;
+  url: string | null;
+  updated_at: string | null;
+}
+
+describe('POST /agent/search', () => {
+  it('knowledge:search — ranked snippets with provenance, TOON by default', async () => {
+    const response = await post('/agent/search', reader.key, {
+      query: 'how do I revoke an API key',
+      limit: 5,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/toon; charset=utf-8');
+    const body = decode(await response.text()) as unknown as { count: number; results: Result[] };
+    expect(body.results[0]).toMatchObject({
+      rank: 1,
+      title: 'Revoking keys',
+      connector_id: 'handbook',
+      source_type: 'files',
+      url: 'revocation.md',
+    });
+    expect(body.results[0]?.chunk_id.startsWith(`${body.results[0]?.doc_id}#c`)).toBe(true);
+    expect(body.results.every((r) => typeof r.updated_at === 'string' && r.score > 0)).toBe(true);
+    expect(body.results.some((r) => r.url === 'ignored.bin')).toBe(false);
+  });
+
+  it('knowledge:snippet-bounded — snippets never exceed snippet_chars and whole documents are never returned', async () => {
+    const body = (await (
+      await post('/agent/search', reader.key, {
+        query: 'zephyr turbine rotor inspected',
+        limit: 20,
+        options: { snippet_chars: 80, response_format: 'json' },
+      })
+    ).json()) as { results: Result[] };
+    expect(body.results.length).toBeGreaterThan(1);
+    for (const result of body.results) expect([...result.snippet].length).toBeLessThanOrEqual(80);
+    expect(body.results.every((r) => r.snippet.length < LONG.length)).toBe(true);
+  });
+
+  it('knowledge:html-json — HTML text without scripts and JSON records are searchable', async () => {
+    const html = (await (
+      await post('/agent/search', reader.key, {
+        query: 'circuit breaker upstream failing',
+        options: { response_format: 'json' },
+      })
+    ).json()) as { results: Result[] };
+    expect(html.results[0]?.title).toBe('Circuit breakers');
+    expect(JSON.stringify(html.results)).not.toContain('var secret');
+    const json = (await (
+      await post('/agent/search', reader.key, {
+        query: 'quarterly invoice export',
+        options: { response_format: 'json' },
+      })
+    ).json()) as { results: Result[] };
+    expect(json.results[0]).toMatchObject({ title: 'Ticket 42', url: 'nested/ticket.json' });
+  });
+
+  it('knowledge:filters — connector_id and source_type narrow the search', async () => {
+    const none = (await (
+      await post('/agent/search', reader.key, {
+        query: 'revoke',
+        connector_id: 'missing',
+        options: { response_format: 'json' },
+      })
+    ).json()) as { results: Result[] };
+    expect(none.results).toEqual([]);
+    const files = (await (
+      await post('/agent/search', reader.key, {
+        query: 'revoke',
+        source_type: 'files',
+        options: { response_format: 'json' },
+      })
+    ).json()) as { results: Result[] };
+    expect(files.results.length).toBeGreaterThan(0);
+  });
+
+  it('knowledge:usage-header — results and estimated tokens of the body', async () => {
+    const response = await post('/agent/search', reader.key, { query: 'revoke', limit: 2 });
+    expect(response.headers.get('x-service-usage')).toMatch(
+      /^results=\d+; est_tokens=\d+; tokenizer=o200k_base$/,
+    );
+  });
+
+  it.each([
+    ['missing query', {}, 'query'],
+    ['blank query', { query: '   ' }, 'query'],
+    ['2,001-character query', { query: 'x'.repeat(2001) }, 'query'],
+    ['limit 0', { query: 'ok', limit: 0 }, 'limit'],
+    ['limit 101', { query: 'ok', limit: 101 }, 'limit'],
+    ['fractional limit', { query: 'ok', limit: 2.5 }, 'limit'],
+    ['snippet_chars 10', { query: 'ok', options: { snippet_chars: 10 } }, 'options.snippet_chars'],
+    ['response_format xml', { query: 'ok', options: { response_format: 'xml' } }, 'options.response_format'],
+    ['unknown source_type', { query: 'ok', source_type: 'ftp' }, 'source_type'],
+    ['a workspace field', { query: 'ok', workspace: 'beta' }, '(root)'],
+  ])('knowledge:validation — %s is a 400 naming the field', async (_label, body, path) => {
+    const response = await post('/agent/search', reader.key, body);
+    expect(response.status).toBe(400);
+    const error = (await response.json()) as { error: { code: string; details: { path: string }[] } };
+    expect(error.error.code).toBe('invalid_request');
+    expect(error.error.details.map((d) => d.path)).toContain(path);
+  });
+
+  it('knowledge:limits — a query of exactly 2,000 characters is accepted', async () => {
+    expect((await post('/agent/search', reader.key, { query: `revoke ${'y'.repeat(1993)}` })).status).toBe(
+      200,
+    );
+  });
+});
+
+describe('workspace isolation', () => {
+  it('knowledge:isolation — another workspace never sees these documents, and vice versa', async () => {
+    const beta = (await (
+      await post('/agent/search', otherWorkspace.key, {
+        query: 'revoke circuit breaker invoice zephyr',
+        limit: 100,
+        options: { response_format: 'json' },
+      })
+    ).json()) as { results: Result[] };
+    expect(beta.results.length).toBeGreaterThan(0);
+    expect(beta.results.every((r) => r.title === 'Beta only')).toBe(true);
+    const alpha = (await (
+      await post('/agent/search', reader.key, {
+        query: 'flamingo protocol beta',
+        limit: 100,
+        options: { response_format: 'json' },
+      })
+    ).json()) as { results: Result[] };
+    expect(alpha.results.some((r) => r.title === 'Beta only')).toBe(false);
+    const hidden = await mcpPost(h.url, otherWorkspace.key, {
+      method: 'tools/call',
+      params: { name: 'get_document', arguments: { doc_id: (await firstDoc('revoke')).doc_id } },
+    });
+    expect(((await hidden.json()) as { error: { code: number } }).error.code).toBe(-32602);
+  });
+
+  it('knowledge:key-sources — a key whose source patterns exclude a data source finds nothing in it', async () => {
+    const body = (await (
+      await post('/agent/search', noDocs.key, { query: 'revoke', options: { response_format: 'json' } })
+    ).json()) as { results: Result[] };
+    expect(body.results).toEqual([]);
+  });
+});
+
+async function firstDoc(query: string): Promise<Result> {
+  const body = (await (
+    await post('/agent/search', reader.key, { query, options: { response_format: 'json' } })
+  ).json()) as { results: Result[] };
+  return body.results[0]!;
+}
+
+describe('POST /agent/query', () => {
+  it('knowledge:query-provenance — every answer sentence is verbatim from a cited record', async () => {
+    const body = (await (
+      await post('/agent/query', reader.key, {
+        query: 'what does a circuit breaker do when an upstream keeps failing',
+        options: { response_format: 'json' },
+      })
+    ).json()) as {
+      answer: string;
+      answerer: string;
+      citations: { n: number; chunk_id: string; text: string }[];
+      sources: Result[];
+    };
+    expect(body.answerer).toBe('extractive');
+    expect(body.citations.length).toBeGreaterThan(0);
+    for (const citation of body.citations) {
+      expect(body.answer).toContain(`${citation.text} [${citation.n}]`);
+      const source = body.sources.find((s) => s.chunk_id === citation.chunk_id);
+      expect(source).toBeDefined();
+      const page = (await (
+        await mcpPost(h.url, reader.key, {
+          method: 'tools/call',
+          params: { name: 'get_document', arguments: { doc_id: source!.doc_id } },
+        })
+      ).json()) as {
+        result: { structuredContent: { chunks: { chunk_id: string; text: string }[] } };
+      };
+      const chunk = page.result.structuredContent.chunks.find((c) => c.chunk_id === citation.chunk_id);
+      expect(chunk?.text.replace(/\s+/g, ' ')).toContain(citation.text);
+    }
+  });
+
+  it('knowledge:query-nothing — no sources means an explicit no-answer, still with the (empty) source list', async () => {
+    const body = (await (
+      await post('/agent/query', reader.key, {
+        query: 'xylophone quasar',
+        options: { response_format: 'json' },
+      })
+    ).json()) as { answer: string; sources: unknown[]; citations: unknown[] };
+    expect(body.sources).toEqual([]);
+    expect(body.citations).toEqual([]);
+    expect(body.answer).toContain('No supporting records');
+  });
+});
+
+describe('MCP tools of the gateway', () => {
+  it('knowledge:mcp-tools — search and get_document are listed and page a long document with a cursor', async () => {
+    const list = (await (await mcpPost(h.url, reader.key, { method: 'tools/list' })).json()) as {
+      result: { tools: { name: string }[] };
+    };
+    expect(list.result.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['search', 'get_document']));
+    const search = (await (
+      await mcpPost(h.url, reader.key, {
+        method: 'tools/call',
+        params: { name: 'search', arguments: { query: 'zephyr rotor', limit: 1 } },
+      })
+    ).json()) as {
+      result: { content: { type: string; text: string }[]; structuredContent: { results: Result[] } };
+    };
+    expect(search.result.content[0]?.type).toBe('text');
+    const docId = search.result.structuredContent.results[0]!.doc_id;
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page += 1) {
+      const args: Record<string, unknown> = { doc_id: docId, ...(cursor === undefined ? {} : { cursor }) };
+      const response = (await (
+        await mcpPost(h.url, reader.key, {
+          id: page + 2,
+          method: 'tools/call',
+          params: { name: 'get_document', arguments: args },
+        })
+      ).json()) as {
+        result: {
+          structuredContent: {
+            total_chunks: number;
+            chunks: { n: number; text: string }[];
+            nextCursor?: string;
+          };
+        };
+      };
+      const content = response.result.structuredContent;
+      expect(content.chunks.reduce((n, c) => n + c.text.length, 0)).toBeLessThanOrEqual(8000 + 1500);
+      seen.push(...content.chunks.map((c) => c.n));
+      cursor = content.nextCursor;
+      if (cursor === undefined) {
+        expect(seen).toEqual(Array.from({ length: content.total_chunks }, (_, i) => i));
+        break;
+      }
+    }
+    expect(cursor).toBeUndefined();
+    expect(seen.length).toBeGreaterThan(8);
+    const bad = (await (
+      await mcpPost(h.url, reader.key, {
+        method: 'tools/call',
+        params: { name: 'get_document', arguments: { doc_id: docId, cursor: 'garbage' } },
+      })
+    ).json()) as { error: { code: number } };
+    expect(bad.error.code).toBe(-32602);
+  });
+});
+
+describe('sync', () => {
+  it('knowledge:sync-incremental — changes, deletions and additions arrive on demand; unchanged ids stay', async () => {
+    const before = await firstDoc('quarterly invoice export');
+    await writeFile(
+      join(dir, 'alpha', 'revocation.md'),
+      '# Revoking keys\n\nRevoked keys are refused within a second by every gateway replica.\n',
+    );
+    await unlink(join(dir, 'alpha', 'breakers.html'));
+    await writeFile(join(dir, 'alpha', 'new.md'), '# Quokka notes\n\nThe quokka checklist is new.\n');
+    const refreshed = await fetch(`${h.url}/agent/sources/handbook/refresh?response_format=json`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writer.key}` },
+    });
+    expect(refreshed.status).toBe(200);
+    expect(
+      ((await refreshed.json()) as { source: { status: string; documents: number } }).source,
+    ).toMatchObject({ status: 'ready', documents: 4 });
+    expect((await firstDoc('quokka checklist')).title).toBe('Quokka notes');
+    expect((await firstDoc('replica refused second')).title).toBe('Revoking keys');
+    const breaker = (await (
+      await post('/agent/search', reader.key, {
+        query: 'circuit breaker',
+        options: { response_format: 'json' },
+      })
+    ).json()) as { results: Result[] };
+    expect(breaker.results.some((r) => r.title === 'Circuit breakers')).toBe(false);
+    expect((await firstDoc('quarterly invoice export')).doc_id).toBe(before.doc_id);
+  });
+
+  it('knowledge:failing-connector — a broken source is reported and does not block search', async () => {
+    const body = (await (
+      await fetch(`${h.url}/agent/sources?response_format=json`, {
+        headers: { authorization: `Bearer ${reader.key}` },
+      })
+    ).json()) as {
+      sources: { id: string; status: string; error_code: string | null; documents: number }[];
+    };
+    expect(body.sources.find((s) => s.id === 'missing')).toMatchObject({
+      status: 'unavailable',
+      error_code: 'sync_failed',
+      documents: 0,
+    });
+    expect((await post('/agent/search', reader.key, { query: 'revoke' })).status).toBe(200);
+  });
+});
