@@ -32,8 +32,11 @@ function similarity(a: Set<string>, b: Set<string>): number {
 }
 
 export function splitSentences(text: string): string[] {
+  // A sentence ends at . ! or ? followed by whitespace, so "2.5 GB" inside a sentence does not split it.
   return (
-    (text.replace(/\s+/g, ' ').match(/[^.!?]+[.!?]+(?=\s|$)|[^.!?]+$/g) ?? [])
+    text
+      .replace(/\s+/g, ' ')
+      .split(/(?<=[.!?]["')\]]?)\s+/u)
       .map((s) => s.trim())
       // Fragments (a cut-off tail, a table cell) are not sentences worth citing.
       .filter(
@@ -59,7 +62,13 @@ export function extractiveAnswer(
     }),
   );
   const chosen: typeof candidates = [];
-  const pool = candidates.filter((c) => c.relevance > 0);
+  // The same sentence often appears in two overlapping chunks: keep its first (best-ranked) copy.
+  const seen = new Set<string>();
+  const pool = candidates.filter((c) => {
+    if (c.relevance <= 0 || seen.has(c.text)) return false;
+    seen.add(c.text);
+    return true;
+  });
   while (chosen.length < MAX_SENTENCES && pool.length > 0) {
     let bestIndex = -1;
     let bestScore = Number.NEGATIVE_INFINITY;

@@ -71,22 +71,20 @@ export class KnowledgeService {
     request: SearchRequest,
   ): Promise<{ terms: string[]; records: SearchRecord[]; texts: string[] }> {
     const terms = queryTerms(request.query);
-    const hits = await this.store
-      .workspace(principal.workspace.name)
-      .search(
-        terms,
-        {
-          allowedSourceIds: this.visibleSources(principal),
-          sourceId: request.connectorId,
-          sourceType: request.sourceType,
-        },
-        request.limit,
-      );
+    const hits = await this.store.workspace(principal.workspace.name).search(
+      terms,
+      {
+        allowedSourceIds: this.visibleSources(principal),
+        sourceId: request.connectorId,
+        sourceType: request.sourceType,
+      },
+      request.limit,
+    );
     const records = hits.map((hit, index) => ({
       rank: index + 1,
       doc_id: hit.docId,
       chunk_id: chunkId(hit.docId, hit.chunkNo),
-      score: Math.round(hit.score * 10_000) / 10_000,
+      score: Number(hit.score.toPrecision(4)),
       title: hit.title,
       snippet: makeSnippet(hit.text, terms, request.snippetChars),
       connector_id: hit.sourceId,

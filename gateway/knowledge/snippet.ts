@@ -9,12 +9,11 @@ function stemPrefix(term: string): string {
 export function makeSnippet(text: string, terms: readonly string[], maxChars: number): string {
   const clean = text.replace(/\s+/g, ' ').trim();
   if (clean.length <= maxChars) return clean;
-  const lower = clean.toLowerCase();
+  // Positions are found case-insensitively in the text itself (lower-casing can change lengths).
   const hits: number[] = [];
   for (const term of terms) {
-    const needle = stemPrefix(term);
-    for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + needle.length))
-      hits.push(at);
+    const needle = new RegExp(stemPrefix(term).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'giu');
+    for (const match of clean.matchAll(needle)) hits.push(match.index);
   }
   hits.sort((a, b) => a - b);
   const budget = maxChars - 2 * ELLIPSIS.length;

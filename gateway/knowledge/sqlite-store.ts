@@ -1,6 +1,7 @@
 // The embedded KnowledgeStore (D7): SQLite FTS5 through Node's built-in `node:sqlite`, BM25 with the
-// title weighted 4× the body, porter stemming. Isolation is enforced twice: the FTS match is scoped
-// by an indexed per-workspace token column, and every SQL statement filters on `workspace_id`.
+// title weighted 4× the body, porter stemming. Isolation is enforced twice: each workspace has its
+// own FTS table (so a match can only ever see that workspace's chunks, and ranking statistics are
+// per workspace), and every SQL statement also filters on `workspace_id`.
 import { createHash } from 'node:crypto';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type {
@@ -27,13 +28,11 @@ CREATE TABLE IF NOT EXISTS chunks (
   id INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL, doc_id TEXT NOT NULL, chunk_no INTEGER NOT NULL,
   text TEXT NOT NULL, char_start INTEGER NOT NULL, char_end INTEGER NOT NULL,
   UNIQUE (workspace_id, doc_id, chunk_no));
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-  ws, title, body, content='', contentless_delete=1, tokenize='porter unicode61');
 `;
 
-/** An FTS token that stands for one workspace and cannot collide with a word of text. */
-function workspaceToken(workspaceId: string): string {
-  return `wsx${createHash('sha256').update(workspaceId).digest('hex').slice(0, 24)}`;
+/** The name of a workspace's own FTS table (an identifier derived from the id, never the id itself). */
+export function ftsTable(workspaceId: string): string {
+  return `fts_${createHash('sha256').update(workspaceId).digest('hex').slice(0, 24)}`;
 }
 
 function quote(term: string): string {
@@ -44,155 +43,24 @@ type Row = Record<string, unknown>;
 const str = (value: unknown): string => (typeof value === 'string' ? value : String(value));
 const optional = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-class SqliteWorkspaceStore implements WorkspaceStore {
-  private readonly token: string;
-
-  constructor(
-    private readonly db: DatabaseSync,
-    private readonly statements: Statements,
-    readonly workspaceId: string,
-  ) {
-    this.token = workspaceToken(workspaceId);
-  }
-
-  upsertDocument(document: DocumentInput, chunks: readonly ChunkInput[]): Promise<void> {
-    const s = this.statements;
-    this.db.exec('BEGIN');
-    try {
-      this.removeChunks(document.docId);
-      s.upsertDocument.run(
-        this.workspaceId,
-        document.docId,
-        document.sourceId,
-        document.sourceType,
-        document.externalId,
-        document.title,
-        document.url ?? null,
-        document.updatedAt ?? null,
-        document.contentHash,
-        document.bodyChars,
-        chunks.length,
-      );
-      for (const chunk of chunks) {
-        const result = s.insertChunk.run(
-          this.workspaceId,
-          document.docId,
-          chunk.chunkNo,
-          chunk.text,
-          chunk.charStart,
-          chunk.charEnd,
-        );
-        s.insertFts.run(result.lastInsertRowid, this.token, document.title, chunk.text);
-      }
-      this.db.exec('COMMIT');
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
-    }
-    return Promise.resolve();
-  }
-
-  private removeChunks(docId: string): void {
-    const rows = this.statements.chunkRowIds.all(this.workspaceId, docId) as Row[];
-    for (const row of rows) this.statements.deleteFts.run(row['id'] as number);
-    this.statements.deleteChunks.run(this.workspaceId, docId);
-  }
-
-  documentHashes(sourceId: string): Promise<Map<string, string>> {
-    const rows = this.statements.hashes.all(this.workspaceId, sourceId) as Row[];
-    return Promise.resolve(new Map(rows.map((row) => [str(row['doc_id']), str(row['content_hash'])])));
-  }
-
-  deleteDocuments(sourceId: string, docIds: readonly string[]): Promise<number> {
-    let removed = 0;
-    this.db.exec('BEGIN');
-    try {
-      for (const docId of docIds) {
-        this.removeChunks(docId);
-        removed += Number(this.statements.deleteDocument.run(this.workspaceId, sourceId, docId).changes);
-      }
-      this.db.exec('COMMIT');
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
-    }
-    return Promise.resolve(removed);
-  }
-
-  search(terms: readonly string[], filters: SearchFilters, limit: number): Promise<SearchHit[]> {
-    if (terms.length === 0 || filters.allowedSourceIds.length === 0) return Promise.resolve([]);
-    const match = `ws:${this.token} AND (${terms.map(quote).join(' OR ')})`;
-    const rows = this.statements.search.all(
-      match,
-      this.workspaceId,
-      JSON.stringify(filters.allowedSourceIds),
-      filters.sourceId ?? null,
-      filters.sourceId ?? null,
-      filters.sourceType ?? null,
-      filters.sourceType ?? null,
-      limit,
-    ) as Row[];
-    return Promise.resolve(
-      rows.map((row) => ({
-        docId: str(row['doc_id']),
-        chunkNo: Number(row['chunk_no']),
-        text: str(row['text']),
-        score: -Number(row['score']),
-        title: str(row['title']),
-        url: optional(row['url']),
-        sourceId: str(row['source_id']),
-        sourceType: str(row['source_type']),
-        updatedAt: optional(row['updated_at']),
-      })),
-    );
-  }
-
-  getDocument(docId: string): Promise<StoredDocument | undefined> {
-    const row = this.statements.document.get(this.workspaceId, docId) as Row | undefined;
-    if (row === undefined) return Promise.resolve(undefined);
-    return Promise.resolve({
-      docId: str(row['doc_id']),
-      sourceId: str(row['source_id']),
-      sourceType: str(row['source_type']),
-      externalId: str(row['external_id']),
-      title: str(row['title']),
-      url: optional(row['url']),
-      updatedAt: optional(row['updated_at']),
-      contentHash: str(row['content_hash']),
-      bodyChars: Number(row['body_chars']),
-      chunkCount: Number(row['chunk_count']),
-    });
-  }
-
-  getChunks(docId: string, fromChunk: number, limit: number): Promise<StoredChunk[]> {
-    const rows = this.statements.chunks.all(this.workspaceId, docId, fromChunk, limit) as Row[];
-    return Promise.resolve(
-      rows.map((row) => ({
-        docId,
-        chunkNo: Number(row['chunk_no']),
-        text: str(row['text']),
-        charStart: Number(row['char_start']),
-        charEnd: Number(row['char_end']),
-      })),
-    );
-  }
-
-  countDocuments(sourceId: string): Promise<number> {
-    const row = this.statements.count.get(this.workspaceId, sourceId) as Row;
-    return Promise.resolve(Number(row['n']));
+/** Runs synchronous driver work and reports its failure as a rejected promise, as the port promises. */
+function attempt<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error('knowledge store failure'));
   }
 }
 
 interface Statements {
   upsertDocument: StatementSync;
   insertChunk: StatementSync;
-  insertFts: StatementSync;
   chunkRowIds: StatementSync;
-  deleteFts: StatementSync;
   deleteChunks: StatementSync;
   deleteDocument: StatementSync;
+  documentSource: StatementSync;
   hashes: StatementSync;
-  search: StatementSync;
+  hitDetails: StatementSync;
   document: StatementSync;
   chunks: StatementSync;
   count: StatementSync;
@@ -210,23 +78,22 @@ function prepare(db: DatabaseSync): Statements {
     insertChunk: db.prepare(
       'INSERT INTO chunks (workspace_id, doc_id, chunk_no, text, char_start, char_end) VALUES (?, ?, ?, ?, ?, ?)',
     ),
-    insertFts: db.prepare('INSERT INTO chunks_fts (rowid, ws, title, body) VALUES (?, ?, ?, ?)'),
     chunkRowIds: db.prepare('SELECT id FROM chunks WHERE workspace_id = ? AND doc_id = ?'),
-    deleteFts: db.prepare('DELETE FROM chunks_fts WHERE rowid = ?'),
     deleteChunks: db.prepare('DELETE FROM chunks WHERE workspace_id = ? AND doc_id = ?'),
     deleteDocument: db.prepare(
       'DELETE FROM documents WHERE workspace_id = ? AND source_id = ? AND doc_id = ?',
     ),
+    documentSource: db.prepare('SELECT source_id FROM documents WHERE workspace_id = ? AND doc_id = ?'),
     hashes: db.prepare('SELECT doc_id, content_hash FROM documents WHERE workspace_id = ? AND source_id = ?'),
-    search: db.prepare(
-      `SELECT c.doc_id, c.chunk_no, c.text, d.title, d.url, d.source_id, d.source_type, d.updated_at,
-              bm25(chunks_fts, 0.0, 4.0, 1.0) AS score
-       FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+    // Step two of a search: details of the ranked candidate chunks, with the caller's filters.
+    // CROSS JOIN keeps the planner driving from the candidate ids (primary-key lookups), not a scan.
+    hitDetails: db.prepare(
+      `SELECT c.id, c.doc_id, c.chunk_no, c.text, d.title, d.url, d.source_id, d.source_type, d.updated_at
+       FROM json_each(?) AS candidate CROSS JOIN chunks c ON c.id = candidate.value
        JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
-       WHERE chunks_fts MATCH ? AND c.workspace_id = ?
+       WHERE c.workspace_id = ?
          AND d.source_id IN (SELECT value FROM json_each(?))
-         AND (? IS NULL OR d.source_id = ?) AND (? IS NULL OR d.source_type = ?)
-       ORDER BY score, c.doc_id, c.chunk_no LIMIT ?`,
+         AND (? IS NULL OR d.source_id = ?) AND (? IS NULL OR d.source_type = ?)`,
     ),
     document: db.prepare('SELECT * FROM documents WHERE workspace_id = ? AND doc_id = ?'),
     chunks: db.prepare(
@@ -236,9 +103,197 @@ function prepare(db: DatabaseSync): Statements {
   };
 }
 
+interface FtsStatements {
+  insert: StatementSync;
+  delete: StatementSync;
+  top: StatementSync;
+}
+
+function prepareFts(db: DatabaseSync, table: string): FtsStatements {
+  db.exec(
+    `CREATE VIRTUAL TABLE IF NOT EXISTS ${table} USING fts5(title, body, content='', contentless_delete=1, tokenize='porter unicode61')`,
+  );
+  return {
+    insert: db.prepare(`INSERT INTO ${table} (rowid, title, body) VALUES (?, ?, ?)`),
+    delete: db.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
+    // Step one: rank inside the FTS index only (one total order: score, then rowid). Kept as its own
+    // statement because joined with bound filters the planner loses FTS5's fast path.
+    top: db.prepare(
+      `SELECT rowid, bm25(${table}, 4.0, 1.0) AS score FROM ${table} WHERE ${table} MATCH ? ORDER BY score, rowid LIMIT ?`,
+    ),
+  };
+}
+
+class SqliteWorkspaceStore implements WorkspaceStore {
+  private readonly fts: FtsStatements;
+
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly statements: Statements,
+    readonly workspaceId: string,
+  ) {
+    this.fts = prepareFts(db, ftsTable(workspaceId));
+  }
+
+  private transaction(work: () => void): void {
+    this.db.exec('BEGIN');
+    try {
+      work();
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  private removeChunks(docId: string): void {
+    const rows = this.statements.chunkRowIds.all(this.workspaceId, docId) as Row[];
+    for (const row of rows) this.fts.delete.run(row['id'] as number);
+    this.statements.deleteChunks.run(this.workspaceId, docId);
+  }
+
+  upsertDocument(document: DocumentInput, chunks: readonly ChunkInput[]): Promise<void> {
+    return attempt(() =>
+      this.transaction(() => {
+        this.removeChunks(document.docId);
+        this.statements.upsertDocument.run(
+          this.workspaceId,
+          document.docId,
+          document.sourceId,
+          document.sourceType,
+          document.externalId,
+          document.title,
+          document.url ?? null,
+          document.updatedAt ?? null,
+          document.contentHash,
+          document.bodyChars,
+          chunks.length,
+        );
+        for (const chunk of chunks) {
+          const result = this.statements.insertChunk.run(
+            this.workspaceId,
+            document.docId,
+            chunk.chunkNo,
+            chunk.text,
+            chunk.charStart,
+            chunk.charEnd,
+          );
+          this.fts.insert.run(result.lastInsertRowid, document.title, chunk.text);
+        }
+      }),
+    );
+  }
+
+  documentHashes(sourceId: string): Promise<Map<string, string>> {
+    return attempt(() => {
+      const rows = this.statements.hashes.all(this.workspaceId, sourceId) as Row[];
+      return new Map(rows.map((row) => [str(row['doc_id']), str(row['content_hash'])]));
+    });
+  }
+
+  deleteDocuments(sourceId: string, docIds: readonly string[]): Promise<number> {
+    return attempt(() => {
+      let removed = 0;
+      this.transaction(() => {
+        for (const docId of docIds) {
+          // Only a document of this source is touched: another source's document keeps its chunks.
+          const owner = this.statements.documentSource.get(this.workspaceId, docId) as Row | undefined;
+          if (owner === undefined || owner['source_id'] !== sourceId) continue;
+          this.removeChunks(docId);
+          removed += Number(this.statements.deleteDocument.run(this.workspaceId, sourceId, docId).changes);
+        }
+      });
+      return removed;
+    });
+  }
+
+  search(terms: readonly string[], filters: SearchFilters, limit: number): Promise<SearchHit[]> {
+    return attempt(() => {
+      if (terms.length === 0 || filters.allowedSourceIds.length === 0) return [];
+      const match = terms.map(quote).join(' OR ');
+      // A bounded candidate set first; only when filters leave too few of a full set is every match ranked.
+      const candidates = Math.min(limit * 4 + 20, 2000);
+      let hits = this.rank(match, candidates, filters);
+      if (hits.found < limit && hits.candidates >= candidates) hits = this.rank(match, -1, filters);
+      return hits.rows.slice(0, limit);
+    });
+  }
+
+  private rank(
+    match: string,
+    candidates: number,
+    filters: SearchFilters,
+  ): { rows: SearchHit[]; found: number; candidates: number } {
+    const ranked = this.fts.top.all(match, candidates) as Row[];
+    const order = new Map(
+      ranked.map((row, index) => [Number(row['rowid']), { index, score: -Number(row['score']) }]),
+    );
+    const details = this.statements.hitDetails.all(
+      JSON.stringify([...order.keys()]),
+      this.workspaceId,
+      JSON.stringify(filters.allowedSourceIds),
+      filters.sourceId ?? null,
+      filters.sourceId ?? null,
+      filters.sourceType ?? null,
+      filters.sourceType ?? null,
+    ) as Row[];
+    const rows = details
+      .map((row) => ({ row, rank: order.get(Number(row['id'])) as { index: number; score: number } }))
+      .sort((a, b) => a.rank.index - b.rank.index)
+      .map(({ row, rank }) => ({
+        docId: str(row['doc_id']),
+        chunkNo: Number(row['chunk_no']),
+        text: str(row['text']),
+        score: rank.score,
+        title: str(row['title']),
+        url: optional(row['url']),
+        sourceId: str(row['source_id']),
+        sourceType: str(row['source_type']),
+        updatedAt: optional(row['updated_at']),
+      }));
+    return { rows, found: rows.length, candidates: ranked.length };
+  }
+
+  getDocument(docId: string): Promise<StoredDocument | undefined> {
+    return attempt(() => {
+      const row = this.statements.document.get(this.workspaceId, docId) as Row | undefined;
+      if (row === undefined) return undefined;
+      return {
+        docId: str(row['doc_id']),
+        sourceId: str(row['source_id']),
+        sourceType: str(row['source_type']),
+        externalId: str(row['external_id']),
+        title: str(row['title']),
+        url: optional(row['url']),
+        updatedAt: optional(row['updated_at']),
+        contentHash: str(row['content_hash']),
+        bodyChars: Number(row['body_chars']),
+        chunkCount: Number(row['chunk_count']),
+      };
+    });
+  }
+
+  getChunks(docId: string, fromChunk: number, limit: number): Promise<StoredChunk[]> {
+    return attempt(() =>
+      (this.statements.chunks.all(this.workspaceId, docId, fromChunk, limit) as Row[]).map((row) => ({
+        docId,
+        chunkNo: Number(row['chunk_no']),
+        text: str(row['text']),
+        charStart: Number(row['char_start']),
+        charEnd: Number(row['char_end']),
+      })),
+    );
+  }
+
+  countDocuments(sourceId: string): Promise<number> {
+    return attempt(() => Number((this.statements.count.get(this.workspaceId, sourceId) as Row)['n']));
+  }
+}
+
 export class SqliteKnowledgeStore implements KnowledgeStore {
   private readonly db: DatabaseSync;
   private readonly statements: Statements;
+  private readonly workspaces = new Map<string, SqliteWorkspaceStore>();
 
   constructor(path: string) {
     this.db = new DatabaseSync(path);
@@ -248,7 +303,12 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
 
   workspace(workspaceId: string): WorkspaceStore {
     if (workspaceId === '') throw new Error('a workspace is required');
-    return new SqliteWorkspaceStore(this.db, this.statements, workspaceId);
+    let store = this.workspaces.get(workspaceId);
+    if (store === undefined) {
+      store = new SqliteWorkspaceStore(this.db, this.statements, workspaceId);
+      this.workspaces.set(workspaceId, store);
+    }
+    return store;
   }
 
   close(): Promise<void> {

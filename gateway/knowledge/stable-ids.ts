@@ -20,6 +20,7 @@ export function parseChunkId(value: string): { docId: string; chunkNo: number } 
 
 export function contentHash(...parts: readonly string[]): string {
   const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\u0000');
+  // Length-prefixed parts: moving text from one part to the next always changes the hash.
+  for (const part of parts) hash.update(`${part.length}:`).update(part);
   return hash.digest('hex');
 }

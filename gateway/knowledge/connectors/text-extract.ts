@@ -11,10 +11,11 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 
 function decodeEntities(text: string): string {
   return text.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (whole, entity: string) => {
-    if (entity.startsWith('#x') || entity.startsWith('#X'))
-      return String.fromCodePoint(parseInt(entity.slice(2), 16));
-    if (entity.startsWith('#')) return String.fromCodePoint(Number(entity.slice(1)));
-    return ENTITIES[entity.toLowerCase()] ?? whole;
+    if (!entity.startsWith('#')) return ENTITIES[entity.toLowerCase()] ?? whole;
+    const code =
+      entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : Number(entity.slice(1));
+    // Out-of-range or invalid code points stay as written rather than failing the whole file.
+    return Number.isInteger(code) && code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
   });
 }
 
