@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor } from './document-cursor.js';
 import { extractiveAnswer } from './extractive-answer.js';
 import type { KnowledgeStore } from './knowledge-store.js';
 import { queryTerms } from './query-terms.js';
+import { rerank } from './rerank.js';
 import { makeSnippet } from './snippet.js';
 import { chunkId } from './stable-ids.js';
 
@@ -71,15 +72,17 @@ export class KnowledgeService {
     request: SearchRequest,
   ): Promise<{ terms: string[]; records: SearchRecord[]; texts: string[] }> {
     const terms = queryTerms(request.query);
-    const hits = await this.store.workspace(principal.workspace.name).search(
+    // BM25 picks a candidate pool three times the page; coverage and proximity re-rank it.
+    const candidates = await this.store.workspace(principal.workspace.name).search(
       terms,
       {
         allowedSourceIds: this.visibleSources(principal),
         sourceId: request.connectorId,
         sourceType: request.sourceType,
       },
-      request.limit,
+      Math.min(Math.max(request.limit * 3, 30), 300),
     );
+    const hits = rerank(candidates, terms).slice(0, request.limit);
     const records = hits.map((hit, index) => ({
       rank: index + 1,
       doc_id: hit.docId,

@@ -1,0 +1,49 @@
+// Re-ranks BM25 candidates by how many distinct query terms a chunk covers and how close together
+// they stand (phrase proximity). Store-independent, so both stores rank alike. On the manpages-dev
+// known-item set this lifted MRR@10 from 0.317 to 0.335 (see README, knowledge benchmark).
+import type { SearchHit } from './knowledge-store.js';
+
+function stem(term: string): string {
+  return term.length > 5 ? term.slice(0, term.length - 2) : term;
+}
+
+/** Fraction of distinct terms present, and the shortest word window holding all present terms. */
+export function termFeatures(text: string, terms: readonly string[]): { coverage: number; window: number } {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const events: [number, number][] = [];
+  terms.forEach((term, index) => {
+    const prefix = stem(term);
+    words.forEach((word, position) => {
+      if (word.startsWith(prefix)) events.push([position, index]);
+    });
+  });
+  events.sort((a, b) => a[0] - b[0]);
+  const present = new Set(events.map(([, index]) => index)).size;
+  let window = Number.POSITIVE_INFINITY;
+  const counts = new Map<number, number>();
+  let have = 0;
+  let left = 0;
+  for (const [position, index] of events) {
+    counts.set(index, (counts.get(index) ?? 0) + 1);
+    if (counts.get(index) === 1) have += 1;
+    while (have === present && present > 0) {
+      const [leftPosition, leftIndex] = events[left] as [number, number];
+      window = Math.min(window, position - leftPosition + 1);
+      counts.set(leftIndex, (counts.get(leftIndex) ?? 1) - 1);
+      if (counts.get(leftIndex) === 0) have -= 1;
+      left += 1;
+    }
+  }
+  return { coverage: terms.length === 0 ? 0 : present / terms.length, window };
+}
+
+export function rerank(hits: readonly SearchHit[], terms: readonly string[]): SearchHit[] {
+  return hits
+    .map((hit, index) => {
+      const { coverage, window } = termFeatures(`${hit.title} ${hit.text}`, terms);
+      const proximity = Number.isFinite(window) ? 0.3 * Math.min(1, (terms.length * 3) / window) : 0;
+      return { hit: { ...hit, score: hit.score * (1 + 0.5 * coverage) * (1 + proximity) }, index };
+    })
+    .sort((a, b) => b.hit.score - a.hit.score || a.index - b.index)
+    .map(({ hit }) => hit);
+}
