@@ -3,14 +3,25 @@
 // connections, stop watching config — under a hard deadline.
 import type { Logger as PinoLogger } from 'pino';
 import { buildApp } from './app.js';
-import { FileConfigSource, processSecretReader, type ConfigSource } from './config/index.js';
+import {
+  FileConfigSource,
+  processSecretReader,
+  type ConfigSource,
+  type DataSourceConfig,
+} from './config/index.js';
 import {
   MemoryDiscoveryCache,
   SourceStatusRegistry,
   ToolCatalog,
   type CachedToolList,
 } from './discovery/index.js';
-import { KnowledgeService, MemorySourceLock, SqliteKnowledgeStore, SyncEngine } from './knowledge/index.js';
+import {
+  connectorFor,
+  KnowledgeService,
+  MemorySourceLock,
+  SqliteKnowledgeStore,
+  SyncEngine,
+} from './knowledge/index.js';
 import { ElicitationBridge } from './mcp/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
@@ -73,7 +84,20 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const inflight = new InflightTracker();
   const bridge = new ElicitationBridge();
   const store = new SqliteKnowledgeStore(config.current().config.knowledge.sqlitePath);
-  const sync = new SyncEngine(store, new MemorySourceLock(), logger);
+  const secrets = processSecretReader(options.env);
+  const connectorFactory = (source: DataSourceConfig, workspace: string) =>
+    connectorFor(source, {
+      secrets,
+      mcp: (name) => {
+        const mcpSource = config
+          .current()
+          .config.workspaces.find((w) => w.name === workspace)
+          ?.mcpSources.find((s) => s.name === name);
+        if (mcpSource === undefined) return Promise.reject(new Error(`no MCP source ${name}`));
+        return breakers.run(workspace, mcpSource, () => pool.get(workspace, mcpSource));
+      },
+    });
+  const sync = new SyncEngine(store, new MemorySourceLock(), logger, connectorFactory);
   const knowledge = new KnowledgeService(store);
   const app = buildApp({
     config,

@@ -102,4 +102,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'knowledge:mcp-tools': 'spec §4.2 rule 6: search and get_document with opaque cursor paging',
   'knowledge:sync-incremental': 'issue 4: incremental sync on demand; stable ids for unchanged items',
   'knowledge:failing-connector': 'issue 4: a failing connector never blocks search over indexed data',
+  'knowledge:http-connector': 'issue 4: REST JSON connector with pagination and field mapping',
+  'knowledge:http-auth': 'issue 4: connector auth from a secret reference, never logged',
+  'knowledge:mcp-resources-connector': 'issue 4: MCP resources of the workspace sources as documents',
 };

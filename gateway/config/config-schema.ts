@@ -142,9 +142,65 @@ export const FilesDataSourceSchema = z.strictObject({
   syncIntervalMs: z.number().int().min(1000).max(86_400_000).default(300_000),
 });
 
-export const DataSourceSchema = z.discriminatedUnion('type', [FilesDataSourceSchema]);
+/** `http`: a REST JSON endpoint, paginated, with a field mapping and a credential reference. */
+const FieldPathSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'must be a dot path like data.items or fields.title');
+export const HttpDataSourceSchema = z.strictObject({
+  name: nameSchema,
+  type: z.literal('http'),
+  description: z.string().max(500).optional(),
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  credential: CredentialSchema.optional(),
+  /** Dot path to the array of items in each response; empty when the response itself is the array. */
+  itemsPath: z.union([FieldPathSchema, z.literal('')]).default(''),
+  pagination: z
+    .discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('none') }),
+      z.strictObject({
+        type: z.literal('page'),
+        pageParam: z.string().min(1).default('page'),
+        startAt: z.number().int().min(0).default(1),
+      }),
+      z.strictObject({
+        type: z.literal('cursor'),
+        cursorParam: z.string().min(1).default('cursor'),
+        nextCursorPath: FieldPathSchema,
+      }),
+      z.strictObject({ type: z.literal('link') }),
+    ])
+    .default({ type: 'none' }),
+  fields: z.strictObject({
+    id: FieldPathSchema,
+    title: FieldPathSchema,
+    body: z.union([FieldPathSchema, z.array(FieldPathSchema).min(1)]),
+    url: FieldPathSchema.optional(),
+    updatedAt: FieldPathSchema.optional(),
+  }),
+  maxPages: z.number().int().min(1).max(10_000).default(100),
+  timeoutMs: z.number().int().min(100).max(300_000).default(15_000),
+  syncIntervalMs: z.number().int().min(1000).max(86_400_000).default(300_000),
+});
+
+/** `mcp-resources`: the resources of one of the workspace's MCP sources. */
+export const McpResourcesDataSourceSchema = z.strictObject({
+  name: nameSchema,
+  type: z.literal('mcp-resources'),
+  description: z.string().max(500).optional(),
+  mcpSource: nameSchema,
+  /** Glob patterns over resource URIs. */
+  include: z.array(z.string().min(1)).default(['**']),
+  maxResources: z.number().int().min(1).max(100_000).default(1000),
+  syncIntervalMs: z.number().int().min(1000).max(86_400_000).default(300_000),
+});
+
+export const DataSourceSchema = z.discriminatedUnion('type', [
+  FilesDataSourceSchema,
+  HttpDataSourceSchema,
+  McpResourcesDataSourceSchema,
+]);
 export type DataSourceConfig = z.infer<typeof DataSourceSchema>;
-export const SOURCE_TYPES = ['files'] as const;
+export const SOURCE_TYPES = ['files', 'http', 'mcp-resources'] as const;
 
 export const WorkspaceSchema = z
   .strictObject({
@@ -163,6 +219,14 @@ export const WorkspaceSchema = z
       ctx,
     );
     const mcpNames = new Set(workspace.mcpSources.map((s) => s.name));
+    workspace.dataSources.forEach((source, index) => {
+      if (source.type === 'mcp-resources' && !mcpNames.has(source.mcpSource))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['dataSources', index, 'mcpSource'],
+          message: `no MCP source named ${source.mcpSource} in this workspace`,
+        });
+    });
     workspace.dataSources.forEach((source, index) => {
       if (mcpNames.has(source.name))
         ctx.addIssue({

@@ -5,7 +5,7 @@
 import type { DataSourceConfig, GatewayConfig } from '../config/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import { chunkText } from './chunker.js';
-import { connectorFor, type Connector } from './connectors/index.js';
+import type { Connector } from './connectors/index.js';
 import type { KnowledgeStore, SyncState } from './knowledge-store.js';
 import type { SourceLock } from './source-lock.js';
 import { contentHash, documentId } from './stable-ids.js';
@@ -17,7 +17,7 @@ export interface SyncReport {
   readonly removed: number;
 }
 
-export type ConnectorFactory = (source: DataSourceConfig) => Connector;
+export type ConnectorFactory = (source: DataSourceConfig, workspace: string) => Connector;
 
 const IDLE: SyncState = {
   status: 'idle',
@@ -37,7 +37,7 @@ export class SyncEngine {
     private readonly store: KnowledgeStore,
     private readonly lock: SourceLock,
     private readonly logger: Logger,
-    private readonly connectors: ConnectorFactory = connectorFor,
+    private readonly connectors: ConnectorFactory,
   ) {}
 
   state(workspace: string, source: string): SyncState {
@@ -67,7 +67,7 @@ export class SyncEngine {
       const known = await store.documentHashes(source.name);
       const seen = new Set<string>();
       let done = 0;
-      for await (const item of this.connectors(source).items(AbortSignal.timeout(30 * 60_000))) {
+      for await (const item of this.connectors(source, workspace).items(AbortSignal.timeout(30 * 60_000))) {
         const docId = documentId(workspace, source.name, item.externalId);
         const hash = contentHash(item.title, item.body, item.url ?? '', item.updatedAt ?? '');
         seen.add(docId);
