@@ -105,4 +105,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'knowledge:http-connector': 'issue 4: REST JSON connector with pagination and field mapping',
   'knowledge:http-auth': 'issue 4: connector auth from a secret reference, never logged',
   'knowledge:mcp-resources-connector': 'issue 4: MCP resources of the workspace sources as documents',
+  'knowledge:store-contract':
+    'issue 4 / D6: one contract suite runs against the SQLite and PostgreSQL stores',
+  'knowledge:isolation-property': 'issue 4: property test — nothing crosses workspaces, on both stores',
+  'knowledge:postgres-rls': 'issue 4: PostgreSQL enforces workspace isolation with row-level security',
 };

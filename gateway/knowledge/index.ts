@@ -1,4 +1,5 @@
 export { SqliteKnowledgeStore } from './sqlite-store.js';
+export { PgKnowledgeStore, migratePostgres } from './pg-store.js';
 export type {
   KnowledgeStore,
   WorkspaceStore,

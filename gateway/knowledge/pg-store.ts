@@ -1,0 +1,251 @@
+// The cluster KnowledgeStore (D7): PostgreSQL full-text search, one shared index for every replica.
+// A stored generated tsvector (title weighted A, body B) with a GIN index, websearch_to_tsquery with
+// OR, ranked by ts_rank(…, 1) (knowledge doc §1.2: normalisation 1 ranked best). Workspace isolation
+// is enforced by the SQL (`workspace_id` in every statement) and again by row-level security: every
+// operation runs in a transaction that sets `agw.workspace`, and the policies show nothing else.
+import pg from 'pg';
+import type {
+  ChunkInput,
+  DocumentInput,
+  KnowledgeStore,
+  SearchFilters,
+  SearchHit,
+  StoredChunk,
+  StoredDocument,
+  WorkspaceStore,
+} from './knowledge-store.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS documents (
+  workspace_id text NOT NULL, doc_id text NOT NULL, source_id text NOT NULL, source_type text NOT NULL,
+  external_id text NOT NULL, title text NOT NULL, url text, updated_at text, content_hash text NOT NULL,
+  body_chars integer NOT NULL, chunk_count integer NOT NULL,
+  PRIMARY KEY (workspace_id, doc_id));
+CREATE INDEX IF NOT EXISTS documents_source ON documents (workspace_id, source_id);
+CREATE TABLE IF NOT EXISTS chunks (
+  id bigserial PRIMARY KEY, workspace_id text NOT NULL, doc_id text NOT NULL, chunk_no integer NOT NULL,
+  title text NOT NULL, text text NOT NULL, char_start integer NOT NULL, char_end integer NOT NULL,
+  tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', text), 'B')) STORED,
+  UNIQUE (workspace_id, doc_id, chunk_no));
+CREATE INDEX IF NOT EXISTS chunks_tsv ON chunks USING gin (tsv);
+ALTER TABLE documents ENABLE ROW LEVEL SECURITY;
+ALTER TABLE documents FORCE ROW LEVEL SECURITY;
+ALTER TABLE chunks ENABLE ROW LEVEL SECURITY;
+ALTER TABLE chunks FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS workspace_isolation ON documents;
+CREATE POLICY workspace_isolation ON documents
+  USING (workspace_id = current_setting('agw.workspace', true)) WITH CHECK (workspace_id = current_setting('agw.workspace', true));
+DROP POLICY IF EXISTS workspace_isolation ON chunks;
+CREATE POLICY workspace_isolation ON chunks
+  USING (workspace_id = current_setting('agw.workspace', true)) WITH CHECK (workspace_id = current_setting('agw.workspace', true));
+`;
+
+/** Creates the schema and policies (as the owner) and grants the application role what it needs. */
+export async function migratePostgres(admin: pg.ClientConfig, appRole: string): Promise<void> {
+  const client = new pg.Client(admin);
+  await client.connect();
+  try {
+    await client.query(SCHEMA);
+    const role = client.escapeIdentifier(appRole);
+    await client.query(
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON documents, chunks TO ${role}; GRANT USAGE ON SEQUENCE chunks_id_seq TO ${role}`,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+type Row = Record<string, unknown>;
+const optional = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+class PgWorkspaceStore implements WorkspaceStore {
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly workspaceId: string,
+  ) {}
+
+  /** Runs work in a transaction scoped to this workspace (row-level security reads `agw.workspace`). */
+  private async scoped<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("SELECT set_config('agw.workspace', $1, true)", [this.workspaceId]);
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  upsertDocument(document: DocumentInput, chunks: readonly ChunkInput[]): Promise<void> {
+    return this.scoped(async (client) => {
+      const ws = this.workspaceId;
+      await client.query('DELETE FROM chunks WHERE workspace_id = $1 AND doc_id = $2', [ws, document.docId]);
+      await client.query(
+        `INSERT INTO documents (workspace_id, doc_id, source_id, source_type, external_id, title, url, updated_at, content_hash, body_chars, chunk_count)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (workspace_id, doc_id) DO UPDATE SET source_id = excluded.source_id, source_type = excluded.source_type,
+           external_id = excluded.external_id, title = excluded.title, url = excluded.url, updated_at = excluded.updated_at,
+           content_hash = excluded.content_hash, body_chars = excluded.body_chars, chunk_count = excluded.chunk_count`,
+        [
+          ws,
+          document.docId,
+          document.sourceId,
+          document.sourceType,
+          document.externalId,
+          document.title,
+          document.url ?? null,
+          document.updatedAt ?? null,
+          document.contentHash,
+          document.bodyChars,
+          chunks.length,
+        ],
+      );
+      if (chunks.length > 0) {
+        await client.query(
+          `INSERT INTO chunks (workspace_id, doc_id, chunk_no, title, text, char_start, char_end)
+           SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[], $6::int[], $7::int[])`,
+          [
+            ws,
+            document.docId,
+            chunks.map((c) => c.chunkNo),
+            chunks.map(() => document.title),
+            chunks.map((c) => c.text),
+            chunks.map((c) => c.charStart),
+            chunks.map((c) => c.charEnd),
+          ],
+        );
+      }
+    });
+  }
+
+  documentHashes(sourceId: string): Promise<Map<string, string>> {
+    return this.scoped(async (client) => {
+      const { rows } = await client.query<Row>(
+        'SELECT doc_id, content_hash FROM documents WHERE workspace_id = $1 AND source_id = $2',
+        [this.workspaceId, sourceId],
+      );
+      return new Map(rows.map((row) => [String(row['doc_id']), String(row['content_hash'])]));
+    });
+  }
+
+  deleteDocuments(sourceId: string, docIds: readonly string[]): Promise<number> {
+    if (docIds.length === 0) return Promise.resolve(0);
+    return this.scoped(async (client) => {
+      const { rows } = await client.query<Row>(
+        'DELETE FROM documents WHERE workspace_id = $1 AND source_id = $2 AND doc_id = ANY($3) RETURNING doc_id',
+        [this.workspaceId, sourceId, docIds],
+      );
+      const removed = rows.map((row) => String(row['doc_id']));
+      if (removed.length > 0)
+        await client.query('DELETE FROM chunks WHERE workspace_id = $1 AND doc_id = ANY($2)', [
+          this.workspaceId,
+          removed,
+        ]);
+      return removed.length;
+    });
+  }
+
+  search(terms: readonly string[], filters: SearchFilters, limit: number): Promise<SearchHit[]> {
+    if (terms.length === 0 || filters.allowedSourceIds.length === 0) return Promise.resolve([]);
+    return this.scoped(async (client) => {
+      const { rows } = await client.query<Row>(
+        `SELECT c.doc_id, c.chunk_no, c.text, d.title, d.url, d.source_id, d.source_type, d.updated_at, ts_rank(c.tsv, q, 1) AS score
+         FROM websearch_to_tsquery('english', $2) AS q, chunks c
+         JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
+         WHERE c.workspace_id = $1 AND c.tsv @@ q AND d.source_id = ANY($3)
+           AND ($4::text IS NULL OR d.source_id = $4) AND ($5::text IS NULL OR d.source_type = $5)
+         ORDER BY score DESC, c.id LIMIT $6`,
+        [
+          this.workspaceId,
+          terms.join(' or '),
+          filters.allowedSourceIds,
+          filters.sourceId ?? null,
+          filters.sourceType ?? null,
+          limit,
+        ],
+      );
+      return rows.map((row) => ({
+        docId: String(row['doc_id']),
+        chunkNo: Number(row['chunk_no']),
+        text: String(row['text']),
+        score: Number(row['score']),
+        title: String(row['title']),
+        url: optional(row['url']),
+        sourceId: String(row['source_id']),
+        sourceType: String(row['source_type']),
+        updatedAt: optional(row['updated_at']),
+      }));
+    });
+  }
+
+  getDocument(docId: string): Promise<StoredDocument | undefined> {
+    return this.scoped(async (client) => {
+      const { rows } = await client.query<Row>(
+        'SELECT * FROM documents WHERE workspace_id = $1 AND doc_id = $2',
+        [this.workspaceId, docId],
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      return {
+        docId: String(row['doc_id']),
+        sourceId: String(row['source_id']),
+        sourceType: String(row['source_type']),
+        externalId: String(row['external_id']),
+        title: String(row['title']),
+        url: optional(row['url']),
+        updatedAt: optional(row['updated_at']),
+        contentHash: String(row['content_hash']),
+        bodyChars: Number(row['body_chars']),
+        chunkCount: Number(row['chunk_count']),
+      };
+    });
+  }
+
+  getChunks(docId: string, fromChunk: number, limit: number): Promise<StoredChunk[]> {
+    return this.scoped(async (client) => {
+      const { rows } = await client.query<Row>(
+        'SELECT chunk_no, text, char_start, char_end FROM chunks WHERE workspace_id = $1 AND doc_id = $2 AND chunk_no >= $3 ORDER BY chunk_no LIMIT $4',
+        [this.workspaceId, docId, fromChunk, limit],
+      );
+      return rows.map((row) => ({
+        docId,
+        chunkNo: Number(row['chunk_no']),
+        text: String(row['text']),
+        charStart: Number(row['char_start']),
+        charEnd: Number(row['char_end']),
+      }));
+    });
+  }
+
+  countDocuments(sourceId: string): Promise<number> {
+    return this.scoped(async (client) => {
+      const { rows } = await client.query<Row>(
+        'SELECT count(*)::int AS n FROM documents WHERE workspace_id = $1 AND source_id = $2',
+        [this.workspaceId, sourceId],
+      );
+      return Number(rows[0]?.['n'] ?? 0);
+    });
+  }
+}
+
+export class PgKnowledgeStore implements KnowledgeStore {
+  private readonly pool: pg.Pool;
+
+  constructor(config: pg.PoolConfig) {
+    this.pool = new pg.Pool({ max: 8, ...config });
+  }
+
+  workspace(workspaceId: string): WorkspaceStore {
+    if (workspaceId === '') throw new Error('a workspace is required');
+    return new PgWorkspaceStore(this.pool, workspaceId);
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}

@@ -1,0 +1,200 @@
+// One contract suite for both KnowledgeStore implementations (issue 4, D6): the embedded SQLite FTS5
+// store and the PostgreSQL store against a real throwaway PostgreSQL server. Includes the
+// cross-workspace property test, and for PostgreSQL a proof that row-level security alone hides
+// other workspaces' rows from the application role.
+import fc from 'fast-check';
+import pg from 'pg';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  chunkText,
+  contentHash,
+  documentId,
+  migratePostgres,
+  PgKnowledgeStore,
+  SqliteKnowledgeStore,
+  type KnowledgeStore,
+} from '../../gateway/knowledge/index.js';
+import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
+
+let server: PostgresServer;
+let dir: string;
+
+beforeAll(async () => {
+  server = startPostgres();
+  await migratePostgres(server.admin, server.app.user);
+  dir = mkdtempSync(join(tmpdir(), 'agw-contract-'));
+}, 120_000);
+afterAll(() => {
+  server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function put(
+  store: KnowledgeStore,
+  ws: string,
+  source: string,
+  id: string,
+  title: string,
+  body: string,
+  type = 'files',
+): Promise<string> {
+  const docId = documentId(ws, source, id);
+  await store
+    .workspace(ws)
+    .upsertDocument(
+      {
+        docId,
+        sourceId: source,
+        sourceType: type,
+        externalId: id,
+        title,
+        url: id,
+        updatedAt: '2026-11-22T00:00:00Z',
+        contentHash: contentHash(title, body),
+        bodyChars: body.length,
+      },
+      chunkText(body),
+    );
+  return docId;
+}
+
+let counter = 0;
+const stores: [string, () => Promise<KnowledgeStore>][] = [
+  ['sqlite', () => Promise.resolve(new SqliteKnowledgeStore(join(dir, `s${(counter += 1)}.sqlite`)))],
+  [
+    'postgres',
+    async () => {
+      const admin = new pg.Client(server.admin);
+      await admin.connect();
+      await admin.query('TRUNCATE documents, chunks');
+      await admin.end();
+      return new PgKnowledgeStore(server.app);
+    },
+  ],
+];
+
+describe.each(stores)('%s store', (name, open) => {
+  it(`knowledge:store-contract — ${name}: search, ranking, filters, replace, delete, paging`, async () => {
+    const store = await open();
+    try {
+      const titleHit = await put(store, 'w1', 'docs', 'a', 'Pelican migration', 'Notes about birds.');
+      const bodyHit = await put(store, 'w1', 'docs', 'b', 'Other', 'A pelican was seen near the lake.');
+      await put(store, 'w1', 'tickets', 't', 'Ticket', 'The pelican importer fails.', 'http');
+      const ws = store.workspace('w1');
+      const all = await ws.search(['pelican'], { allowedSourceIds: ['docs', 'tickets'] }, 10);
+      expect(all.map((h) => h.docId)).toContain(bodyHit);
+      expect(all[0]?.docId).toBe(titleHit);
+      expect(
+        (await ws.search(['pelican'], { allowedSourceIds: ['docs'] }, 10)).every(
+          (h) => h.sourceId === 'docs',
+        ),
+      ).toBe(true);
+      expect(
+        (await ws.search(['pelican'], { allowedSourceIds: ['docs', 'tickets'], sourceType: 'http' }, 10)).map(
+          (h) => h.sourceId,
+        ),
+      ).toEqual(['tickets']);
+      expect(await ws.search(['pelican'], { allowedSourceIds: [] }, 10)).toEqual([]);
+      await put(store, 'w1', 'docs', 'b', 'Other', 'Now about flamingos only.');
+      expect((await ws.search(['pelican'], { allowedSourceIds: ['docs'] }, 10)).map((h) => h.docId)).toEqual([
+        titleHit,
+      ]);
+      expect(await ws.deleteDocuments('tickets', [titleHit])).toBe(0);
+      expect(await ws.countDocuments('docs')).toBe(2);
+      expect(await ws.deleteDocuments('docs', [bodyHit])).toBe(1);
+      expect([...(await ws.documentHashes('docs')).keys()]).toEqual([titleHit]);
+      const long = await put(
+        store,
+        'w1',
+        'docs',
+        'long',
+        'Long',
+        Array.from({ length: 40 }, (_, i) => `Sentence ${i} about the long document body.`).join(' '),
+      );
+      const document = await ws.getDocument(long);
+      expect(document?.chunkCount).toBeGreaterThan(1);
+      const first = await ws.getChunks(long, 0, 1);
+      const rest = await ws.getChunks(long, 1, 100);
+      expect([...first, ...rest].map((c) => c.chunkNo)).toEqual(
+        Array.from({ length: document!.chunkCount }, (_, i) => i),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it(`knowledge:isolation-property — ${name}: no search or read ever crosses workspaces`, async () => {
+    const store = await open();
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uniqueArray(fc.stringMatching(/^[a-z]{3,8}$/), { minLength: 2, maxLength: 3 }),
+          fc.array(
+            fc.tuple(
+              fc.nat(2),
+              fc.constantFrom('shared', 'common', 'report'),
+              fc.stringMatching(/^[a-z]{4,9}$/),
+            ),
+            { minLength: 3, maxLength: 8 },
+          ),
+          async (workspaces, docs) => {
+            const owner = new Map<string, string>();
+            for (const [index, [w, word, marker]] of docs.entries()) {
+              const ws = workspaces[w % workspaces.length] as string;
+              const docId = await put(
+                store,
+                ws,
+                'docs',
+                `${index}-${marker}`,
+                `Doc ${marker}`,
+                `${word} text ${marker} for ${ws}`,
+              );
+              owner.set(docId, ws);
+            }
+            const terms = ['shared', 'common', 'report', 'text', ...docs.map(([, , marker]) => marker)];
+            for (const ws of workspaces) {
+              const hits = await store.workspace(ws).search(terms, { allowedSourceIds: ['docs'] }, 100);
+              for (const hit of hits) expect(owner.get(hit.docId)).toBe(ws);
+              for (const [docId, docOwner] of owner) {
+                if (docOwner === ws) continue;
+                expect(await store.workspace(ws).getDocument(docId)).toBeUndefined();
+                expect(await store.workspace(ws).getChunks(docId, 0, 10)).toEqual([]);
+              }
+            }
+          },
+        ),
+        { numRuns: name === 'postgres' ? 12 : 25 },
+      );
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+});
+
+describe('PostgreSQL row-level security', () => {
+  it('knowledge:postgres-rls — the application role sees nothing outside the workspace set for its transaction', async () => {
+    const store = new PgKnowledgeStore(server.app);
+    await put(store, 'alpha', 'docs', 'x', 'Alpha', 'alpha secret text');
+    await put(store, 'beta', 'docs', 'y', 'Beta', 'beta secret text');
+    await store.close();
+    const client = new pg.Client(server.app);
+    await client.connect();
+    try {
+      expect((await client.query('SELECT count(*)::int AS n FROM documents')).rows[0].n).toBe(0);
+      await client.query('BEGIN');
+      await client.query("SELECT set_config('agw.workspace', 'alpha', true)");
+      const rows = (await client.query('SELECT workspace_id FROM chunks')).rows as { workspace_id: string }[];
+      expect(rows.length).toBeGreaterThan(0);
+      expect(new Set(rows.map((r) => r.workspace_id))).toEqual(new Set(['alpha']));
+      await expect(
+        client.query("INSERT INTO documents VALUES ('beta','d','s','files','e','t',null,null,'h',1,1)"),
+      ).rejects.toThrow(/row-level security/);
+      await client.query('ROLLBACK');
+    } finally {
+      await client.end();
+    }
+  });
+});
