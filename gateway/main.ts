@@ -15,13 +15,8 @@ import {
   ToolCatalog,
   type CachedToolList,
 } from './discovery/index.js';
-import {
-  connectorFor,
-  KnowledgeService,
-  MemorySourceLock,
-  SqliteKnowledgeStore,
-  SyncEngine,
-} from './knowledge/index.js';
+import { connectorFor, KnowledgeService, SyncEngine } from './knowledge/index.js';
+import { openKnowledgeStore } from './knowledge/open-store.js';
 import { ElicitationBridge } from './mcp/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
@@ -83,7 +78,10 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const lifecycle: Lifecycle = { ready: false };
   const inflight = new InflightTracker();
   const bridge = new ElicitationBridge();
-  const store = new SqliteKnowledgeStore(config.current().config.knowledge.sqlitePath);
+  const { store, lock } = await openKnowledgeStore(
+    config.current().config.knowledge,
+    processSecretReader(options.env),
+  );
   const secrets = processSecretReader(options.env);
   const connectorFactory = (source: DataSourceConfig, workspace: string) =>
     connectorFor(source, {
@@ -97,7 +95,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
         return breakers.run(workspace, mcpSource, () => pool.get(workspace, mcpSource));
       },
     });
-  const sync = new SyncEngine(store, new MemorySourceLock(), logger, connectorFactory);
+  const sync = new SyncEngine(store, lock, logger, connectorFactory);
   const knowledge = new KnowledgeService(store);
   const app = buildApp({
     config,

@@ -267,6 +267,17 @@ export const ServerSchema = z.strictObject({
 export const KnowledgeSchema = z.strictObject({
   /** SQLite file of the embedded knowledge index; ':memory:' keeps it in memory only. */
   sqlitePath: z.string().min(1).default(':memory:'),
+  /** The shared PostgreSQL index of the cluster shape; when set it replaces the SQLite index. */
+  postgres: z
+    .strictObject({
+      /** A libpq connection URI, e.g. postgresql://user:pass@host/db, as a secret reference. */
+      connectionString: SecretRefSchema,
+      /** Create the schema and row-level-security policies at start (needs an owner role). */
+      migrate: z.boolean().default(false),
+      /** With `migrate`, the role the gateway's queries must run as is granted access. */
+      appRole: z.string().min(1).optional(),
+    })
+    .optional(),
   /** Adds `X-Service-Usage: results=N; est_tokens=M; tokenizer=o200k_base` to agent responses. */
   usageHints: z.boolean().default(false),
 });

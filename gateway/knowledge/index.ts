@@ -14,6 +14,7 @@ export type {
 export { SyncEngine } from './sync-engine.js';
 export type { SyncReport, ConnectorFactory } from './sync-engine.js';
 export { MemorySourceLock } from './source-lock.js';
+export { PgSourceLock } from './pg-source-lock.js';
 export type { SourceLock } from './source-lock.js';
 export {
   KnowledgeService,

@@ -41,15 +41,17 @@ CREATE POLICY workspace_isolation ON chunks
 `;
 
 /** Creates the schema and policies (as the owner) and grants the application role what it needs. */
-export async function migratePostgres(admin: pg.ClientConfig, appRole: string): Promise<void> {
+export async function migratePostgres(admin: pg.ClientConfig, appRole: string | undefined): Promise<void> {
   const client = new pg.Client(admin);
   await client.connect();
   try {
     await client.query(SCHEMA);
-    const role = client.escapeIdentifier(appRole);
-    await client.query(
-      `GRANT SELECT, INSERT, UPDATE, DELETE ON documents, chunks TO ${role}; GRANT USAGE ON SEQUENCE chunks_id_seq TO ${role}`,
-    );
+    if (appRole !== undefined) {
+      const role = client.escapeIdentifier(appRole);
+      await client.query(
+        `GRANT SELECT, INSERT, UPDATE, DELETE ON documents, chunks TO ${role}; GRANT USAGE ON SEQUENCE chunks_id_seq TO ${role}`,
+      );
+    }
   } finally {
     await client.end();
   }
@@ -234,7 +236,8 @@ class PgWorkspaceStore implements WorkspaceStore {
 }
 
 export class PgKnowledgeStore implements KnowledgeStore {
-  private readonly pool: pg.Pool;
+  /** Shared with the PgSourceLock of the same process. */
+  readonly pool: pg.Pool;
 
   constructor(config: pg.PoolConfig) {
     this.pool = new pg.Pool({ max: 8, ...config });

@@ -14,6 +14,7 @@ import {
   documentId,
   migratePostgres,
   PgKnowledgeStore,
+  PgSourceLock,
   SqliteKnowledgeStore,
   type KnowledgeStore,
 } from '../../gateway/knowledge/index.js';
@@ -42,22 +43,20 @@ async function put(
   type = 'files',
 ): Promise<string> {
   const docId = documentId(ws, source, id);
-  await store
-    .workspace(ws)
-    .upsertDocument(
-      {
-        docId,
-        sourceId: source,
-        sourceType: type,
-        externalId: id,
-        title,
-        url: id,
-        updatedAt: '2026-11-22T00:00:00Z',
-        contentHash: contentHash(title, body),
-        bodyChars: body.length,
-      },
-      chunkText(body),
-    );
+  await store.workspace(ws).upsertDocument(
+    {
+      docId,
+      sourceId: source,
+      sourceType: type,
+      externalId: id,
+      title,
+      url: id,
+      updatedAt: '2026-11-22T00:00:00Z',
+      contentHash: contentHash(title, body),
+      bodyChars: body.length,
+    },
+    chunkText(body),
+  );
   return docId;
 }
 
@@ -128,6 +127,8 @@ describe.each(stores)('%s store', (name, open) => {
 
   it(`knowledge:isolation-property — ${name}: no search or read ever crosses workspaces`, async () => {
     const store = await open();
+    // Owners accumulate across runs: the store keeps every earlier run's documents too.
+    const owner = new Map<string, string>();
     try {
       await fc.assert(
         fc.asyncProperty(
@@ -141,7 +142,6 @@ describe.each(stores)('%s store', (name, open) => {
             { minLength: 3, maxLength: 8 },
           ),
           async (workspaces, docs) => {
-            const owner = new Map<string, string>();
             for (const [index, [w, word, marker]] of docs.entries()) {
               const ws = workspaces[w % workspaces.length] as string;
               const docId = await put(
@@ -195,6 +195,82 @@ describe('PostgreSQL row-level security', () => {
       await client.query('ROLLBACK');
     } finally {
       await client.end();
+    }
+  });
+});
+
+describe('PostgreSQL sync lock', () => {
+  it('knowledge:sync-lock-shared — two gateway processes never sync the same source at once', async () => {
+    // Two pools stand for two gateway processes sharing the database.
+    const first = new pg.Pool(server.app);
+    const second = new pg.Pool(server.app);
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      const running = new PgSourceLock(first).tryWith('w1/docs', async () => {
+        entered();
+        await held;
+        return 'first';
+      });
+      await inside;
+      expect(
+        await new PgSourceLock(second).tryWith('w1/docs', () => Promise.resolve('second')),
+      ).toBeUndefined();
+      expect(await new PgSourceLock(second).tryWith('w1/other', () => Promise.resolve('other source'))).toBe(
+        'other source',
+      );
+      release();
+      expect(await running).toBe('first');
+      expect(await new PgSourceLock(second).tryWith('w1/docs', () => Promise.resolve('second'))).toBe(
+        'second',
+      );
+    } finally {
+      await first.end();
+      await second.end();
+    }
+  });
+});
+
+describe('gateway on the PostgreSQL store', () => {
+  it('knowledge:gateway-postgres — the cluster shape indexes and searches through PostgreSQL', async () => {
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    const { keyRecord, newKey, startHarness } = await import('../support/gateway-harness.js');
+    const docs = join(dir, 'pg-docs');
+    await mkdir(docs, { recursive: true });
+    await writeFile(join(docs, 'note.md'), '# Heron notes\n\nThe heron survey runs every spring.\n');
+    const key = newKey();
+    const url = `postgresql://${server.app.user}:${server.app.password}@${encodeURIComponent(server.app.host)}:${server.app.port}/${server.app.database}`;
+    const h = await startHarness(
+      {
+        knowledge: { postgres: { connectionString: { env: 'PG_URL' } } },
+        workspaces: [
+          {
+            name: 'pgws',
+            dataSources: [{ name: 'notes', type: 'files', path: docs }],
+            keys: [keyRecord(key)],
+          },
+        ],
+      },
+      { PG_URL: url },
+    );
+    try {
+      const deadline = Date.now() + 15_000;
+      let results: { title: string }[] = [];
+      while (results.length === 0 && Date.now() < deadline) {
+        const response = await fetch(`${h.url}/agent/search`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'heron survey spring', options: { response_format: 'json' } }),
+        });
+        results = ((await response.json()) as { results: { title: string }[] }).results;
+        if (results.length === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(results[0]?.title).toBe('Heron notes');
+      expect(h.logs.join('\n').includes(server.app.password + '@')).toBe(false);
+    } finally {
+      await h.stop();
     }
   });
 });
