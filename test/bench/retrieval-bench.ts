@@ -7,6 +7,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import {
+  type KnowledgeStore,
   chunkText,
   contentHash,
   documentId,
@@ -18,7 +19,7 @@ import { validateConfig } from '../../gateway/config/index.js';
 import { principalFor } from '../../gateway/auth/principal.js';
 import { corpusAvailable, loadManPages, type ManPage } from './manpages-corpus.js';
 
-function percentile(sorted: readonly number[], p: number): number {
+export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
@@ -26,8 +27,8 @@ function fileSize(path: string): number {
   return [path, `${path}-wal`].filter((p) => existsSync(p)).reduce((n, p) => n + statSync(p).size, 0);
 }
 
-async function ingest(
-  store: SqliteKnowledgeStore,
+export async function ingest(
+  store: KnowledgeStore,
   docs: readonly { id: string; title: string; body: string }[],
 ): Promise<number> {
   const ws = store.workspace('bench');
@@ -57,7 +58,7 @@ interface Quality {
   r10: number;
 }
 
-function score(ranks: readonly (number | undefined)[]): Quality {
+export function score(ranks: readonly (number | undefined)[]): Quality {
   const n = ranks.length;
   return {
     mrr: ranks.reduce<number>((sum, r) => sum + (r !== undefined && r <= 10 ? 1 / r : 0), 0) / n,
@@ -66,7 +67,7 @@ function score(ranks: readonly (number | undefined)[]): Quality {
   };
 }
 
-function docRank(docIds: readonly string[], wanted: string): number | undefined {
+export function docRank(docIds: readonly string[], wanted: string): number | undefined {
   const unique = [...new Set(docIds)];
   const index = unique.indexOf(wanted);
   return index < 0 ? undefined : index + 1;
@@ -282,7 +283,7 @@ async function latencyBench(chunks: number): Promise<void> {
 export async function retrievalBench(): Promise<void> {
   console.log('\n== Knowledge benchmark (embedded SQLite FTS5 store) ==');
   console.log(
-    `conditions: Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), node:sqlite in-process, temp file on local disk; the PostgreSQL store is not built yet`,
+    `conditions: Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), node:sqlite in-process, temp file on local disk; PostgreSQL numbers follow in their own section`,
   );
   await qualityBench();
   for (const chunks of [10_000, 100_000]) await latencyBench(chunks);

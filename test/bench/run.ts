@@ -1,9 +1,11 @@
 // `npm run bench`: runs every benchmark and prints numbers, ratios and conditions. Never asserts.
 import { mcpProxyBench } from './mcp-proxy-bench.js';
 import { restBench } from './rest-bench.js';
+import { pgRetrievalBench } from './pg-retrieval-bench.js';
 import { retrievalBench } from './retrieval-bench.js';
 
 const only = process.argv[2];
 if (only === undefined || only === 'rest') await restBench();
 if (only === undefined || only === 'mcp') await mcpProxyBench();
 if (only === undefined || only === 'knowledge') await retrievalBench();
+if (only === undefined || only === 'knowledge' || only === 'postgres') await pgRetrievalBench();
