@@ -14,6 +14,7 @@ import type {
   StoredDocument,
   WorkspaceStore,
 } from './knowledge-store.js';
+import { chunkFromRow, documentFromRow, hitFromRow, type Row } from './store-rows.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS documents (
@@ -56,9 +57,6 @@ export async function migratePostgres(admin: pg.ClientConfig, appRole: string | 
     await client.end();
   }
 }
-
-type Row = Record<string, unknown>;
-const optional = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 class PgWorkspaceStore implements WorkspaceStore {
   constructor(
@@ -171,17 +169,7 @@ class PgWorkspaceStore implements WorkspaceStore {
           limit,
         ],
       );
-      return rows.map((row) => ({
-        docId: String(row['doc_id']),
-        chunkNo: Number(row['chunk_no']),
-        text: String(row['text']),
-        score: Number(row['score']),
-        title: String(row['title']),
-        url: optional(row['url']),
-        sourceId: String(row['source_id']),
-        sourceType: String(row['source_type']),
-        updatedAt: optional(row['updated_at']),
-      }));
+      return rows.map((row) => hitFromRow(row, Number(row['score'])));
     });
   }
 
@@ -193,18 +181,7 @@ class PgWorkspaceStore implements WorkspaceStore {
       );
       const row = rows[0];
       if (row === undefined) return undefined;
-      return {
-        docId: String(row['doc_id']),
-        sourceId: String(row['source_id']),
-        sourceType: String(row['source_type']),
-        externalId: String(row['external_id']),
-        title: String(row['title']),
-        url: optional(row['url']),
-        updatedAt: optional(row['updated_at']),
-        contentHash: String(row['content_hash']),
-        bodyChars: Number(row['body_chars']),
-        chunkCount: Number(row['chunk_count']),
-      };
+      return documentFromRow(row);
     });
   }
 
@@ -214,13 +191,7 @@ class PgWorkspaceStore implements WorkspaceStore {
         'SELECT chunk_no, text, char_start, char_end FROM chunks WHERE workspace_id = $1 AND doc_id = $2 AND chunk_no >= $3 ORDER BY chunk_no LIMIT $4',
         [this.workspaceId, docId, fromChunk, limit],
       );
-      return rows.map((row) => ({
-        docId,
-        chunkNo: Number(row['chunk_no']),
-        text: String(row['text']),
-        charStart: Number(row['char_start']),
-        charEnd: Number(row['char_end']),
-      }));
+      return rows.map((row) => chunkFromRow(docId, row));
     });
   }
 

@@ -14,6 +14,7 @@ import type {
   StoredDocument,
   WorkspaceStore,
 } from './knowledge-store.js';
+import { chunkFromRow, documentFromRow, hitFromRow, type Row } from './store-rows.js';
 
 const SCHEMA = `
 PRAGMA journal_mode = WAL;
@@ -38,10 +39,6 @@ export function ftsTable(workspaceId: string): string {
 function quote(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
 }
-
-type Row = Record<string, unknown>;
-const str = (value: unknown): string => (typeof value === 'string' ? value : String(value));
-const optional = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** Runs synchronous driver work and reports its failure as a rejected promise, as the port promises. */
 function attempt<T>(work: () => T): Promise<T> {
@@ -187,7 +184,7 @@ class SqliteWorkspaceStore implements WorkspaceStore {
   documentHashes(sourceId: string): Promise<Map<string, string>> {
     return attempt(() => {
       const rows = this.statements.hashes.all(this.workspaceId, sourceId) as Row[];
-      return new Map(rows.map((row) => [str(row['doc_id']), str(row['content_hash'])]));
+      return new Map(rows.map((row) => [String(row['doc_id']), String(row['content_hash'])]));
     });
   }
 
@@ -240,17 +237,7 @@ class SqliteWorkspaceStore implements WorkspaceStore {
     const rows = details
       .map((row) => ({ row, rank: order.get(Number(row['id'])) as { index: number; score: number } }))
       .sort((a, b) => a.rank.index - b.rank.index)
-      .map(({ row, rank }) => ({
-        docId: str(row['doc_id']),
-        chunkNo: Number(row['chunk_no']),
-        text: str(row['text']),
-        score: rank.score,
-        title: str(row['title']),
-        url: optional(row['url']),
-        sourceId: str(row['source_id']),
-        sourceType: str(row['source_type']),
-        updatedAt: optional(row['updated_at']),
-      }));
+      .map(({ row, rank }) => hitFromRow(row, rank.score));
     return { rows, found: rows.length, candidates: ranked.length };
   }
 
@@ -258,30 +245,15 @@ class SqliteWorkspaceStore implements WorkspaceStore {
     return attempt(() => {
       const row = this.statements.document.get(this.workspaceId, docId) as Row | undefined;
       if (row === undefined) return undefined;
-      return {
-        docId: str(row['doc_id']),
-        sourceId: str(row['source_id']),
-        sourceType: str(row['source_type']),
-        externalId: str(row['external_id']),
-        title: str(row['title']),
-        url: optional(row['url']),
-        updatedAt: optional(row['updated_at']),
-        contentHash: str(row['content_hash']),
-        bodyChars: Number(row['body_chars']),
-        chunkCount: Number(row['chunk_count']),
-      };
+      return documentFromRow(row);
     });
   }
 
   getChunks(docId: string, fromChunk: number, limit: number): Promise<StoredChunk[]> {
     return attempt(() =>
-      (this.statements.chunks.all(this.workspaceId, docId, fromChunk, limit) as Row[]).map((row) => ({
-        docId,
-        chunkNo: Number(row['chunk_no']),
-        text: str(row['text']),
-        charStart: Number(row['char_start']),
-        charEnd: Number(row['char_end']),
-      })),
+      (this.statements.chunks.all(this.workspaceId, docId, fromChunk, limit) as Row[]).map((row) =>
+        chunkFromRow(docId, row),
+      ),
     );
   }
 

@@ -3,8 +3,6 @@
 // throwaway local PostgreSQL server reached over its Unix socket as the unprivileged role.
 import pg from 'pg';
 import { cpus } from 'node:os';
-import { principalFor } from '../../gateway/auth/principal.js';
-import { validateConfig } from '../../gateway/config/index.js';
 import {
   documentId,
   KnowledgeService,
@@ -13,26 +11,8 @@ import {
 } from '../../gateway/knowledge/index.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
 import { corpusAvailable, loadManPages } from './manpages-corpus.js';
+import { benchPrincipal, timeSearches } from './knowledge-bench-support.js';
 import { docRank, ingest, percentile, score, syntheticCorpus } from './retrieval-bench.js';
-
-function benchPrincipal() {
-  const parsed = validateConfig({
-    version: 1,
-    workspaces: [{ name: 'bench', dataSources: [{ name: 'src', type: 'files', path: '.' }] }],
-  });
-  if (!parsed.ok) throw new Error('bench config');
-  return principalFor(
-    {
-      id: 'AAAAAAAAAA',
-      hash: `sha256:${'0'.repeat(64)}`,
-      access: 'read',
-      sources: ['*'],
-      tools: ['*'],
-      revoked: false,
-    },
-    parsed.config.workspaces[0]!,
-  );
-}
 
 async function reset(server: PostgresServer): Promise<void> {
   const admin = new pg.Client(server.admin);
@@ -121,23 +101,7 @@ async function latency(server: PostgresServer, chunks: number): Promise<void> {
   const { docs, queries } = syntheticCorpus(chunks, 7);
   const store = new PgKnowledgeStore(server.app);
   const rate = await ingest(store, docs);
-  const service = new KnowledgeService(store);
-  const principal = benchPrincipal();
-  const request = (query: string) => ({
-    query,
-    limit: 10,
-    connectorId: undefined,
-    sourceType: undefined,
-    snippetChars: 300,
-  });
-  for (const query of queries.slice(0, 100)) await service.search(principal, request(query));
-  const timings: number[] = [];
-  for (const query of queries.slice(100, 1100)) {
-    const started = performance.now();
-    await service.search(principal, request(query));
-    timings.push(performance.now() - started);
-  }
-  timings.sort((x, y) => x - y);
+  const timings = await timeSearches(store, queries);
   await store.close();
   console.log(
     `postgres search latency, ${chunks.toLocaleString('en')} chunks (${timings.length} timed after 100 warm-up): p50 ${percentile(timings, 50).toFixed(2)} ms  p95 ${percentile(timings, 95).toFixed(2)} ms  p99 ${percentile(timings, 99).toFixed(2)} ms; ingestion ${rate.toFixed(0)} docs/s (one transaction per document); index ${(await sizeMb(server)).toFixed(1)} MB`,

@@ -15,8 +15,7 @@ import {
   KnowledgeService,
 } from '../../gateway/knowledge/index.js';
 import { ftsTable } from '../../gateway/knowledge/sqlite-store.js';
-import { validateConfig } from '../../gateway/config/index.js';
-import { principalFor } from '../../gateway/auth/principal.js';
+import { benchPrincipal, timeSearches } from './knowledge-bench-support.js';
 import { corpusAvailable, loadManPages, type ManPage } from './manpages-corpus.js';
 
 export function percentile(sorted: readonly number[], p: number): number {
@@ -95,22 +94,7 @@ async function qualityBench(): Promise<void> {
     pages.map((p) => ({ id: p.id, title: p.id, body: p.body })),
   );
   // The gateway's own search path (BM25 candidates + coverage/proximity re-rank), ranked to 60 chunks.
-  const parsed = validateConfig({
-    version: 1,
-    workspaces: [{ name: 'bench', dataSources: [{ name: 'src', type: 'files', path: '.' }] }],
-  });
-  if (!parsed.ok) throw new Error('bench config');
-  const principal = principalFor(
-    {
-      id: 'AAAAAAAAAA',
-      hash: `sha256:${'0'.repeat(64)}`,
-      access: 'read',
-      sources: ['*'],
-      tools: ['*'],
-      revoked: false,
-    },
-    parsed.config.workspaces[0]!,
-  );
+  const principal = benchPrincipal();
   const service = new KnowledgeService(store);
   const ours: (number | undefined)[] = [];
   for (const page of pages) {
@@ -240,39 +224,7 @@ async function latencyBench(chunks: number): Promise<void> {
   const path = join(dir, 'synthetic.sqlite');
   const store = new SqliteKnowledgeStore(path);
   const docsPerSecond = await ingest(store, docs);
-  const parsed = validateConfig({
-    version: 1,
-    workspaces: [{ name: 'bench', dataSources: [{ name: 'src', type: 'files', path: '.' }] }],
-  });
-  if (!parsed.ok) throw new Error('bench config');
-  const workspace = parsed.config.workspaces[0]!;
-  const principal = principalFor(
-    {
-      id: 'AAAAAAAAAA',
-      hash: `sha256:${'0'.repeat(64)}`,
-      access: 'read',
-      sources: ['*'],
-      tools: ['*'],
-      revoked: false,
-    },
-    workspace,
-  );
-  const service = new KnowledgeService(store);
-  const request = (query: string) => ({
-    query,
-    limit: 10,
-    connectorId: undefined,
-    sourceType: undefined,
-    snippetChars: 300,
-  });
-  for (const query of queries.slice(0, 100)) await service.search(principal, request(query));
-  const timings: number[] = [];
-  for (const query of queries.slice(100, 1100)) {
-    const started = performance.now();
-    await service.search(principal, request(query));
-    timings.push(performance.now() - started);
-  }
-  timings.sort((a, b) => a - b);
+  const timings = await timeSearches(store, queries);
   console.log(
     `search latency, ${chunks.toLocaleString('en')} chunks (synthetic Zipf corpus, 3-word OR queries, top 10 with snippets, ${timings.length} timed after 100 warm-up): p50 ${percentile(timings, 50).toFixed(2)} ms  p95 ${percentile(timings, 95).toFixed(2)} ms  p99 ${percentile(timings, 99).toFixed(2)} ms; ingestion ${docsPerSecond.toFixed(0)} docs/s; index ${(fileSize(path) / 1e6).toFixed(1)} MB`,
   );

@@ -1,0 +1,48 @@
+// Row → record mappings shared by both KnowledgeStore implementations: the schema's column names are
+// the same in SQLite and PostgreSQL, so one mapping serves both.
+import type { SearchHit, StoredChunk, StoredDocument } from './knowledge-store.js';
+
+export type Row = Record<string, unknown>;
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : String(value));
+const optional = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+export function documentFromRow(row: Row): StoredDocument {
+  return {
+    docId: str(row['doc_id']),
+    sourceId: str(row['source_id']),
+    sourceType: str(row['source_type']),
+    externalId: str(row['external_id']),
+    title: str(row['title']),
+    url: optional(row['url']),
+    updatedAt: optional(row['updated_at']),
+    contentHash: str(row['content_hash']),
+    bodyChars: Number(row['body_chars']),
+    chunkCount: Number(row['chunk_count']),
+  };
+}
+
+/** A search hit from a row of chunk and document columns; the score comes from the ranking step. */
+export function hitFromRow(row: Row, score: number): SearchHit {
+  return {
+    docId: str(row['doc_id']),
+    chunkNo: Number(row['chunk_no']),
+    text: str(row['text']),
+    score,
+    title: str(row['title']),
+    url: optional(row['url']),
+    sourceId: str(row['source_id']),
+    sourceType: str(row['source_type']),
+    updatedAt: optional(row['updated_at']),
+  };
+}
+
+export function chunkFromRow(docId: string, row: Row): StoredChunk {
+  return {
+    docId,
+    chunkNo: Number(row['chunk_no']),
+    text: str(row['text']),
+    charStart: Number(row['char_start']),
+    charEnd: Number(row['char_end']),
+  };
+}
