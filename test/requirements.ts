@@ -105,6 +105,13 @@ export const REQUIREMENTS: Record<string, string> = {
   'knowledge:http-connector': 'issue 4: REST JSON connector with pagination and field mapping',
   'knowledge:http-auth': 'issue 4: connector auth from a secret reference, never logged',
   'knowledge:mcp-resources-connector': 'issue 4: MCP resources of the workspace sources as documents',
+  'knowledge:postgres-connector':
+    'issue 4: a configured SQL query mapped to documents (id, title, body, url, updated_at)',
+  'knowledge:postgres-incremental':
+    'issue 4: the postgres connector syncs incrementally and removes deleted rows',
+  'knowledge:postgres-read-only': 'issue 4: the postgres connector query is read-only',
+  'knowledge:postgres-errors':
+    'issue 4: connector failures reported safely in /agent/sources, never blocking search',
   'knowledge:store-contract':
     'issue 4 / D6: one contract suite runs against the SQLite and PostgreSQL stores',
   'knowledge:isolation-property': 'issue 4: property test — nothing crosses workspaces, on both stores',

@@ -194,13 +194,40 @@ export const McpResourcesDataSourceSchema = z.strictObject({
   syncIntervalMs: z.number().int().min(1000).max(86_400_000).default(300_000),
 });
 
+/** `postgres`: a read-only SQL query whose rows are documents. The query must return the columns
+ * `id`, `title` and `body` (and may return `url` and `updated_at`); alias them in SQL. */
+export const PostgresDataSourceSchema = z.strictObject({
+  name: nameSchema,
+  type: z.literal('postgres'),
+  description: z.string().max(500).optional(),
+  /** A libpq connection URI as a secret reference; use a role that can only read. */
+  connectionString: SecretRefSchema,
+  /** One SELECT (or VALUES) statement; it runs in a READ ONLY transaction through a cursor. */
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(20_000)
+    .transform((query) => query.replace(/;\s*$/, ''))
+    .refine((query) => /^(select|with|values|table)\b/i.test(query), {
+      message: 'must be a single read-only SELECT, WITH … SELECT, VALUES or TABLE statement',
+    }),
+  /** Rows fetched per round trip from the server-side cursor. */
+  batchSize: z.number().int().min(1).max(10_000).default(500),
+  maxRows: z.number().int().min(1).max(10_000_000).default(100_000),
+  /** statement_timeout of each statement of the sync, milliseconds. */
+  timeoutMs: z.number().int().min(100).max(3_600_000).default(60_000),
+  syncIntervalMs: z.number().int().min(1000).max(86_400_000).default(300_000),
+});
+
 export const DataSourceSchema = z.discriminatedUnion('type', [
   FilesDataSourceSchema,
   HttpDataSourceSchema,
   McpResourcesDataSourceSchema,
+  PostgresDataSourceSchema,
 ]);
 export type DataSourceConfig = z.infer<typeof DataSourceSchema>;
-export const SOURCE_TYPES = ['files', 'http', 'mcp-resources'] as const;
+export const SOURCE_TYPES = ['files', 'http', 'mcp-resources', 'postgres'] as const;
 
 export const WorkspaceSchema = z
   .strictObject({

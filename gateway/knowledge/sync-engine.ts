@@ -5,7 +5,7 @@
 import type { DataSourceConfig, GatewayConfig } from '../config/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import { chunkText } from './chunker.js';
-import type { Connector } from './connectors/index.js';
+import { ConnectorError, type Connector } from './connectors/index.js';
 import type { KnowledgeStore, SyncState } from './knowledge-store.js';
 import type { SourceLock } from './source-lock.js';
 import { contentHash, documentId } from './stable-ids.js';
@@ -108,10 +108,14 @@ export class SyncEngine {
       this.logger.info({ workspace, source: source.name, ...report, documents }, 'data source synced');
       return report;
     } catch (error) {
+      // Connector errors carry safe messages; anything else is reported by name and code only, since
+      // its message could quote a secret or retrieved content.
       const message =
-        error instanceof Error
-          ? `${error.name}: ${(error as NodeJS.ErrnoException).code ?? 'sync failed'}`
-          : 'sync failed';
+        error instanceof ConnectorError
+          ? error.message
+          : error instanceof Error
+            ? `${error.name}: ${(error as NodeJS.ErrnoException).code ?? 'sync failed'}`
+            : 'sync failed';
       const documents = await store.countDocuments(source.name).catch(() => 0);
       this.update(workspace, source.name, {
         status: 'failed',

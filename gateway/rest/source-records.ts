@@ -22,6 +22,8 @@ export interface SourceRecord {
   readonly era_detected_at: string | null;
   readonly transport_in_use: string | null;
   readonly sync_progress: string | null;
+  /** Why the last sync of a data source failed, in words that carry no secret and no content. */
+  readonly last_error: string | null;
 }
 
 export function sourceRecord(
@@ -46,6 +48,7 @@ export function sourceRecord(
     era_detected_at: state.eraDetectedAt ?? null,
     transport_in_use: state.transportInUse ?? null,
     sync_progress: null,
+    last_error: null,
   };
 }
 
@@ -76,5 +79,6 @@ export function dataSourceRecord(source: DataSourceConfig, state: SyncState): So
     transport_in_use: null,
     sync_progress:
       state.progress === undefined ? null : `${state.progress.done}/${state.progress.total ?? '?'}`,
+    last_error: state.lastError ?? null,
   };
 }

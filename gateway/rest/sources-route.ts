@@ -47,9 +47,11 @@ export function registerSourcesRoutes(app: FastifyInstance, catalog: ToolCatalog
     const data = workspace.dataSources.find((s) => s.name === id && canSeeSource(principal, s.name));
     if (data === undefined) throw new GatewayError('not_found', 'No source with this id in your workspace.');
     // On-demand sync; when one is already running its state is reported instead of starting another.
-    await sync.sync(workspace.name, data).catch(() => undefined);
+    // `sync` counts what this run changed; it is null when the run failed or another was in progress.
+    const report = await sync.sync(workspace.name, data).catch(() => undefined);
     return sendAgentBody(request, reply, {
       source: dataSourceRecord(data, sync.state(workspace.name, data.name)),
+      sync: report ?? null,
     });
   });
 }

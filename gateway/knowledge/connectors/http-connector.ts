@@ -3,11 +3,12 @@
 import { resolveSecret, type DataSourceConfig } from '../../config/index.js';
 import type { Connector, SourceItem } from './connector.js';
 import type { ConnectorContext } from './connector-context.js';
+import { ConnectorError } from './connector-error.js';
 import { getPath, textOf } from './json-path.js';
 
 type HttpSource = Extract<DataSourceConfig, { type: 'http' }>;
 
-export class HttpSourceError extends Error {
+export class HttpSourceError extends ConnectorError {
   constructor(readonly status: number) {
     super(`the endpoint answered HTTP ${status}`);
     this.name = 'HttpSourceError';
@@ -68,7 +69,7 @@ export function httpConnector(source: HttpSource, context: ConnectorContext): Co
         const body: unknown = await response.json();
         const items = getPath(body, source.itemsPath);
         if (!Array.isArray(items))
-          throw new Error(`itemsPath "${source.itemsPath}" does not lead to an array`);
+          throw new ConnectorError(`itemsPath "${source.itemsPath}" does not lead to an array`);
         for (const raw of items) {
           const item = toItem(source, raw);
           if (item !== undefined) yield item;
