@@ -17,7 +17,7 @@ function text(value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined;
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value as string | number | boolean | bigint);
+  return String(value);
 }
 
 function toItem(row: Record<string, unknown>): SourceItem | undefined {
