@@ -16,8 +16,10 @@ const CURSOR = 'agw_sync';
 function text(value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined;
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  return JSON.stringify(value);
 }
 
 function toItem(row: Record<string, unknown>): SourceItem | undefined {
