@@ -81,6 +81,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const { store, lock } = await openKnowledgeStore(
     config.current().config.knowledge,
     processSecretReader(options.env),
+    logger,
   );
   const secrets = processSecretReader(options.env);
   const connectorFactory = (source: DataSourceConfig, workspace: string) =>

@@ -116,6 +116,7 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 4 / D6: one contract suite runs against the SQLite and PostgreSQL stores',
   'knowledge:isolation-property': 'issue 4: property test — nothing crosses workspaces, on both stores',
   'knowledge:postgres-rls': 'issue 4: PostgreSQL enforces workspace isolation with row-level security',
+  'knowledge:postgres-index': 'issue 4: PostgreSQL search uses the full-text index under row-level security',
   'knowledge:sync-lock-shared':
     'issue 4: a per-source lock keeps several gateway processes from syncing one source at once',
   'knowledge:gateway-postgres': 'issue 4 / D7: the cluster shape serves search from the PostgreSQL index',

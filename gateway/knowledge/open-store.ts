@@ -1,6 +1,7 @@
 // Picks the knowledge store for the configured shape: the shared PostgreSQL index (with its
 // advisory-lock SourceLock) when `knowledge.postgres` is set, otherwise the embedded SQLite index.
 import { resolveSecret, type GatewayConfig, type SecretReader } from '../config/index.js';
+import type { Logger } from '../telemetry/logger.js';
 import type { KnowledgeStore } from './knowledge-store.js';
 import { PgSourceLock } from './pg-source-lock.js';
 import { migratePostgres, PgKnowledgeStore } from './pg-store.js';
@@ -10,11 +11,17 @@ import { SqliteKnowledgeStore } from './sqlite-store.js';
 export async function openKnowledgeStore(
   knowledge: GatewayConfig['knowledge'],
   secrets: SecretReader,
+  logger: Logger,
 ): Promise<{ store: KnowledgeStore; lock: SourceLock }> {
   if (knowledge.postgres === undefined)
     return { store: new SqliteKnowledgeStore(knowledge.sqlitePath), lock: new MemorySourceLock() };
   const connectionString = resolveSecret(knowledge.postgres.connectionString, secrets);
   if (knowledge.postgres.migrate) await migratePostgres({ connectionString }, knowledge.postgres.appRole);
   const store = new PgKnowledgeStore({ connectionString });
+  if (!(await store.searchUsesIndex()))
+    logger.warn(
+      { fix: 'ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF' },
+      'PostgreSQL cannot use the full-text index under row-level security (the match function is not LEAKPROOF), so every search scans every chunk; a superuser can run the statement in `fix` once (or run the gateway with knowledge.postgres.migrate as a superuser)',
+    );
   return { store, lock: new PgSourceLock(store.pool) };
 }

@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS documents (
 CREATE INDEX IF NOT EXISTS documents_source ON documents (workspace_id, source_id);
 CREATE TABLE IF NOT EXISTS chunks (
   id bigserial PRIMARY KEY, workspace_id text NOT NULL, doc_id text NOT NULL, chunk_no integer NOT NULL,
+  source_id text NOT NULL, source_type text NOT NULL,
   title text NOT NULL, text text NOT NULL, char_start integer NOT NULL, char_end integer NOT NULL,
   tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', text), 'B')) STORED,
   UNIQUE (workspace_id, doc_id, chunk_no));
@@ -41,12 +42,22 @@ CREATE POLICY workspace_isolation ON chunks
   USING (workspace_id = current_setting('agw.workspace', true)) WITH CHECK (workspace_id = current_setting('agw.workspace', true));
 `;
 
-/** Creates the schema and policies (as the owner) and grants the application role what it needs. */
+/** Under row-level security PostgreSQL only uses an index for an operator whose function is
+ * LEAKPROOF, and the full-text match `@@` (ts_match_vq) is not marked so: every search would scan
+ * every chunk. The function reveals nothing but its boolean result, so a superuser may mark it. */
+const LEAKPROOF_MATCH = 'ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF';
+
+/** Creates the schema and policies (as the owner) and grants the application role what it needs.
+ * As a superuser it also marks the full-text match LEAKPROOF (see LEAKPROOF_MATCH). */
 export async function migratePostgres(admin: pg.ClientConfig, appRole: string | undefined): Promise<void> {
   const client = new pg.Client(admin);
   await client.connect();
   try {
     await client.query(SCHEMA);
+    const { rows } = await client.query<{ superuser: boolean }>(
+      "SELECT current_setting('is_superuser') = 'on' AS superuser",
+    );
+    if (rows[0]?.superuser === true) await client.query(LEAKPROOF_MATCH);
     if (appRole !== undefined) {
       const role = client.escapeIdentifier(appRole);
       await client.query(
@@ -107,11 +118,13 @@ class PgWorkspaceStore implements WorkspaceStore {
       );
       if (chunks.length > 0) {
         await client.query(
-          `INSERT INTO chunks (workspace_id, doc_id, chunk_no, title, text, char_start, char_end)
-           SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[], $6::int[], $7::int[])`,
+          `INSERT INTO chunks (workspace_id, doc_id, source_id, source_type, chunk_no, title, text, char_start, char_end)
+           SELECT $1, $2, $3, $4, * FROM unnest($5::int[], $6::text[], $7::text[], $8::int[], $9::int[])`,
           [
             ws,
             document.docId,
+            document.sourceId,
+            document.sourceType,
             chunks.map((c) => c.chunkNo),
             chunks.map(() => document.title),
             chunks.map((c) => c.text),
@@ -153,13 +166,20 @@ class PgWorkspaceStore implements WorkspaceStore {
   search(terms: readonly string[], filters: SearchFilters, limit: number): Promise<SearchHit[]> {
     if (terms.length === 0 || filters.allowedSourceIds.length === 0) return Promise.resolve([]);
     return this.scoped(async (client) => {
+      // Rank ids only (a narrow top-N sort over the GIN matches, with the source filters on the chunk
+      // row itself), then fetch text and document fields for the page alone.
       const { rows } = await client.query<Row>(
-        `SELECT c.doc_id, c.chunk_no, c.text, d.title, d.url, d.source_id, d.source_type, d.updated_at, ts_rank(c.tsv, q, 1) AS score
-         FROM websearch_to_tsquery('english', $2) AS q, chunks c
+        `WITH top AS (
+           SELECT c.id, ts_rank(c.tsv, q, 1) AS score
+           FROM websearch_to_tsquery('english', $2) AS q, chunks c
+           WHERE c.workspace_id = $1 AND c.tsv @@ q AND c.source_id = ANY($3)
+             AND ($4::text IS NULL OR c.source_id = $4) AND ($5::text IS NULL OR c.source_type = $5)
+           ORDER BY score DESC, c.id LIMIT $6)
+         SELECT c.doc_id, c.chunk_no, c.text, d.title, d.url, d.source_id, d.source_type, d.updated_at, top.score
+         FROM top JOIN chunks c ON c.id = top.id
          JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
-         WHERE c.workspace_id = $1 AND c.tsv @@ q AND d.source_id = ANY($3)
-           AND ($4::text IS NULL OR d.source_id = $4) AND ($5::text IS NULL OR d.source_type = $5)
-         ORDER BY score DESC, c.id LIMIT $6`,
+         WHERE c.workspace_id = $1
+         ORDER BY top.score DESC, top.id`,
         [
           this.workspaceId,
           terms.join(' or '),
@@ -217,6 +237,14 @@ export class PgKnowledgeStore implements KnowledgeStore {
   workspace(workspaceId: string): WorkspaceStore {
     if (workspaceId === '') throw new Error('a workspace is required');
     return new PgWorkspaceStore(this.pool, workspaceId);
+  }
+
+  /** Whether searches can use the GIN index under row-level security (see LEAKPROOF_MATCH). */
+  async searchUsesIndex(): Promise<boolean> {
+    const { rows } = await this.pool.query<{ leakproof: boolean }>(
+      "SELECT proleakproof AS leakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure",
+    );
+    return rows[0]?.leakproof === true;
   }
 
   close(): Promise<void> {

@@ -199,6 +199,71 @@ describe('PostgreSQL row-level security', () => {
   });
 });
 
+describe('PostgreSQL search plan', () => {
+  it('knowledge:postgres-index — under row-level security the application role search can use the GIN index', async () => {
+    const store = new PgKnowledgeStore(server.app);
+    const admin = new pg.Client(server.admin);
+    await admin.connect();
+    try {
+      // 2,000 chunks in one workspace, one of them with a rare word: the GIN index is the cheap plan
+      // for that word; the alternative is reading all 2,000 rows of the workspace through its btree.
+      const chunks = Array.from({ length: 2000 }, (_, i) => ({
+        chunkNo: i,
+        text: i === 1234 ? 'The quetzal ledger is here.' : `Ordinary filler paragraph number ${i}.`,
+        charStart: i * 40,
+        charEnd: i * 40 + 39,
+      }));
+      await store.workspace('plan').upsertDocument(
+        {
+          docId: 'd_plan',
+          sourceId: 'docs',
+          sourceType: 'files',
+          externalId: 'plan.md',
+          title: 'Plan',
+          url: undefined,
+          updatedAt: undefined,
+          contentHash: 'h',
+          bodyChars: 80_000,
+        },
+        chunks,
+      );
+      await admin.query('VACUUM ANALYZE chunks');
+      const plan = async () => {
+        const client = await store.pool.connect();
+        try {
+          await client.query('BEGIN');
+          await client.query("SELECT set_config('agw.workspace', 'plan', true)");
+          // Tiny tables make a sequential scan cheap; the question is which index is usable.
+          await client.query('SET LOCAL enable_seqscan = off');
+          const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+            "EXPLAIN SELECT id FROM chunks WHERE workspace_id = 'plan' AND tsv @@ websearch_to_tsquery('english', 'quetzal')",
+          );
+          await client.query('ROLLBACK');
+          return rows.map((r) => r['QUERY PLAN']).join('\n');
+        } finally {
+          client.release();
+        }
+      };
+      // The migration ran as a superuser, so the full-text match is LEAKPROOF and usable as an index
+      // condition below the policies.
+      expect(await store.searchUsesIndex()).toBe(true);
+      const withIndex = await plan();
+      expect(withIndex, withIndex).toContain('Bitmap Index Scan on chunks_tsv');
+      // Without LEAKPROOF, PostgreSQL must apply the policy first and cannot use the index.
+      await admin.query('ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) NOT LEAKPROOF');
+      try {
+        expect(await store.searchUsesIndex()).toBe(false);
+        expect(await plan()).not.toContain('chunks_tsv');
+      } finally {
+        await admin.query('ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF');
+      }
+    } finally {
+      await admin.end();
+      await store.close();
+    }
+  });
+});
+
 describe('PostgreSQL sync lock', () => {
   it('knowledge:sync-lock-shared — two gateway processes never sync the same source at once', async () => {
     // Two pools stand for two gateway processes sharing the database.
