@@ -15,7 +15,7 @@ import {
   ToolCatalog,
   type CachedToolList,
 } from './discovery/index.js';
-import { connectorFor, KnowledgeService, SyncEngine } from './knowledge/index.js';
+import { chatAnswerer, connectorFor, KnowledgeService, SyncEngine } from './knowledge/index.js';
 import { openKnowledgeStore } from './knowledge/open-store.js';
 import { ElicitationBridge } from './mcp/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
@@ -97,7 +97,10 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       },
     });
   const sync = new SyncEngine(store, lock, logger, connectorFactory);
-  const knowledge = new KnowledgeService(store);
+  const knowledge = new KnowledgeService(store, {
+    logger,
+    answerer: (answerer) => chatAnswerer(answerer, secrets),
+  });
   const app = buildApp({
     config,
     catalog,

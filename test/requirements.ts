@@ -99,6 +99,10 @@ export const REQUIREMENTS: Record<string, string> = {
   'knowledge:key-sources': 'spec §5.2: key source patterns restrict the knowledge searched',
   'knowledge:query-provenance': 'spec §2.2 / D8: every answer sentence is verbatim from a cited record',
   'knowledge:query-nothing': 'spec §2.2: provenance always present, even when empty',
+  'knowledge:chat-answerer': 'issue 4: an optional OpenAI-compatible chat answerer for /agent/query',
+  'knowledge:chat-answerer-fallback': 'issue 4: the chat answerer falls back to extractive on failure',
+  'knowledge:chat-answerer-hygiene':
+    'issue 4: no secret or retrieved content in logs; provenance always present',
   'knowledge:mcp-tools': 'spec §4.2 rule 6: search and get_document with opaque cursor paging',
   'knowledge:sync-incremental': 'issue 4: incremental sync on demand; stable ids for unchanged items',
   'knowledge:failing-connector': 'issue 4: a failing connector never blocks search over indexed data',

@@ -291,6 +291,21 @@ export const ServerSchema = z.strictObject({
   shutdownGraceMs: z.number().int().min(0).max(120_000).default(10_000),
 });
 
+export const AnswererSchema = z.strictObject({
+  type: z.literal('openai-compatible'),
+  /** The API base, e.g. https://api.openai.com/v1; `/chat/completions` is appended. */
+  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  model: z.string().min(1).max(200),
+  /** Sent as `Authorization: Bearer …`; optional for local servers. */
+  apiKey: SecretRefSchema.optional(),
+  timeoutMs: z.number().int().min(100).max(120_000).default(20_000),
+  maxTokens: z.number().int().min(16).max(8192).default(500),
+  temperature: z.number().min(0).max(2).default(0),
+  /** Characters of retrieved text sent to the model, best-ranked chunks first. */
+  maxContextChars: z.number().int().min(1000).max(200_000).default(12_000),
+});
+export type AnswererConfig = z.infer<typeof AnswererSchema>;
+
 export const KnowledgeSchema = z.strictObject({
   /** SQLite file of the embedded knowledge index; ':memory:' keeps it in memory only. */
   sqlitePath: z.string().min(1).default(':memory:'),
@@ -307,6 +322,9 @@ export const KnowledgeSchema = z.strictObject({
     .optional(),
   /** Adds `X-Service-Usage: results=N; est_tokens=M; tokenizer=o200k_base` to agent responses. */
   usageHints: z.boolean().default(false),
+  /** /agent/query answers with an OpenAI-compatible chat model when set (extractive otherwise, and
+   * whenever the model fails or answers without valid citations). */
+  answerer: AnswererSchema.optional(),
 });
 
 export const GatewayConfigSchema = z

@@ -8,9 +8,11 @@ export {
   DataSourceSchema,
   FilesDataSourceSchema,
   KnowledgeSchema,
+  AnswererSchema,
   SOURCE_TYPES,
 } from './config-schema.js';
 export type {
+  AnswererConfig,
   BreakerConfig,
   DataSourceConfig,
   GatewayConfig,

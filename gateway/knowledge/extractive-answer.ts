@@ -33,10 +33,13 @@ function similarity(a: Set<string>, b: Set<string>): number {
 
 export function splitSentences(text: string): string[] {
   // A sentence ends at . ! or ? followed by whitespace, so "2.5 GB" inside a sentence does not split it.
+  // Paragraphs and Markdown heading lines are separate blocks first, so a heading without a full stop
+  // does not swallow the sentence after it.
   return (
     text
-      .replace(/\s+/g, ' ')
-      .split(/(?<=[.!?]["')\]]?)\s+/u)
+      .split(/\n\s*\n|\n(?=\s*#)|(?<=^\s*#[^\n]*)\n/mu)
+      .map((block) => block.replace(/\s+/g, ' ').trim())
+      .flatMap((block) => block.split(/(?<=[.!?]["')\]]?)\s+/u))
       .map((s) => s.trim())
       // Fragments (a cut-off tail, a table cell) are not sentences worth citing.
       .filter(

@@ -23,12 +23,20 @@ export {
   PAGE_MAX_CHARS,
   PAGE_MAX_CHUNKS,
 } from './knowledge-service.js';
-export type { SearchRequest, SearchRecord, DocumentPage } from './knowledge-service.js';
+export type {
+  SearchRequest,
+  SearchRecord,
+  DocumentPage,
+  QueryResult,
+  KnowledgeServiceOptions,
+} from './knowledge-service.js';
 export { chunkText, DEFAULT_CHUNKING } from './chunker.js';
 export { documentId, chunkId, parseChunkId, contentHash } from './stable-ids.js';
 export { queryTerms } from './query-terms.js';
 export { makeSnippet } from './snippet.js';
 export { extractiveAnswer, splitSentences } from './extractive-answer.js';
+export { chatAnswerer, AnswererFailed, citedPassages, fitPassages } from './chat-answerer.js';
+export type { Answerer, AnswerFailure, ModelAnswer, Passage } from './chat-answerer.js';
 export { encodeCursor, decodeCursor } from './document-cursor.js';
 export { connectorFor } from './connectors/index.js';
 export type { Connector, SourceItem } from './connectors/index.js';

@@ -2,6 +2,9 @@
 // snippets with provenance, an answer with the records behind it, and bounded pages of one document.
 // The workspace and the visible sources always come from the principal (spec §1, §5.2).
 import { canSeeSource, type Principal } from '../auth/index.js';
+import type { AnswererConfig } from '../config/index.js';
+import type { Logger } from '../telemetry/logger.js';
+import { AnswererFailed, type Answerer, type AnswerFailure } from './chat-answerer.js';
 import { decodeCursor, encodeCursor } from './document-cursor.js';
 import { extractiveAnswer } from './extractive-answer.js';
 import type { KnowledgeStore } from './knowledge-store.js';
@@ -49,6 +52,24 @@ export interface DocumentPage {
   readonly nextCursor?: string;
 }
 
+export interface QueryResult {
+  readonly query: string;
+  /** Who wrote the answer: `extractive` (verbatim sentences) or `openai-compatible` (a chat model). */
+  readonly answerer: 'extractive' | 'openai-compatible';
+  readonly model: string | null;
+  /** Why the configured chat model's answer was not used (the extractive one was), or null. */
+  readonly fallback_reason: AnswerFailure | null;
+  readonly answer: string;
+  readonly citations: readonly { n: number; chunk_id: string; text: string }[];
+  readonly sources: readonly SearchRecord[];
+}
+
+export interface KnowledgeServiceOptions {
+  readonly logger?: Logger;
+  /** Builds the chat answerer for a configured `knowledge.answerer`. */
+  readonly answerer?: (config: AnswererConfig) => Answerer;
+}
+
 export class DocumentNotFound extends Error {}
 export class InvalidCursor extends Error {}
 
@@ -57,7 +78,10 @@ export const PAGE_MAX_CHUNKS = 8;
 export const PAGE_MAX_CHARS = 8000;
 
 export class KnowledgeService {
-  constructor(private readonly store: KnowledgeStore) {}
+  constructor(
+    private readonly store: KnowledgeStore,
+    private readonly options: KnowledgeServiceOptions = {},
+  ) {}
 
   private visibleSources(principal: Principal): string[] {
     return principal.workspace.dataSources.filter((s) => canSeeSource(principal, s.name)).map((s) => s.name);
@@ -98,8 +122,48 @@ export class KnowledgeService {
     return { terms, records, texts: hits.map((hit) => hit.text) };
   }
 
-  async query(principal: Principal, request: SearchRequest) {
+  async query(
+    principal: Principal,
+    request: SearchRequest,
+    answererConfig?: AnswererConfig,
+  ): Promise<QueryResult> {
     const { terms, records, texts } = await this.search(principal, request);
+    let fallback: AnswerFailure | null = null;
+    if (answererConfig !== undefined && this.options.answerer !== undefined && records.length > 0) {
+      const answerer = this.options.answerer(answererConfig);
+      try {
+        const { answer, cited } = await answerer.answer(
+          request.query,
+          records.map((record, index) => ({
+            n: index + 1,
+            title: record.title,
+            text: texts[index] as string,
+          })),
+        );
+        return {
+          query: request.query,
+          answerer: 'openai-compatible',
+          model: answerer.model,
+          fallback_reason: null,
+          answer,
+          citations: cited.map((n) => {
+            const record = records[n - 1] as SearchRecord;
+            return { n, chunk_id: record.chunk_id, text: record.snippet };
+          }),
+          sources: records,
+        };
+      } catch (error) {
+        fallback = error instanceof AnswererFailed ? error.reason : 'unreachable';
+        this.options.logger?.warn(
+          {
+            workspace: principal.workspace.name,
+            reason: fallback,
+            status: error instanceof AnswererFailed ? error.status : undefined,
+          },
+          'chat answerer failed; the extractive answer is used',
+        );
+      }
+    }
     const sentences = extractiveAnswer(
       terms,
       records.map((record, index) => ({
@@ -117,7 +181,15 @@ export class KnowledgeService {
       citations.length === 0
         ? 'No supporting records were found in this workspace for that question.'
         : citations.map((c) => `${c.text} [${c.n}]`).join(' ');
-    return { query: request.query, answerer: 'extractive', answer, citations, sources: records };
+    return {
+      query: request.query,
+      answerer: 'extractive',
+      model: null,
+      fallback_reason: fallback,
+      answer,
+      citations,
+      sources: records,
+    };
   }
 
   async getDocument(principal: Principal, docId: string, cursor: string | undefined): Promise<DocumentPage> {

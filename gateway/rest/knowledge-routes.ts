@@ -23,7 +23,7 @@ export function registerKnowledgeRoutes(app: FastifyInstance, knowledge: Knowled
   app.post('/agent/query', async (request, reply) => {
     const principal = requirePrincipal(request.principal);
     const { request: search, responseFormat } = parseSearchBody(request.body);
-    const result = await knowledge.query(principal, search);
+    const result = await knowledge.query(principal, search, request.snapshot.config.knowledge.answerer);
     return sendAgentBody(request, reply, result, responseFormat, result.sources.length);
   });
 }

@@ -68,6 +68,15 @@ describe('splitSentences', () => {
   // BUG (gateway/knowledge/extractive-answer.ts:36): a full stop inside a number ends no sentence
   // in the regex, so the match restarts after it and "2.5 gigabytes" becomes "5 gigabytes": the
   // answer then quotes a fragment that states the wrong figure (and still looks verbatim).
+  it('keeps a Markdown heading and paragraphs apart from the sentences after them', () => {
+    const text =
+      '# Albatross relay\n\nThe albatross relay retries each delivery four times.\n## Limits\nA relay holds at most ten thousand messages at once.\n\nShort line here';
+    expect(splitSentences(text)).toEqual([
+      'The albatross relay retries each delivery four times.',
+      'A relay holds at most ten thousand messages at once.',
+    ]);
+  });
+
   it('keeps a decimal number inside its sentence', () => {
     const text = 'The maximum upload size is 2.5 gigabytes for each file in every workspace.';
     expect(splitSentences(text)).toEqual([text]);

@@ -15,6 +15,8 @@ import {
   decodeCursor,
   encodeCursor,
   parseChunkId,
+  AnswererFailed,
+  type Answerer,
   type DocumentPage,
   type SearchRequest,
 } from '../../../gateway/knowledge/index.js';
@@ -181,6 +183,8 @@ describe('KnowledgeService.query', () => {
     expect(result).toEqual({
       query: 'xylophone quokka',
       answerer: 'extractive',
+      model: null,
+      fallback_reason: null,
       answer: 'No supporting records were found in this workspace for that question.',
       citations: [],
       sources: [],
@@ -188,6 +192,67 @@ describe('KnowledgeService.query', () => {
     const hidden = await service.query(nothing, request('revoke key'));
     expect(hidden.citations).toEqual([]);
     expect(hidden.sources).toEqual([]);
+  });
+});
+
+describe('KnowledgeService.query with a chat answerer', () => {
+  const answererConfig = {
+    type: 'openai-compatible' as const,
+    baseUrl: 'http://127.0.0.1:9/v1',
+    model: 'twin',
+    timeoutMs: 1000,
+    maxTokens: 100,
+    temperature: 0,
+    maxContextChars: 12_000,
+  };
+  function withAnswerer(answer: Answerer['answer']) {
+    const calls: number[] = [];
+    const twin = new KnowledgeService(store, {
+      answerer: () => ({
+        model: 'twin',
+        answer: (question, passages) => {
+          calls.push(passages.length);
+          return answer(question, passages);
+        },
+      }),
+    });
+    return { twin, calls };
+  }
+
+  it('returns the cited answer, its citations mapped to the cited source records', async () => {
+    await seed();
+    const { twin } = withAnswerer(() =>
+      Promise.resolve({ answer: 'Run the revoke command [2].', cited: [2] }),
+    );
+    const result = await twin.query(reader, request('revoke key'), answererConfig);
+    expect(result).toMatchObject({ answerer: 'openai-compatible', model: 'twin', fallback_reason: null });
+    expect(result.citations).toEqual([
+      { n: 2, chunk_id: result.sources[1]?.chunk_id, text: result.sources[1]?.snippet },
+    ]);
+  });
+
+  it('falls back to the extractive answer with the reason, or `unreachable` for an unexpected error', async () => {
+    await seed();
+    const failed = withAnswerer(() => Promise.reject(new AnswererFailed('timeout')));
+    expect(await failed.twin.query(reader, request('revoke key'), answererConfig)).toMatchObject({
+      answerer: 'extractive',
+      fallback_reason: 'timeout',
+    });
+    const crashed = withAnswerer(() => Promise.reject(new TypeError('boom')));
+    const result = await crashed.twin.query(reader, request('revoke key'), answererConfig);
+    expect(result).toMatchObject({ answerer: 'extractive', fallback_reason: 'unreachable' });
+    expect(result.citations.length).toBeGreaterThan(0);
+  });
+
+  it('does not call the model without an answerer config or without records', async () => {
+    await seed();
+    const { twin, calls } = withAnswerer(() => Promise.resolve({ answer: 'x [1]', cited: [1] }));
+    expect((await twin.query(reader, request('revoke key'))).answerer).toBe('extractive');
+    expect((await twin.query(reader, request('xylophone quokka'), answererConfig)).answerer).toBe(
+      'extractive',
+    );
+    expect((await twin.query(nothing, request('revoke key'), answererConfig)).sources).toEqual([]);
+    expect(calls).toEqual([]);
   });
 });
 
