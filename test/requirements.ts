@@ -105,6 +105,7 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 4: no secret or retrieved content in logs; provenance always present',
   'knowledge:mcp-tools': 'spec §4.2 rule 6: search and get_document with opaque cursor paging',
   'knowledge:sync-incremental': 'issue 4: incremental sync on demand; stable ids for unchanged items',
+  'knowledge:files-watch': 'issue 4: the files connector follows changes to its directory tree',
   'knowledge:failing-connector': 'issue 4: a failing connector never blocks search over indexed data',
   'knowledge:http-connector': 'issue 4: REST JSON connector with pagination and field mapping',
   'knowledge:http-auth': 'issue 4: connector auth from a secret reference, never logged',

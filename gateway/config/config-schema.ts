@@ -139,6 +139,8 @@ export const FilesDataSourceSchema = z.strictObject({
     .min(1024)
     .max(64 * 1024 * 1024)
     .default(2 * 1024 * 1024),
+  /** Re-sync shortly after files under `path` change, besides every `syncIntervalMs`. */
+  watch: z.boolean().default(true),
   syncIntervalMs: z.number().int().min(1000).max(86_400_000).default(300_000),
 });
 

@@ -19,6 +19,10 @@ export interface SyncReport {
 
 export type ConnectorFactory = (source: DataSourceConfig, workspace: string) => Connector;
 
+/** Quiet time after the last change notification before a sync starts. */
+const CHANGE_DELAY_MS = 300;
+const noop = (): void => undefined;
+
 const IDLE: SyncState = {
   status: 'idle',
   lastSyncAt: undefined,
@@ -30,7 +34,10 @@ const IDLE: SyncState = {
 
 export class SyncEngine {
   private readonly states = new Map<string, SyncState>();
-  private readonly timers = new Map<string, { handle: NodeJS.Timeout; fingerprint: string }>();
+  private readonly timers = new Map<
+    string,
+    { handle: NodeJS.Timeout; fingerprint: string; unwatch: () => void }
+  >();
   private stopped = false;
 
   constructor(
@@ -52,6 +59,22 @@ export class SyncEngine {
   /** Syncs one source now. Resolves undefined when another sync of it is already running. */
   async sync(workspace: string, source: DataSourceConfig): Promise<SyncReport | undefined> {
     return this.lock.tryWith(`${workspace}/${source.name}`, () => this.run(workspace, source));
+  }
+
+  /** Syncs one source now; when another sync of it is running (here or in another process), waits
+   * for it and syncs again, so the result reflects the source as it was when this was called.
+   * Resolves undefined when the source stayed busy past `waitMs`. */
+  async syncFresh(
+    workspace: string,
+    source: DataSourceConfig,
+    waitMs = 60_000,
+  ): Promise<SyncReport | undefined> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const report = await this.sync(workspace, source);
+      if (report !== undefined || Date.now() >= deadline || this.stopped) return report;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   private async run(workspace: string, source: DataSourceConfig): Promise<SyncReport> {
@@ -148,6 +171,7 @@ export class SyncEngine {
     for (const [key, timer] of this.timers) {
       if (wanted.get(key)?.fingerprint !== timer.fingerprint) {
         clearInterval(timer.handle);
+        timer.unwatch();
         this.timers.delete(key);
       }
     }
@@ -157,13 +181,38 @@ export class SyncEngine {
       run();
       const handle = setInterval(run, source.syncIntervalMs);
       handle.unref();
-      this.timers.set(key, { handle, fingerprint });
+      const unwatch = this.connectors(source, workspace).watch?.(this.debounced(workspace, source)) ?? noop;
+      this.timers.set(key, { handle, fingerprint, unwatch });
     }
+  }
+
+  /** A change notification handler: bursts of changes become one sync CHANGE_DELAY_MS after the last;
+   * a change that arrives while a sync runs is synced again once that one ends. */
+  private debounced(workspace: string, source: DataSourceConfig): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    const fire = (): void => {
+      timer = undefined;
+      if (this.stopped) return;
+      void this.sync(workspace, source)
+        .then((report) => {
+          if (report === undefined && timer === undefined) arm();
+        })
+        .catch(() => undefined);
+    };
+    const arm = (): void => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = setTimeout(fire, CHANGE_DELAY_MS);
+      timer.unref();
+    };
+    return arm;
   }
 
   stop(): void {
     this.stopped = true;
-    for (const timer of this.timers.values()) clearInterval(timer.handle);
+    for (const timer of this.timers.values()) {
+      clearInterval(timer.handle);
+      timer.unwatch();
+    }
     this.timers.clear();
   }
 }

@@ -47,8 +47,9 @@ export function registerSourcesRoutes(app: FastifyInstance, catalog: ToolCatalog
     const data = workspace.dataSources.find((s) => s.name === id && canSeeSource(principal, s.name));
     if (data === undefined) throw new GatewayError('not_found', 'No source with this id in your workspace.');
     // On-demand sync; when one is already running its state is reported instead of starting another.
-    // `sync` counts what this run changed; it is null when the run failed or another was in progress.
-    const report = await sync.sync(workspace.name, data).catch(() => undefined);
+    // `sync` counts what this run changed; it is null when the run failed or the source stayed busy
+    // with another sync for a minute. A sync already running is waited for, then this one runs.
+    const report = await sync.syncFresh(workspace.name, data).catch(() => undefined);
     return sendAgentBody(request, reply, {
       source: dataSourceRecord(data, sync.state(workspace.name, data.name)),
       sync: report ?? null,

@@ -11,4 +11,7 @@ export interface SourceItem {
 
 export interface Connector {
   items(signal: AbortSignal): AsyncIterable<SourceItem>;
+  /** Calls `changed` when the source may have changed (e.g. a file was written); returns a stop
+   * function. Sources without change notification rely on their sync schedule alone. */
+  watch?(changed: () => void): () => void;
 }

@@ -1,6 +1,7 @@
 // The `files` connector: walks a directory tree, keeps files matching the include globs and not the
 // exclude globs, and yields one item per file (external id = path relative to the root). Files over
 // `maxFileBytes` and files that are not valid UTF-8 text are skipped.
+import { watch } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { DataSourceConfig } from '../../config/index.js';
@@ -46,5 +47,22 @@ export function filesConnector(source: FilesSource): Connector {
         yield { externalId: rel, title, body, url: rel, updatedAt: info.mtime.toISOString() };
       }
     },
+    ...(source.watch
+      ? {
+          watch(changed: () => void): () => void {
+            try {
+              const watcher = watch(root, { recursive: true, persistent: false }, (_event, name) => {
+                const rel = name === null ? undefined : name.split(sep).join('/');
+                if (rel === undefined || !matchesGlobs(rel, source.exclude)) changed();
+              });
+              // A watcher that fails (directory removed, too many watches) leaves the schedule in charge.
+              watcher.on('error', () => watcher.close());
+              return () => watcher.close();
+            } catch {
+              return () => undefined;
+            }
+          },
+        }
+      : {}),
   };
 }

@@ -283,6 +283,29 @@ describe('SyncEngine', () => {
     expect(await engine.sync('acme', docs)).toMatchObject({ unchanged: 120 });
   });
 
+  it('syncFresh waits for a running sync and then syncs again, so a change made meanwhile is seen', async () => {
+    source.items = [item('a.md', 'alpha')];
+    source.pauseAt = 0;
+    const first = engine.sync('acme', docs);
+    await source.reached.promise;
+    source.items = [item('a.md', 'alpha'), item('b.md', 'bravo')];
+    const fresh = engine.syncFresh('acme', docs);
+    source.pauseAt = undefined;
+    source.release.resolve();
+    await first;
+    expect(await fresh).toEqual({ added: 1, updated: 0, unchanged: 1, removed: 0 });
+  });
+
+  it('syncFresh gives up after its wait when the source stays busy', async () => {
+    source.items = [item('a.md', 'alpha')];
+    source.pauseAt = 0;
+    const first = engine.sync('acme', docs);
+    await source.reached.promise;
+    expect(await engine.syncFresh('acme', docs, 250)).toBeUndefined();
+    source.release.resolve();
+    await first;
+  });
+
   it('releases the lock after a failed sync', async () => {
     source.items = [item('a.md', 'alpha')];
     source.failAt = 0;
