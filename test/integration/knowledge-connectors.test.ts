@@ -128,6 +128,15 @@ beforeAll(async () => {
               fields,
             },
             { name: 'noauth', type: 'http', url: `${apiUrl}/paged`, itemsPath: 'data.items', fields },
+            {
+              name: 'capped',
+              type: 'http',
+              url: `${apiUrl}/linked`,
+              credential: { type: 'bearer', secret: { env: 'API_TOKEN' } },
+              pagination: { type: 'link' },
+              maxPages: 2,
+              fields,
+            },
             { name: 'upstream-docs', type: 'mcp-resources', mcpSource: 'modern' },
           ],
           keys: [keyRecord(key)],
@@ -156,6 +165,14 @@ describe('http connector', () => {
       });
     },
   );
+
+  it('knowledge:http-connector — a listing cut short by maxPages fails instead of deleting the rest', async () => {
+    expect(await ready('capped')).toMatchObject({
+      status: 'unavailable',
+      documents: 6,
+      last_error: 'stopped after maxPages (2) with pages left; raise maxPages',
+    });
+  });
 
   it('knowledge:http-auth — the credential comes from the secret reference; a rejected one fails the sync only', async () => {
     expect(

@@ -106,6 +106,7 @@ beforeAll(async () => {
             // batchSize 2 makes the cursor fetch five times for nine rows.
             dataSource('crm', `SELECT ${columns} FROM tickets ORDER BY id;`, { batchSize: 2 }),
             dataSource('missing-columns', 'SELECT id, subject FROM tickets'),
+            dataSource('capped', `SELECT ${columns} FROM tickets ORDER BY id`, { maxRows: 3, batchSize: 2 }),
             dataSource('no-table', `SELECT ${columns} FROM tickets_archive`),
             dataSource('slow', `SELECT ${columns}, pg_sleep(3) FROM tickets`, { timeoutMs: 200 }),
             dataSource('sequence', `SELECT ${columns} FROM tickets WHERE nextval('side_effects') > 0`),
@@ -206,7 +207,7 @@ describe('postgres connector', () => {
     expect(rows[0]?.is_called).toBe(false);
   });
 
-  it('knowledge:postgres-errors — bad columns, a missing table, a timeout and a wrong database are reported safely', async () => {
+  it('knowledge:postgres-errors — bad columns, a missing table, a timeout, a wrong database and a cap are reported safely', async () => {
     expect(await settled('missing-columns')).toMatchObject({
       status: 'unavailable',
       last_error: 'the sync query must return the columns id, title and body; missing: title, body',
@@ -219,6 +220,12 @@ describe('postgres connector', () => {
     });
     expect(await settled('wrong-db')).toMatchObject({
       last_error: 'could not connect to the database: SQLSTATE 3D000',
+    });
+    // A listing cut short by maxRows fails instead of deleting what lies past the cap.
+    expect(await settled('capped')).toMatchObject({
+      status: 'unavailable',
+      documents: 3,
+      last_error: 'the sync query returned more than maxRows (3) rows; raise maxRows',
     });
     // A failing source leaves the others searchable.
     expect((await search('kestrel dashboards', 'crm'))[0]?.title).toBe('Ticket 10');

@@ -89,6 +89,12 @@ export function httpConnector(source: HttpSource, context: ConnectorContext): Co
           }
         }
       }
+      // A listing cut short must fail rather than succeed, or the items past the cap would be removed
+      // from the index as deleted.
+      if (url !== undefined)
+        throw new ConnectorError(
+          `stopped after maxPages (${source.maxPages}) with pages left; raise maxPages`,
+        );
     },
   };
 }

@@ -3,6 +3,7 @@
 import type { DataSourceConfig } from '../../config/index.js';
 import type { Connector, SourceItem } from './connector.js';
 import type { ConnectorContext } from './connector-context.js';
+import { ConnectorError } from './connector-error.js';
 import { matchesGlobs } from './glob-match.js';
 
 type McpResourcesSource = Extract<DataSourceConfig, { type: 'mcp-resources' }>;
@@ -12,9 +13,11 @@ export function mcpResourcesConnector(source: McpResourcesSource, context: Conne
     async *items(signal): AsyncGenerator<SourceItem> {
       const connection = await context.mcp(source.mcpSource);
       const resources = await connection.listResources(signal);
-      for (const resource of resources.slice(0, source.maxResources)) {
-        const uri = resource['uri'];
-        if (typeof uri !== 'string' || !matchesGlobs(uri, source.include)) continue;
+      const matching = resources.filter(
+        (resource) => typeof resource['uri'] === 'string' && matchesGlobs(resource['uri'], source.include),
+      );
+      for (const resource of matching.slice(0, source.maxResources)) {
+        const uri = resource['uri'] as string;
         const read = await connection.readResource(uri, { signal, timeoutMs: 15_000 });
         const contents = Array.isArray(read['contents'])
           ? (read['contents'] as Record<string, unknown>[])
@@ -32,6 +35,12 @@ export function mcpResourcesConnector(source: McpResourcesSource, context: Conne
               : uri;
         yield { externalId: uri, title, body, url: uri, updatedAt: undefined };
       }
+      // A listing cut short must fail rather than succeed, or the resources past the cap would be
+      // removed from the index as deleted.
+      if (matching.length > source.maxResources)
+        throw new ConnectorError(
+          `the source lists more than maxResources (${source.maxResources}) matching resources; raise maxResources`,
+        );
     },
   };
 }

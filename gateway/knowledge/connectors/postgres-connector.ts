@@ -96,6 +96,12 @@ export function postgresConnector(source: PostgresSource, context: ConnectorCont
           }
           seen += result.rows.length;
           if (result.rows.length < batch) break;
+          // A listing cut short must fail rather than succeed, or the rows past the cap would be
+          // removed from the index as deleted.
+          if (seen >= source.maxRows && (await run(`FETCH FORWARD 1 FROM ${CURSOR}`)).rows.length > 0)
+            throw new ConnectorError(
+              `the sync query returned more than maxRows (${source.maxRows}) rows; raise maxRows`,
+            );
         }
         if (signal.aborted) throw new ConnectorError('the sync was cancelled');
         await run('COMMIT');
