@@ -181,18 +181,24 @@ export class SyncEngine {
       run();
       const handle = setInterval(run, source.syncIntervalMs);
       handle.unref();
-      const unwatch = this.connectors(source, workspace).watch?.(this.debounced(workspace, source)) ?? noop;
+      const changes = this.debounced(workspace, source);
+      const stopWatching = this.connectors(source, workspace).watch?.(changes.notify) ?? noop;
+      const unwatch = () => {
+        stopWatching();
+        changes.cancel();
+      };
       this.timers.set(key, { handle, fingerprint, unwatch });
     }
   }
 
   /** A change notification handler: bursts of changes become one sync CHANGE_DELAY_MS after the last;
    * a change that arrives while a sync runs is synced again once that one ends. */
-  private debounced(workspace: string, source: DataSourceConfig): () => void {
+  private debounced(workspace: string, source: DataSourceConfig): { notify: () => void; cancel: () => void } {
     let timer: NodeJS.Timeout | undefined;
+    let cancelled = false;
     const fire = (): void => {
       timer = undefined;
-      if (this.stopped) return;
+      if (this.stopped || cancelled) return;
       void this.sync(workspace, source)
         .then((report) => {
           if (report === undefined && timer === undefined) arm();
@@ -200,11 +206,16 @@ export class SyncEngine {
         .catch(() => undefined);
     };
     const arm = (): void => {
+      if (cancelled) return;
       if (timer !== undefined) clearTimeout(timer);
       timer = setTimeout(fire, CHANGE_DELAY_MS);
       timer.unref();
     };
-    return arm;
+    const cancel = (): void => {
+      cancelled = true;
+      if (timer !== undefined) clearTimeout(timer);
+    };
+    return { notify: arm, cancel };
   }
 
   stop(): void {

@@ -1,7 +1,7 @@
 // SyncEngine (issue 4) with a scripted connector, the memory lock and a real SQLite store:
 // incremental by content hash, stable ids, deletes only after a complete listing, one sync per
 // source at a time, and state that matches the index.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DataSourceConfig } from '../../../gateway/config/index.js';
 import {
   MemorySourceLock,
@@ -304,6 +304,34 @@ describe('SyncEngine', () => {
     expect(await engine.syncFresh('acme', docs, 250)).toBeUndefined();
     source.release.resolve();
     await first;
+  });
+
+  it('a change notification syncs once after a burst; a removed source stops syncing on change', async () => {
+    const notify: (() => void)[] = [];
+    let listings = 0;
+    const watched = new SyncEngine(store, new MemorySourceLock(), captureLogger(), () => ({
+      items: async function* () {
+        listings += 1;
+        yield await Promise.resolve(item('a.md', `alpha ${listings}`));
+      },
+      watch: (changed) => {
+        notify.push(changed);
+        return () => undefined;
+      },
+    }));
+    const only = (sources: string[]) => knowledgeConfig([{ name: 'acme', dataSources: sources, keys: [] }]);
+    try {
+      watched.schedule(only(['docs']));
+      await vi.waitFor(() => expect(listings).toBe(1));
+      for (let i = 0; i < 5; i += 1) notify[0]!();
+      await vi.waitFor(() => expect(listings).toBe(2), { timeout: 3000 });
+      notify[0]!();
+      watched.schedule(only([]));
+      await new Promise((r) => setTimeout(r, 600));
+      expect(listings).toBe(2);
+    } finally {
+      watched.stop();
+    }
   });
 
   it('releases the lock after a failed sync', async () => {
