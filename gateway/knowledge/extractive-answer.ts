@@ -34,9 +34,10 @@ function similarity(a: Set<string>, b: Set<string>): number {
 export function splitSentences(text: string): string[] {
   // A sentence ends at . ! or ? followed by whitespace, so "2.5 GB" inside a sentence does not split it.
   // Paragraphs and Markdown heading lines are separate blocks first, so a heading without a full stop
-  // does not swallow the sentence after it.
+  // does not swallow the sentence after it. Fenced code blocks are not prose and are dropped first.
   return (
     text
+      .replace(/^[ \t]*```[^\n]*\n[\s\S]*?^[ \t]*```[ \t]*$/gmu, '\n\n')
       .split(/\n\s*\n|\n(?=\s*#)|(?<=^\s*#[^\n]*)\n/mu)
       .map((block) => block.replace(/\s+/g, ' ').trim())
       .flatMap((block) => block.split(/(?<=[.!?]["')\]]?)\s+/u))

@@ -77,6 +77,15 @@ describe('splitSentences', () => {
     ]);
   });
 
+  it('takes no sentence from a fenced code block', () => {
+    const text =
+      'Run the search command to find pages quickly.\n\n```sh\ncurl -s http://localhost/agent/search -d \'{"query":"x"}\' and more words here\n\nsecond command line of the code block stays out too.\n```\n\nThe query command answers with cited sentences.';
+    expect(splitSentences(text)).toEqual([
+      'Run the search command to find pages quickly.',
+      'The query command answers with cited sentences.',
+    ]);
+  });
+
   it('keeps a decimal number inside its sentence', () => {
     const text = 'The maximum upload size is 2.5 gigabytes for each file in every workspace.';
     expect(splitSentences(text)).toEqual([text]);
