@@ -3,16 +3,11 @@
 // throwaway local PostgreSQL server reached over its Unix socket as the unprivileged role.
 import pg from 'pg';
 import { cpus } from 'node:os';
-import {
-  documentId,
-  KnowledgeService,
-  migratePostgres,
-  PgKnowledgeStore,
-} from '../../gateway/knowledge/index.js';
+import { documentId, migratePostgres, PgKnowledgeStore } from '../../gateway/knowledge/index.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
 import { corpusAvailable, loadManPages } from './manpages-corpus.js';
-import { benchPrincipal, timeSearches } from './knowledge-bench-support.js';
-import { docRank, ingest, percentile, score, syntheticCorpus } from './retrieval-bench.js';
+import { docRank, gatewayRanks, timeSearches } from './knowledge-bench-support.js';
+import { ingest, percentile, score, syntheticCorpus } from './retrieval-bench.js';
 
 async function reset(server: PostgresServer): Promise<void> {
   const admin = new pg.Client(server.admin);
@@ -43,24 +38,7 @@ async function quality(server: PostgresServer): Promise<void> {
     store,
     pages.map((p) => ({ id: p.id, title: p.id, body: p.body })),
   );
-  const service = new KnowledgeService(store);
-  const principal = benchPrincipal();
-  const ours: (number | undefined)[] = [];
-  for (const page of pages) {
-    const { records } = await service.search(principal, {
-      query: page.query,
-      limit: 60,
-      connectorId: undefined,
-      sourceType: undefined,
-      snippetChars: 40,
-    });
-    ours.push(
-      docRank(
-        records.map((r) => r.doc_id),
-        documentId('bench', 'src', page.id),
-      ),
-    );
-  }
+  const ours = await gatewayRanks(store, pages);
   // Baseline: the research's plain PostgreSQL ranking — every word OR-ed, ts_rank(tsv, q, 1), no re-rank.
   const client = await store.pool.connect();
   const baseline: (number | undefined)[] = [];

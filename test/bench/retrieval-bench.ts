@@ -12,10 +12,9 @@ import {
   contentHash,
   documentId,
   SqliteKnowledgeStore,
-  KnowledgeService,
 } from '../../gateway/knowledge/index.js';
 import { ftsTable } from '../../gateway/knowledge/sqlite-store.js';
-import { benchPrincipal, timeSearches } from './knowledge-bench-support.js';
+import { docRank, gatewayRanks, timeSearches } from './knowledge-bench-support.js';
 import { corpusAvailable, loadManPages, type ManPage } from './manpages-corpus.js';
 
 export function percentile(sorted: readonly number[], p: number): number {
@@ -66,12 +65,6 @@ export function score(ranks: readonly (number | undefined)[]): Quality {
   };
 }
 
-export function docRank(docIds: readonly string[], wanted: string): number | undefined {
-  const unique = [...new Set(docIds)];
-  const index = unique.indexOf(wanted);
-  return index < 0 ? undefined : index + 1;
-}
-
 async function qualityBench(): Promise<void> {
   if (!corpusAvailable()) {
     if (process.getuid?.() === 0) {
@@ -94,24 +87,7 @@ async function qualityBench(): Promise<void> {
     pages.map((p) => ({ id: p.id, title: p.id, body: p.body })),
   );
   // The gateway's own search path (BM25 candidates + coverage/proximity re-rank), ranked to 60 chunks.
-  const principal = benchPrincipal();
-  const service = new KnowledgeService(store);
-  const ours: (number | undefined)[] = [];
-  for (const page of pages) {
-    const { records } = await service.search(principal, {
-      query: page.query,
-      limit: 60,
-      connectorId: undefined,
-      sourceType: undefined,
-      snippetChars: 40,
-    });
-    ours.push(
-      docRank(
-        records.map((r) => r.doc_id),
-        documentId('bench', 'src', page.id),
-      ),
-    );
-  }
+  const ours = await gatewayRanks(store, pages);
   // Baseline: plain FTS5 BM25 as in the research — every query word OR-ed, body column only.
   const db = new DatabaseSync(path, { readOnly: true });
   const table = ftsTable('bench');
