@@ -1,12 +1,13 @@
 // buildApp(deps): the HTTP application, never listening by itself (STYLE 4), so tests use
-// `inject()` or a real listen on port 0. Wires request ids, the per-request config snapshot, the
-// auth gate, the routes and the single error renderer.
+// `inject()` or a real listen on port 0. Wires the inbound deadlines, request ids, the per-request
+// config snapshot, the request-target check, the auth gate, the routes and the single error renderer.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { ConfigSource } from './config/index.js';
 import type { ToolCatalog } from './discovery/index.js';
 import { GatewayError } from './errors/index.js';
 import { authHook } from './platform/auth-hook.js';
+import { checkRequestTarget } from './platform/request-target.js';
 import type { InflightTracker } from './platform/inflight-tracker.js';
 import { errorHandler } from './platform/error-handler.js';
 import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.js';
@@ -39,16 +40,27 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps): FastifyInstance {
   const server = deps.config.current().config.server;
   const logger: FastifyBaseLogger = deps.logger;
+  const { headersMs, requestMs, keepAliveMs } = server.timeouts;
   const app: FastifyInstance = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdFor,
     bodyLimit: server.bodyLimitBytes,
     return503OnClosing: true,
+    // Inbound deadlines (issue 8.4); Node checks them every `connectionsCheckingInterval`.
+    requestTimeout: requestMs,
+    keepAliveTimeout: keepAliveMs,
+    http: {
+      headersTimeout: headersMs,
+      requestTimeout: requestMs,
+      keepAliveTimeout: keepAliveMs,
+      connectionsCheckingInterval: Math.min(1000, headersMs),
+    },
   });
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('snapshot', null as never);
   app.decorateRequest('principal', undefined);
+  app.decorateRequest('rpcId', null);
 
   deps.inflight?.attach(app);
   app.addHook('onRequest', async (request, reply) => {
@@ -56,6 +68,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     void reply.header('x-request-id', request.id);
     await Promise.resolve();
   });
+  app.addHook('onRequest', checkRequestTarget);
   app.addHook('onRequest', authHook(deps.now ?? (() => new Date())));
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -65,7 +78,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
         workspace: request.principal?.workspace.name,
-        key: request.principal?.keyFingerprint,
+        // Not `key`: the logger redacts that path, and the fingerprint is what `key list` shows.
+        keyFingerprint: request.principal?.keyFingerprint,
       },
       'request completed',
     );

@@ -39,7 +39,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'mcp:no-session-id': 'spec §4.2 rule 7 / duty 1: no Mcp-Session-Id reaches the client',
   'mcp:tools-list-filtered':
     'spec §4.2 rule 2: tools/list holds only what the key may call, deterministic order',
-  'mcp:write-needs-403': 'spec §5.4–5.5: checked before any upstream contact',
+  'mcp:write-denied-without-oauth':
+    'spec §5.4–5.5, D18, issue 8.11: checked before any upstream contact; on /mcp an in-band error, not an OAuth challenge',
   'mcp:no-oracle': 'spec §5.5: an invisible tool answers like an unknown tool',
   'mcp:header-mismatch-not-executed': 'spec §4.2 rule 1: a mismatch is rejected and not executed',
   'mcp:param-header': 'duty 4: Mcp-Param-* headers mirror x-mcp-header arguments',
@@ -125,4 +126,15 @@ export const REQUIREMENTS: Record<string, string> = {
   'knowledge:sync-lock-shared':
     'issue 4: a per-source lock keeps several gateway processes from syncing one source at once',
   'knowledge:gateway-postgres': 'issue 4 / D7: the cluster shape serves search from the PostgreSQL index',
+  'auth:canonical-path': 'issue 8.1: every spelling of a protected path meets the gate of the matched route',
+  'auth:absolute-form': 'issue 8.1: absolute-form and scheme-relative request targets are 400',
+  'auth:host-strict': 'issue 8.1: a missing or malformed Host fails the loopback Host check',
+  'mcp:mirror-every-era':
+    'issue 8.2: present Mcp-Method/Mcp-Name/Mcp-Param-* headers must mirror the body in both eras',
+  'ladder:invalid-utf8': 'issue 8.6: a /mcp body that is not UTF-8 is -32700 and not forwarded',
+  'limits:slow-body': 'issue 8.4: a trickled body is cut off at server.timeouts.requestMs',
+  'limits:slow-headers': 'issue 8.4: unfinished headers are cut off at server.timeouts.headersMs',
+  'limits:unauthenticated-no-pin': 'issue 8.4: an unauthenticated request cannot hold its socket',
+  'logs:client-abort-not-error': 'issue 8.10: a client that disconnects is not an error',
+  'logs:key-fingerprint': 'issue 8.12: the request log line carries the key fingerprint',
 };

@@ -274,6 +274,22 @@ export const WorkspaceSchema = z
   });
 export type WorkspaceConfig = z.infer<typeof WorkspaceSchema>;
 
+/** Inbound HTTP deadlines (issue 8.4): a client must finish sending its headers within `headersMs`
+ * and its whole request (headers and body) within `requestMs`; an idle keep-alive connection is
+ * closed after `keepAliveMs`. Responses are not limited here: a tool call may run up to its source's
+ * `timeouts.callMs`. */
+const InboundTimeoutsSchema = z
+  .strictObject({
+    headersMs: z.number().int().min(1000).max(120_000).default(10_000),
+    requestMs: z.number().int().min(1000).max(600_000).default(30_000),
+    keepAliveMs: z.number().int().min(100).max(600_000).default(5_000),
+  })
+  .refine((timeouts) => timeouts.headersMs <= timeouts.requestMs, {
+    path: ['headersMs'],
+    message: 'must not exceed requestMs',
+  });
+export const INBOUND_TIMEOUT_DEFAULTS = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
+
 export const ServerSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65_535).default(8080),
@@ -291,6 +307,7 @@ export const ServerSchema = z.strictObject({
    * when the gateway listens on loopback. */
   allowedHosts: z.array(z.string().min(1)).default([]),
   shutdownGraceMs: z.number().int().min(0).max(120_000).default(10_000),
+  timeouts: InboundTimeoutsSchema.default(INBOUND_TIMEOUT_DEFAULTS),
 });
 
 export const AnswererSchema = z.strictObject({
@@ -339,6 +356,7 @@ export const GatewayConfigSchema = z
       allowedOrigins: [],
       allowedHosts: [],
       shutdownGraceMs: 10_000,
+      timeouts: INBOUND_TIMEOUT_DEFAULTS,
     }),
     workspaces: z.array(WorkspaceSchema).default([]),
     knowledge: KnowledgeSchema.default({ sqlitePath: ':memory:', usageHints: false }),

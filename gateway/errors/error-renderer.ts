@@ -24,11 +24,16 @@ export function renderRestError(error: GatewayError, requestId: string): RestErr
   };
 }
 
-/** The JSON-RPC shape of an error raised before the MCP message was read (auth, size, content type). */
-export function renderJsonRpcError(error: GatewayError, requestId: string): unknown {
+/** The JSON-RPC shape of an error raised before the MCP handler ran (auth, size, content type);
+ * `id` is the request's JSON-RPC id when it could be read, else null. */
+export function renderJsonRpcError(
+  error: GatewayError,
+  requestId: string,
+  id: string | number | null = null,
+): unknown {
   return {
     jsonrpc: '2.0',
-    id: null,
+    id,
     error: {
       code: error.entry.jsonRpcCode,
       message: error.message,

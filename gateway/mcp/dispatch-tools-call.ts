@@ -35,15 +35,17 @@ export function unknownTool(name: string): McpError {
   return new McpError(200, RPC.invalidParams, `Unknown tool: ${name}`);
 }
 
-export function needsWrite(): McpError {
+/** A permission denial on /mcp (D18, issue 8.11): an in-band JSON-RPC error with a plain message,
+ * not HTTP 403 with an OAuth `insufficient_scope` challenge, which MCP clients take as a cue to
+ * start an OAuth step-up (mcp-remote then tries Dynamic Client Registration). */
+export function needsWrite(tool: string): McpError {
   const entry = catalogueEntry('forbidden');
   return new McpError(
-    403,
+    200,
     entry.jsonRpcCode,
-    'This API key needs write access to call this tool.',
-    { code: 'forbidden', class: entry.errorClass, requiredPermission: 'write' },
+    `Permission denied: ${tool} needs an API key with write access; this key has read access.`,
+    { code: 'forbidden', class: entry.errorClass, requiredPermission: 'write', grantedPermission: 'read' },
     entry.errorClass,
-    { 'www-authenticate': 'Bearer realm="agent-gateway", error="insufficient_scope", scope="write"' },
   );
 }
 
@@ -75,17 +77,17 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     const { tools } = await catalogFor(deps.catalog, principal, sourceName);
     const tool = tools.find((candidate) => candidate.name === name);
     if (tool === undefined || !isVisible(principal, tool)) throw unknownTool(name);
-    if (!hasAccess(principal, tool.permission)) throw needsWrite();
-    if (request.era === 'modern') {
-      const mismatch = paramHeaderMismatch(annotatedParams(tool.inputSchema), args ?? {}, request.headers);
-      if (mismatch !== undefined) {
-        throw new McpError(
-          400,
-          RPC.headerMismatch,
-          `Header mismatch: ${mismatch} must mirror its argument.`,
-          { mismatch: { header: mismatch } },
-        );
-      }
+    if (!hasAccess(principal, tool.permission)) throw needsWrite(name);
+    const mismatch = paramHeaderMismatch(
+      annotatedParams(tool.inputSchema),
+      args ?? {},
+      request.headers,
+      request.era === 'modern' ? 'required' : 'if-present',
+    );
+    if (mismatch !== undefined) {
+      throw new McpError(400, RPC.headerMismatch, `Header mismatch: ${mismatch} must mirror its argument.`, {
+        mismatch: { header: mismatch },
+      });
     }
     const source = principal.workspace.mcpSources.find((candidate) => candidate.name === tool.source);
     if (source === undefined) throw unknownTool(name);

@@ -1,6 +1,9 @@
 // The inbound validation ladder for POST /mcp (docs/mcp-2026.md §2.2, §2.6, gateway duties 1–5):
 // an ordered list of pure rungs; each returns a rejection or nothing and never throws. The outcome
-// is a classified request (modern or legacy era) or notification, or the first rejection.
+// is a classified request (modern or legacy era) or notification, or the first rejection. The body
+// must be valid UTF-8 (a decoder would otherwise forward U+FFFD in place of the bytes sent). Mirrored
+// headers that are present must match the body in every era (issue 8.2): only their presence is a
+// modern-era requirement, so a 2025-era client cannot steer an intermediary with a lying header.
 import { McpError, type JsonRpcId } from './jsonrpc.js';
 import {
   LEGACY_DEFAULT_VERSION,
@@ -19,7 +22,8 @@ export interface InboundHttp {
   readonly protocolVersionHeader: string | undefined;
   readonly methodHeader: string | undefined;
   readonly nameHeader: string | undefined;
-  readonly bodyText: string;
+  /** The raw body bytes; decoded here, strictly. */
+  readonly body: Uint8Array;
 }
 
 export type Era = 'modern' | 'legacy';
@@ -68,10 +72,18 @@ const contentTypeRung: Rung = ({ http }) => {
     : new McpError(415, RPC.transport, 'Unsupported Media Type: Content-Type must be application/json.');
 };
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 const parseRung: Rung = (state) => {
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(state.http.body);
+  } catch {
+    return reject400(RPC.parseError, 'Parse error: the body is not valid UTF-8.');
+  }
   let body: unknown;
   try {
-    body = JSON.parse(state.http.bodyText);
+    body = JSON.parse(text);
   } catch {
     return reject400(RPC.parseError, 'Parse error: the body is not valid JSON.');
   }
@@ -96,6 +108,29 @@ function metaOf(message: InboundMessage): Record<string, unknown> | undefined {
   const meta = message.params['_meta'];
   return isRecord(meta) ? meta : undefined;
 }
+
+/** The body value `Mcp-Name` mirrors, or undefined when the method names nothing. */
+function namedValue(message: InboundMessage): { field: string; value: unknown } | undefined {
+  const field = Object.hasOwn(NAMED_METHODS, message.method) ? NAMED_METHODS[message.method] : undefined;
+  return field === undefined ? undefined : { field, value: message.params[field] };
+}
+
+const mismatch = (header: string, message: string) =>
+  reject400(RPC.headerMismatch, `Header mismatch: ${message}`, { mismatch: { header } });
+
+/** Whatever mirrored header is present must agree with the body, whatever the era. */
+const presentMirrorsRung: Rung = (state) => {
+  const message = state.message as InboundMessage;
+  const { methodHeader, nameHeader } = state.http;
+  if (methodHeader !== undefined && methodHeader !== message.method)
+    return mismatch('Mcp-Method', 'Mcp-Method must equal the body method.');
+  if (nameHeader === undefined) return undefined;
+  const named = namedValue(message);
+  if (named === undefined) return mismatch('Mcp-Name', `${message.method} names nothing; send no Mcp-Name.`);
+  if (typeof named.value !== 'string' || !mirrors(nameHeader, named.value))
+    return mismatch('Mcp-Name', `Mcp-Name must equal params.${named.field}.`);
+  return undefined;
+};
 
 const eraRung: Rung = (state) => {
   const message = state.message as InboundMessage;
@@ -139,22 +174,12 @@ function modernRungs(state: LadderState): McpError | undefined {
       supported: [...SUPPORTED_MODERN_VERSIONS, ...LEGACY_VERSIONS],
       requested: claimed,
     });
-  if (http.methodHeader === undefined || http.methodHeader !== message.method)
-    return reject400(RPC.headerMismatch, 'Header mismatch: Mcp-Method must equal the body method.', {
-      mismatch: { header: 'Mcp-Method' },
-    });
-  const namedField = NAMED_METHODS[message.method];
-  if (namedField !== undefined) {
-    const bodyValue = message.params[namedField];
-    if (
-      http.nameHeader === undefined ||
-      typeof bodyValue !== 'string' ||
-      !mirrors(http.nameHeader, bodyValue)
-    )
-      return reject400(RPC.headerMismatch, `Header mismatch: Mcp-Name must equal params.${namedField}.`, {
-        mismatch: { header: 'Mcp-Name' },
-      });
-  }
+  // Values were compared by presentMirrorsRung; the modern era also requires the headers.
+  if (http.methodHeader === undefined)
+    return mismatch('Mcp-Method', 'Mcp-Method must equal the body method.');
+  const named = namedValue(message);
+  if (named !== undefined && http.nameHeader === undefined)
+    return mismatch('Mcp-Name', `Mcp-Name must equal params.${named.field}.`);
   if (!isRecord(meta[META.clientCapabilities]))
     return reject400(RPC.invalidParams, `Invalid params: _meta["${META.clientCapabilities}"] is required.`, {
       envelope: { key: META.clientCapabilities, problem: 'missing' },
@@ -176,7 +201,14 @@ function legacyRungs(state: LadderState): McpError | undefined {
 
 const eraSpecificRung: Rung = (state) => (state.era === 'modern' ? modernRungs(state) : legacyRungs(state));
 
-export const LADDER: readonly Rung[] = [httpMethodRung, contentTypeRung, parseRung, eraRung, eraSpecificRung];
+export const LADDER: readonly Rung[] = [
+  httpMethodRung,
+  contentTypeRung,
+  parseRung,
+  eraRung,
+  presentMirrorsRung,
+  eraSpecificRung,
+];
 
 export function runLadder(http: InboundHttp): LadderOutcome {
   const state: LadderState = { http };

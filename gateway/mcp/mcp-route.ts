@@ -30,10 +30,12 @@ function abortOnDisconnect(request: FastifyRequest, reply: FastifyReply): AbortS
 export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void {
   void app.register((instance, _options, done) => {
     instance.removeAllContentTypeParsers();
-    instance.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, parsed) => parsed(null, body));
+    // Bytes, not a string: the ladder decodes strictly so invalid UTF-8 is refused, not replaced.
+    instance.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, parsed) => parsed(null, body));
     instance.route({
       method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'],
       url: '/mcp',
+      config: { face: 'mcp' },
       handler: async (request, reply) => {
         const outcome = runLadder({
           httpMethod: request.method,
@@ -41,7 +43,7 @@ export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void
           protocolVersionHeader: header(request, 'mcp-protocol-version'),
           methodHeader: header(request, 'mcp-method'),
           nameHeader: header(request, 'mcp-name'),
-          bodyText: typeof request.body === 'string' ? request.body : '',
+          body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
         });
         if (outcome.kind === 'reject') return sendError(reply, outcome.id, outcome.error);
         if (outcome.kind === 'notification') return reply.code(202).send();

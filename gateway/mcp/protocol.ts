@@ -30,11 +30,15 @@ export const RPC = {
   transport: -32000,
 } as const;
 
-/** Methods whose `Mcp-Name` header must mirror `params.name` (or `params.uri` for resources/read). */
-export const NAMED_METHODS: Readonly<Record<string, 'name' | 'uri'>> = {
+/** Methods whose `Mcp-Name` header must mirror a body field (SEP-2243; tasks/* from SEP-2663). A
+ * `Mcp-Name` on any other method mirrors nothing and is a mismatch. */
+export const NAMED_METHODS: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 export function isDateVersion(value: unknown): value is string {

@@ -1,5 +1,7 @@
-// Turns anything thrown while handling a request into the one documented REST error body. Fastify's
-// own errors (bad JSON, wrong content type, oversized body) are mapped onto catalogue codes.
+// Turns anything thrown while handling a request into the one documented REST error body, or a
+// JSON-RPC error on the MCP face. Fastify's own errors (bad JSON, wrong content type, oversized body)
+// are mapped onto catalogue codes. A client that went away mid-body is normal traffic, not a fault:
+// it is logged at debug, never as an unhandled error (issue 8.10).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   GatewayError,
@@ -8,6 +10,7 @@ import {
   renderRestError,
   type ErrorCode,
 } from '../errors/index.js';
+import { isMcpFace } from './route-policy.js';
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -16,6 +19,14 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
 };
+
+const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/** Whether the error only says the client closed the connection while we read its request. */
+export function isClientAbort(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && CLIENT_GONE.has(code);
+}
 
 export function toGatewayError(error: unknown): GatewayError {
   if (isGatewayError(error)) return error;
@@ -28,29 +39,33 @@ export function toGatewayError(error: unknown): GatewayError {
     return new GatewayError('payload_too_large', undefined, { cause: error });
   if (fastifyError?.statusCode === 415)
     return new GatewayError('unsupported_media_type', undefined, { cause: error });
+  if (isClientAbort(error))
+    return new GatewayError('invalid_request', 'The request body was not received completely.', {
+      cause: error,
+    });
   return new GatewayError('internal_error', undefined, { cause: error });
 }
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const gatewayError = toGatewayError(error);
-  if (gatewayError.code === 'internal_error') {
-    // Log the error's kind and stack frames only: messages of unknown errors may quote payloads.
-    const cause = error as { name?: unknown; code?: unknown } | undefined;
-    request.log.error(
-      {
-        errName: typeof cause?.name === 'string' ? cause.name : 'Error',
-        errCode: typeof cause?.code === 'string' ? cause.code : undefined,
-      },
-      'unhandled error',
-    );
+  const cause = error as { name?: unknown; code?: unknown } | undefined;
+  const kind = {
+    errName: typeof cause?.name === 'string' ? cause.name : 'Error',
+    errCode: typeof cause?.code === 'string' ? cause.code : undefined,
+  };
+  if (isClientAbort(error)) {
+    request.log.debug(kind, 'client closed the connection');
+  } else if (gatewayError.code === 'internal_error') {
+    // Log the error's kind only: messages of unknown errors may quote payloads.
+    request.log.error(kind, 'unhandled error');
   }
   for (const [name, value] of Object.entries(gatewayError.headers)) void reply.header(name, value);
-  if (request.url === '/mcp' || request.url.startsWith('/mcp?') || request.url.startsWith('/mcp/')) {
-    // The MCP face answers in JSON-RPC so MCP clients can read the error (id unknown at this point).
+  if (isMcpFace(request)) {
+    // The MCP face answers in JSON-RPC so MCP clients can read the error.
     return reply
       .code(gatewayError.entry.status)
       .type('application/json')
-      .send(renderJsonRpcError(gatewayError, request.id));
+      .send(renderJsonRpcError(gatewayError, request.id, request.rpcId));
   }
   return reply
     .code(gatewayError.entry.status)

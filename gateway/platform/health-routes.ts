@@ -7,8 +7,8 @@ export interface Lifecycle {
 }
 
 export function registerHealthRoutes(app: FastifyInstance, lifecycle: Lifecycle): void {
-  app.get('/healthz', async () => Promise.resolve({ status: 'ok' }));
-  app.get('/readyz', async (request) => {
+  app.get('/healthz', { config: { access: 'public' } }, async () => Promise.resolve({ status: 'ok' }));
+  app.get('/readyz', { config: { access: 'public' } }, async (request) => {
     if (!lifecycle.ready) throw new GatewayError('not_ready', 'The gateway is starting or shutting down.');
     return Promise.resolve({ status: 'ready', config_revision: request.snapshot.revision });
   });

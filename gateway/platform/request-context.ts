@@ -1,5 +1,6 @@
 // What each request carries through the pipeline: the config snapshot taken when it arrived (a hot
-// reload never changes it midway) and, on protected paths, the authenticated principal.
+// reload never changes it midway), on protected routes the authenticated principal, and on the MCP
+// face the JSON-RPC id once known (so errors raised before the handler can still echo it).
 import type { Principal } from '../auth/index.js';
 import type { ConfigSnapshot } from '../config/index.js';
 
@@ -7,6 +8,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     snapshot: ConfigSnapshot;
     principal: Principal | undefined;
+    rpcId: string | number | null;
   }
 }
 

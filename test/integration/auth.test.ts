@@ -76,25 +76,40 @@ describe('401 for every bad credential', () => {
   it('auth:401-expired — expired key', async () => {
     await expect401(await get(`${h.url}/agent/sources`, expired.key), true);
   });
-  it('auth:401-mcp — the MCP endpoint is protected too and answers in JSON-RPC', async () => {
-    for (const key of [undefined, revoked.key, stranger.key]) {
+  it('auth:401-mcp — the MCP endpoint is protected too and answers in JSON-RPC, echoing the id', async () => {
+    const cases = [
+      { key: undefined, id: 1, message: /API key/ },
+      { key: revoked.key, id: 'req-7', message: /API key has been revoked/ },
+      { key: stranger.key, id: 42, message: /API key is not valid/ },
+    ];
+    for (const { key, id, message } of cases) {
       const response = await fetch(`${h.url}/mcp`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
           ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
         },
-        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}',
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }),
       });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="agent-gateway"/);
-      const body = (await response.json()) as Record<string, unknown>;
+      const body = (await response.json()) as { error: { message: string } };
       expect(body).toMatchObject({
         jsonrpc: '2.0',
-        id: null,
-        error: { data: { code: 'unauthenticated', class: 'proxy_authorization' } },
+        id,
+        error: { code: -31001, data: { code: 'unauthenticated', class: 'proxy_authorization' } },
       });
+      expect(body.error.message).toMatch(message);
     }
+  });
+  it('auth:401-mcp — a body that is not JSON, or too slow, gets id null', async () => {
+    const garbage = await fetch(`${h.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'not json',
+    });
+    expect(garbage.status).toBe(401);
+    expect(((await garbage.json()) as { id: unknown }).id).toBeNull();
   });
   it('auth:401-before-routing — unknown /agent paths do not reveal which routes exist', async () => {
     await expect401(await get(`${h.url}/agent/does-not-exist`), false);

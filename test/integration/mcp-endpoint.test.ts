@@ -140,14 +140,42 @@ describe('per-key permissions before any upstream contact', () => {
     expect(Number.isInteger(first.result.ttlMs)).toBe(true);
   });
 
-  it('mcp:write-needs-403 — a read key calling a write tool gets 403 and the upstream never sees it', async () => {
+  it('mcp:write-denied-without-oauth — a read key calling a write tool gets an in-band JSON-RPC error naming the access, no OAuth challenge, and the upstream never sees it', async () => {
     const before = modern.log.filter((r) => r.rpcMethod === 'tools/call').length;
     const response = await mcpPost(h.url, reader.key, {
+      id: 'w-1',
       method: 'tools/call',
       params: { name: 'modern__write_thing', arguments: {} },
     });
-    expect(response.status).toBe(403);
-    expect(response.headers.get('www-authenticate')).toContain('insufficient_scope');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('www-authenticate')).toBeNull();
+    const body = (await response.json()) as {
+      id: unknown;
+      error: { code: number; message: string; data: unknown };
+    };
+    expect(body.id).toBe('w-1');
+    expect(body.error.code).toBe(-31003);
+    expect(body.error.message).toMatch(/modern__write_thing needs an API key with write access/);
+    expect(body.error.data).toMatchObject({ code: 'forbidden', requiredPermission: 'write' });
+    // The 2025 face answers the same way.
+    const legacy = await fetch(`${h.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${reader.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'modern__write_thing', arguments: {} },
+      }),
+    });
+    expect(legacy.status).toBe(200);
+    expect(legacy.headers.get('www-authenticate')).toBeNull();
+    expect(((await legacy.json()) as { error: { code: number } }).error.code).toBe(-31003);
     expect(modern.log.filter((r) => r.rpcMethod === 'tools/call').length).toBe(before);
   });
 
