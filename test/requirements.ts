@@ -137,4 +137,6 @@ export const REQUIREMENTS: Record<string, string> = {
   'limits:unauthenticated-no-pin': 'issue 8.4: an unauthenticated request cannot hold its socket',
   'logs:client-abort-not-error': 'issue 8.10: a client that disconnects is not an error',
   'logs:key-fingerprint': 'issue 8.12: the request log line carries the key fingerprint',
+  'mcp:fuzz-no-5xx-no-leak':
+    'issue 8: generated requests in both eras never get a 5xx and nothing mismatched or unauthorised reaches the upstream',
 };

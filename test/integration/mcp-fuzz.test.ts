@@ -1,0 +1,185 @@
+// Issue 8, "lock it in": property-based requests against a real gateway and a real 2026 upstream that
+// records what it receives. Requests vary the protocol era, the key, every mirrored header (honest,
+// lying, absent, Base64-sentinel), the path spelling, the Origin and the body encoding. Two
+// properties must hold for every one: the gateway never answers 5xx, and a request that is
+// mismatched, unauthenticated, unauthorised or malformed never reaches the upstream.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { keyRecord, MODERN_META, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+
+const reader = newKey();
+const writer = newKey();
+let modern: RunningModernServer;
+let h: Harness;
+
+beforeAll(async () => {
+  modern = await startModernServer();
+  h = await startHarness({
+    workspaces: [
+      {
+        name: 'fuzz',
+        mcpSources: [{ name: 'up', transport: 'streamable-http', url: modern.url }],
+        keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
+      },
+    ],
+  });
+});
+afterAll(async () => {
+  await h.stop();
+  await modern.close();
+});
+
+const TOOLS = {
+  up__echo: { args: { text: 'hello' }, needsWrite: false, region: false },
+  up__write_thing: { args: { thing: 'x' }, needsWrite: true, region: false },
+  up__regional_lookup: { args: { region: 'eu-west' }, needsWrite: false, region: true },
+  up__missing: { args: {}, needsWrite: false, region: false },
+} as const;
+type ToolName = keyof typeof TOOLS;
+
+type Mirror = 'honest' | 'base64' | 'lying' | 'absent';
+interface Case {
+  era: 'modern' | 'modern-version-mismatch' | 'legacy-2025-06-18' | 'legacy-no-version';
+  key: 'reader' | 'writer' | 'none' | 'garbage';
+  tool: ToolName;
+  methodHeader: Mirror;
+  nameHeader: Mirror;
+  regionHeader: Mirror;
+  path: '/mcp' | '/%6dcp' | '/%6D%63%70' | '/mcp/' | '/MCP' | '/mcp%00';
+  origin: 'none' | 'loopback' | 'foreign';
+  encoding: 'json' | 'invalid-utf8' | 'lone-surrogate' | 'bom';
+}
+
+/** Picks from weighted values, so that valid requests are common enough to exercise forwarding. */
+function weighted<T>(...choices: [T, number][]): fc.Arbitrary<T> {
+  return fc.oneof(...choices.map(([value, weight]) => ({ arbitrary: fc.constant(value), weight })));
+}
+
+const mirror = weighted<Mirror>(['honest', 4], ['base64', 2], ['lying', 1], ['absent', 2]);
+const caseArb: fc.Arbitrary<Case> = fc.record({
+  era: weighted<Case['era']>(
+    ['modern', 3],
+    ['modern-version-mismatch', 1],
+    ['legacy-2025-06-18', 2],
+    ['legacy-no-version', 2],
+  ),
+  key: weighted<Case['key']>(['reader', 3], ['writer', 3], ['none', 1], ['garbage', 1]),
+  tool: fc.constantFrom(...(Object.keys(TOOLS) as ToolName[])),
+  methodHeader: mirror,
+  nameHeader: mirror,
+  regionHeader: mirror,
+  path: weighted<Case['path']>(
+    ['/mcp', 6],
+    ['/%6dcp', 2],
+    ['/%6D%63%70', 1],
+    ['/mcp/', 1],
+    ['/MCP', 1],
+    ['/mcp%00', 1],
+  ),
+  origin: weighted<Case['origin']>(['none', 6], ['loopback', 2], ['foreign', 1]),
+  encoding: weighted<Case['encoding']>(['json', 6], ['invalid-utf8', 1], ['lone-surrogate', 1], ['bom', 1]),
+});
+
+const b64 = (value: string) => `=?base64?${Buffer.from(value).toString('base64')}?=`;
+function mirrored(kind: Mirror, honest: string, lie: string): string | undefined {
+  if (kind === 'absent') return undefined;
+  if (kind === 'honest') return honest;
+  return kind === 'base64' ? b64(honest) : lie;
+}
+
+function buildRequest(c: Case): { path: string; headers: Record<string, string>; body: Uint8Array } {
+  const tool = TOOLS[c.tool];
+  const modern = c.era.startsWith('modern');
+  const params: Record<string, unknown> = { name: c.tool, arguments: { ...tool.args }, note: 'n-o-t-e' };
+  if (modern) params['_meta'] = MODERN_META;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  if (c.era === 'modern') headers['mcp-protocol-version'] = '2026-07-28';
+  if (c.era === 'modern-version-mismatch') headers['mcp-protocol-version'] = '2025-06-18';
+  if (c.era === 'legacy-2025-06-18') headers['mcp-protocol-version'] = '2025-06-18';
+  const method = mirrored(c.methodHeader, 'tools/call', 'tools/list');
+  if (method !== undefined) headers['mcp-method'] = method;
+  const name = mirrored(c.nameHeader, c.tool, 'up__echo' === c.tool ? 'up__write_thing' : 'up__echo');
+  if (name !== undefined) headers['mcp-name'] = name;
+  const region = mirrored(c.regionHeader, 'eu-west', 'us-east');
+  if (region !== undefined) headers['mcp-param-region'] = region;
+  if (c.key === 'reader') headers['authorization'] = `Bearer ${reader.key}`;
+  if (c.key === 'writer') headers['authorization'] = `Bearer ${writer.key}`;
+  if (c.key === 'garbage') headers['authorization'] = `Bearer ${reader.key.slice(0, -3)}abc`;
+  if (c.origin === 'loopback') headers['origin'] = 'http://127.0.0.1:3000';
+  if (c.origin === 'foreign') headers['origin'] = 'https://evil.example';
+  let text = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params });
+  if (c.encoding === 'lone-surrogate') text = text.replace('"hello"', '"he\\ud800llo"');
+  let body = Buffer.from(text, 'utf8');
+  if (c.encoding === 'bom') body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]);
+  if (c.encoding === 'invalid-utf8') {
+    // Inside a string value that nothing else checks, so only the UTF-8 rule can refuse it.
+    const at = body.indexOf('n-o-t-e');
+    body = Buffer.concat([body.subarray(0, at), Buffer.from([0xc3, 0x28]), body.subarray(at)]);
+  }
+  return { path: c.path, headers, body: new Uint8Array(body) };
+}
+
+/** Whether the gateway may forward this request upstream at all (the oracle). */
+function mayReachUpstream(c: Case): boolean {
+  const tool = TOOLS[c.tool];
+  const modern = c.era === 'modern';
+  if (c.era === 'modern-version-mismatch') return false;
+  if (c.key === 'none' || c.key === 'garbage') return false;
+  if (c.origin === 'foreign') return false;
+  if (!['/mcp', '/%6dcp', '/%6D%63%70'].includes(c.path)) return false;
+  if (c.encoding === 'invalid-utf8') return false;
+  // Mcp-Method is compared literally; only Mcp-Name and Mcp-Param-* values may use the Base64 sentinel.
+  if (c.methodHeader === 'lying' || c.methodHeader === 'base64' || c.nameHeader === 'lying') return false;
+  if (modern && (c.methodHeader === 'absent' || c.nameHeader === 'absent')) return false;
+  if (c.tool === 'up__missing') return false;
+  if (tool.needsWrite && c.key !== 'writer') return false;
+  if (tool.region) {
+    if (c.regionHeader === 'lying') return false;
+    if (modern && c.regionHeader === 'absent') return false;
+  } else if (c.regionHeader !== 'absent') {
+    // An Mcp-Param-Region for a tool without the annotation is forwarded, not checked (intermediaries
+    // must pass unknown Mcp-Param-* headers on), so it does not decide anything here.
+  }
+  return true;
+}
+
+const calls = () => modern.log.filter((entry) => entry.rpcMethod === 'tools/call');
+
+describe('MCP request fuzzing against a recording upstream', () => {
+  it('mcp:fuzz-no-5xx-no-leak — no 5xx, nothing mismatched or unauthorised reaches the upstream, and every valid call does', async () => {
+    let forwarded = 0;
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(caseArb, async (c) => {
+        const request = buildRequest(c);
+        const before = calls().length;
+        const response = await fetch(`${h.url}${request.path}`, {
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+        });
+        await response.arrayBuffer();
+        expect(response.status, JSON.stringify(c)).toBeLessThan(500);
+        const arrived = calls().slice(before);
+        if (!mayReachUpstream(c)) {
+          expect(arrived, JSON.stringify(c)).toEqual([]);
+          refused += 1;
+          return;
+        }
+        // Exactly the authorised call arrived, under the upstream's own name.
+        for (const entry of arrived) expect(entry.name).toBe(c.tool.slice('up__'.length));
+        expect(arrived.length, JSON.stringify(c)).toBe(1);
+        forwarded += 1;
+      }),
+      { numRuns: 1500, seed: Number(process.env['FUZZ_SEED'] ?? 20261122) },
+    );
+    // Both outcomes occurred, so neither property held vacuously.
+    expect(forwarded).toBeGreaterThan(50);
+    expect(refused).toBeGreaterThan(500);
+    expect(h.logs.filter((line) => (JSON.parse(line) as { level: number }).level >= 50)).toEqual([]);
+  });
+});
