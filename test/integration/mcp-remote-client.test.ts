@@ -38,7 +38,7 @@ describe('mcp-remote in front of the gateway', () => {
         '--transport',
         'http-only',
       ],
-      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: authDir } as Record<string, string>,
+      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: authDir },
       stderr: 'pipe',
     });
     let stderr = '';
