@@ -1,4 +1,5 @@
 // `npm run bench`: runs every benchmark and prints numbers, ratios and conditions. Never asserts.
+import { abuseBench } from './abuse-bench.js';
 import { mcpProxyBench } from './mcp-proxy-bench.js';
 import { restBench } from './rest-bench.js';
 import { pgRetrievalBench } from './pg-retrieval-bench.js';
@@ -9,3 +10,4 @@ if (only === undefined || only === 'rest') await restBench();
 if (only === undefined || only === 'mcp') await mcpProxyBench();
 if (only === undefined || only === 'knowledge') await retrievalBench();
 if (only === undefined || only === 'knowledge' || only === 'postgres') await pgRetrievalBench();
+if (only === undefined || only === 'abuse') await abuseBench();
