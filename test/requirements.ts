@@ -139,4 +139,6 @@ export const REQUIREMENTS: Record<string, string> = {
   'logs:key-fingerprint': 'issue 8.12: the request log line carries the key fingerprint',
   'mcp:fuzz-no-5xx-no-leak':
     'issue 8: generated requests in both eras never get a 5xx and nothing mismatched or unauthorised reaches the upstream',
+  'limits:silent-connection': 'issue 8.4: a connection that never starts a request is closed at headersMs',
+  'limits:silent-response-not-cut': 'issue 8.4: inbound deadlines never cut a response in progress',
 };

@@ -212,6 +212,26 @@ describe('slow and abandoned requests', () => {
     expect(exchange.status).toBe(408);
   });
 
+  it('limits:silent-connection — a connection that never sends a byte is closed at headersMs', async () => {
+    const exchange = await rawExchange(port(), '', { maxWaitMs: 10_000 });
+    expect(exchange.status).toBeUndefined();
+    expect(exchange.text).toBe('');
+  });
+
+  it('limits:silent-response-not-cut — a tool call silent for longer than headersMs still gets its answer', async () => {
+    const response = await legacyPost(
+      {
+        jsonrpc: '2.0',
+        id: 11,
+        method: 'tools/call',
+        params: { name: 'modern__slow', arguments: { ms: 2500, steps: 1 } },
+      },
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { result?: unknown }).result).toBeDefined();
+  });
+
   it('limits:unauthenticated-no-pin — an unauthenticated trickled body gets its 401 and the socket is closed at once', async () => {
     const exchange = await rawExchange(port(), slowHead(), {
       chunks: Array.from({ length: 100 }, () => ' '),
