@@ -13,7 +13,6 @@ export function guardSilentConnections(server: Server, firstRequestMs: number): 
     socket.setTimeout(firstRequestMs, () => socket.destroy());
   });
   server.on('request', ({ socket }: { socket: Socket }) => {
-    if (!waiting.delete(socket)) return;
-
+    if (waiting.delete(socket)) socket.setTimeout(0);
   });
 }
