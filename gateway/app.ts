@@ -8,6 +8,7 @@ import type { ToolCatalog } from './discovery/index.js';
 import { GatewayError } from './errors/index.js';
 import { authHook } from './platform/auth-hook.js';
 import { checkRequestTarget } from './platform/request-target.js';
+import { guardSilentConnections } from './platform/silent-connection-guard.js';
 import type { InflightTracker } from './platform/inflight-tracker.js';
 import { errorHandler } from './platform/error-handler.js';
 import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.js';
@@ -57,6 +58,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       connectionsCheckingInterval: Math.min(1000, headersMs),
     },
   });
+  guardSilentConnections(app.server, headersMs);
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('snapshot', null as never);
   app.decorateRequest('principal', undefined);
