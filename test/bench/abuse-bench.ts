@@ -32,9 +32,9 @@ function trickle(port: number, count: number, head: string, limitS: number): Pro
       () =>
         new Promise<number>((resolve) => {
           const socket = connect(port, '127.0.0.1');
-          const timer = setInterval(() => socket.writable && socket.write(' '), 1000);
+          const timer = setInterval(() => head !== '' && socket.writable && socket.write(' '), 1000);
           const give = setTimeout(() => socket.destroy(), limitS * 1000);
-          socket.on('connect', () => socket.write(head));
+          socket.on('connect', () => head !== '' && socket.write(head));
           socket.on('data', () => undefined);
           socket.on('error', () => undefined);
           socket.on('close', () => {
@@ -62,9 +62,10 @@ async function slowBodies(gatewayUrl: string, key: string): Promise<void> {
   console.log(
     `slow bodies: 32 sockets each, 1 byte/s of a declared 100 kB body, watched for up to ${limitS} s`,
   );
-  const [authenticated, anonymous] = await Promise.all([
+  const [authenticated, anonymous, silent] = await Promise.all([
     trickle(port, 32, head(`Authorization: Bearer ${key}\r\n`), limitS),
     trickle(port, 32, head(''), limitS),
+    trickle(port, 32, '', limitS),
   ]);
   const stillOpen = (values: number[]) => values.filter((s) => s >= limitS - 0.5).length;
   console.log(
