@@ -29,4 +29,24 @@ describe('Host and Origin checks', () => {
     expect(hostOriginProblem(s, 'gw', 'https://app.example.com')).toBeUndefined();
     expect(hostOriginProblem(s, 'gw', 'http://localhost:3000')).toBe('origin-not-allowed');
   });
+  it('auth:host-strict — Host is parsed as name[:port]; userinfo, paths, spaces and a missing Host are refused where a restriction applies', () => {
+    const loopback = server({ host: '127.0.0.1' });
+    for (const host of [
+      '127.0.0.1:80@evil.com',
+      'evil.com#127.0.0.1',
+      '127.0.0.1/x',
+      '127.0.0.1 evil',
+      '',
+      ':80',
+    ])
+      expect(hostOriginProblem(loopback, host, undefined), host).toBe('host-not-allowed');
+    expect(hostOriginProblem(loopback, undefined, undefined)).toBe('host-not-allowed');
+    expect(hostOriginProblem(loopback, 'LOCALHOST:8080', undefined)).toBeUndefined();
+    const listed = server({ host: '0.0.0.0', allowedHosts: ['gw.example.com'] });
+    expect(hostOriginProblem(listed, undefined, undefined)).toBe('host-not-allowed');
+    expect(hostOriginProblem(listed, 'gw.example.com@evil.com', undefined)).toBe('host-not-allowed');
+    expect(hostOriginProblem(listed, 'GW.example.com', undefined)).toBeUndefined();
+    // Bound to all interfaces with no list: any well-formed Host, or none, is accepted.
+    expect(hostOriginProblem(server({ host: '0.0.0.0' }), undefined, undefined)).toBeUndefined();
+  });
 });

@@ -1,0 +1,79 @@
+// The inbound ladder as pure functions (STYLE 6): the rungs added by issue 8 — strict UTF-8 and
+// mirrored headers compared in both eras.
+import { describe, expect, it } from 'vitest';
+import { runLadder, type InboundHttp } from '../../../gateway/mcp/inbound-ladder.js';
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+function inbound(body: unknown, headers: Partial<InboundHttp> = {}): InboundHttp {
+  return {
+    httpMethod: 'POST',
+    contentType: 'application/json',
+    protocolVersionHeader: undefined,
+    methodHeader: undefined,
+    nameHeader: undefined,
+    body: typeof body === 'string' ? Buffer.from(body) : Buffer.from(JSON.stringify(body)),
+    ...headers,
+  };
+}
+
+const call = (name: string, meta?: object) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name, ...(meta === undefined ? {} : { _meta: meta }) },
+});
+
+function rejection(outcome: ReturnType<typeof runLadder>): number | undefined {
+  return outcome.kind === 'reject' ? outcome.error.rpcCode : undefined;
+}
+
+describe('inbound ladder', () => {
+  it('ladder:invalid-utf8 — invalid UTF-8 is a parse error, a BOM and valid multi-byte text are fine', () => {
+    const bad = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      Buffer.from('"}}'),
+    ]);
+    expect(rejection(runLadder({ ...inbound(''), body: bad }))).toBe(-32700);
+    const bom = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'),
+    ]);
+    expect(runLadder({ ...inbound(''), body: bom }).kind).toBe('request');
+    expect(
+      runLadder(inbound({ jsonrpc: '2.0', id: 1, method: 'ping', params: { x: 'Grüße 🌍' } })).kind,
+    ).toBe('request');
+  });
+
+  it('mcp:mirror-every-era — present headers must mirror the body on the 2025 face; absent ones are fine there', () => {
+    const legacy = { protocolVersionHeader: '2025-06-18' };
+    expect(rejection(runLadder(inbound(call('x__write'), { ...legacy, methodHeader: 'tools/list' })))).toBe(
+      -32020,
+    );
+    expect(rejection(runLadder(inbound(call('x__write'), { ...legacy, nameHeader: 'x__echo' })))).toBe(
+      -32020,
+    );
+    expect(rejection(runLadder(inbound(call('x__write'), { nameHeader: 'x__echo' })))).toBe(-32020);
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    expect(rejection(runLadder(inbound(list, { ...legacy, nameHeader: 'x__echo' })))).toBe(-32020);
+    expect(runLadder(inbound(call('x__write'), legacy)).kind).toBe('request');
+    const honest = { ...legacy, methodHeader: 'tools/call', nameHeader: '=?base64?eF9fd3JpdGU=?=' };
+    expect(runLadder(inbound(call('x__write'), honest)).kind).toBe('request');
+  });
+
+  it('ladder:name-mismatch — the modern face still requires the headers', () => {
+    const modern = { protocolVersionHeader: '2026-07-28' };
+    expect(rejection(runLadder(inbound(call('x__a', META), { ...modern, methodHeader: 'tools/call' })))).toBe(
+      -32020,
+    );
+    expect(rejection(runLadder(inbound(call('x__a', META), { ...modern, nameHeader: 'x__a' })))).toBe(-32020);
+    expect(
+      runLadder(inbound(call('x__a', META), { ...modern, methodHeader: 'tools/call', nameHeader: 'x__a' }))
+        .kind,
+    ).toBe('request');
+  });
+});
