@@ -74,6 +74,9 @@ async function slowBodies(gatewayUrl: string, key: string): Promise<void> {
   console.log(
     `  without a key:      closed after ${spread(anonymous)}; open at ${limitS} s: ${stillOpen(anonymous)}`,
   );
+  console.log(
+    `  silent (no bytes):  closed after ${spread(silent)}; open at ${limitS} s: ${stillOpen(silent)}`,
+  );
 }
 
 async function largeResult(gateway: Child, gatewayUrl: string, key: string, otherKey: string): Promise<void> {
