@@ -2,7 +2,12 @@
 // a list of `path: message` lines so an operator can fix every one in a single pass.
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { GatewayConfigSchema, type GatewayConfig } from './config-schema.js';
+import {
+  GatewayConfigSchema,
+  WorkspaceSchema,
+  type GatewayConfig,
+  type WorkspaceConfig,
+} from './config-schema.js';
 
 export interface ConfigProblem {
   readonly path: string;
@@ -37,6 +42,17 @@ export function validateConfig(value: unknown): ConfigParseResult {
   const parsed = GatewayConfigSchema.safeParse(value ?? {});
   if (!parsed.success) return { ok: false, problems: toProblems(parsed.error) };
   return { ok: true, config: deepFreeze(parsed.data) };
+}
+
+/** One workspace on its own (the Kubernetes shape validates per workspace, D17). */
+export function validateWorkspace(
+  value: unknown,
+):
+  | { readonly ok: true; readonly workspace: WorkspaceConfig }
+  | { readonly ok: false; readonly problems: readonly ConfigProblem[] } {
+  const parsed = WorkspaceSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, problems: toProblems(parsed.error) };
+  return { ok: true, workspace: deepFreeze(parsed.data) };
 }
 
 export function formatProblems(problems: readonly ConfigProblem[]): string {

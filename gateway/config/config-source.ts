@@ -8,6 +8,8 @@ export interface ConfigSnapshot {
   /** Increments with every successful swap; caches key on it. */
   readonly revision: number;
   readonly loadedAt: Date;
+  /** Kubernetes shape only: the rendered revision applied for each workspace (operator/README.md). */
+  readonly workspaceRevisions?: ReadonlyMap<string, string>;
 }
 
 export type ConfigListener = (snapshot: ConfigSnapshot) => void;
@@ -45,8 +47,13 @@ export class SnapshotHolder {
     return this.snapshot !== undefined;
   }
 
-  swap(config: GatewayConfig): ConfigSnapshot {
-    const next = { config, revision: (this.snapshot?.revision ?? 0) + 1, loadedAt: new Date() };
+  swap(config: GatewayConfig, workspaceRevisions?: ReadonlyMap<string, string>): ConfigSnapshot {
+    const next: ConfigSnapshot = {
+      config,
+      revision: (this.snapshot?.revision ?? 0) + 1,
+      loadedAt: new Date(),
+      ...(workspaceRevisions === undefined ? {} : { workspaceRevisions }),
+    };
     this.snapshot = next;
     // Every listener hears about the swap even if an earlier one throws; the first error is rethrown.
     let failure: unknown;

@@ -1,5 +1,6 @@
 // Secret references (issue: secrets in config are references, never inline values). A reference
-// names an environment variable or a file; the value is read at use time and never logged.
+// names an environment variable, a file, or (in config rendered by the operator) an entry of one of
+// the workspace's rendered Kubernetes Secrets; the value is read at use time and never logged.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
@@ -9,6 +10,12 @@ export const SecretRefSchema = z.union(
       env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
     }),
     z.strictObject({ file: z.string().min(1, 'must be a file path') }),
+    z.strictObject({
+      kubernetesSecret: z.strictObject({
+        name: z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'must be a Secret name'),
+        key: z.string().regex(/^[A-Za-z0-9._-]{1,253}$/, 'must be a Secret data key'),
+      }),
+    }),
   ],
   {
     error:
@@ -22,6 +29,9 @@ export type SecretRef = z.infer<typeof SecretRefSchema>;
 export interface SecretReader {
   readEnv(name: string): string | undefined;
   readFile(path: string): string;
+  /** An entry of a rendered Secret in the gateway's namespace; only the Kubernetes config source
+   * provides these (the file shape has none, so such references are unavailable there). */
+  readKubernetesSecret?(name: string, key: string): string | undefined;
 }
 
 export function processSecretReader(env: NodeJS.ProcessEnv): SecretReader {
@@ -43,6 +53,8 @@ export function resolveSecret(ref: SecretRef, reader: SecretReader): string {
   let value: string | undefined;
   if ('env' in ref) {
     value = reader.readEnv(ref.env);
+  } else if ('kubernetesSecret' in ref) {
+    value = reader.readKubernetesSecret?.(ref.kubernetesSecret.name, ref.kubernetesSecret.key);
   } else {
     try {
       value = reader.readFile(ref.file).replace(/\r?\n$/, '');
@@ -56,5 +68,7 @@ export function resolveSecret(ref: SecretRef, reader: SecretReader): string {
 
 /** A description safe for logs: names where the secret lives, never its value. */
 export function describeSecretRef(ref: SecretRef): string {
-  return 'env' in ref ? `env:${ref.env}` : `file:${ref.file}`;
+  if ('env' in ref) return `env:${ref.env}`;
+  if ('kubernetesSecret' in ref) return `secret:${ref.kubernetesSecret.name}/${ref.kubernetesSecret.key}`;
+  return `file:${ref.file}`;
 }
