@@ -141,4 +141,15 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 8: generated requests in both eras never get a 5xx and nothing mismatched or unauthorised reaches the upstream',
   'limits:silent-connection': 'issue 8.4: a connection that never starts a request is closed at headersMs',
   'limits:silent-response-not-cut': 'issue 8.4: inbound deadlines never cut a response in progress',
+  // issue 9: the gateway's Kubernetes config source (KubeConfigSource) and the rendered-object contract
+  'kube:render-split': 'issue 9 / D16: a workspace is split over objects under 1 MiB; 20,000 keys work',
+  'kube:fragment-prototype-safe': 'issue 9: fragments cannot pollute prototypes',
+  'kube:base-no-workspaces': 'issue 9: with --kubernetes, workspaces come only from the API',
+  'kube:assemble': 'issue 9: the gateway assembles workspaces and exposes the applied revision per workspace',
+  'kube:partial-update-kept': 'issue 9: a half-written update keeps the last good version',
+  'kube:per-workspace-last-good': 'issue 9 / D17: an invalid workspace keeps its last good version; others move on',
+  'kube:workspace-removed': 'issue 9: a deleted workspace stops being served',
+  'kube:key-id-clash': 'issue 9: a key id identifies one key across workspaces',
+  'kube:secret-ref': 'issue 9: credentials come from rendered Secrets; rotation changes the reference',
+  'kube:revision-annotation': 'issue 9: stale parts of an older revision are ignored',
 };

@@ -68,7 +68,7 @@ function completeParts(group: readonly RenderedObject[]): RenderedObject[] | und
     slot[index] = object;
   }
   const ordered = [...slots.ConfigMap, ...slots.Secret];
-  return ordered.every((part) => part !== undefined) ? (ordered) : undefined;
+  return ordered.every((part) => part !== undefined) ? ordered : undefined;
 }
 
 function newestVersion(parts: readonly RenderedObject[]): bigint {
