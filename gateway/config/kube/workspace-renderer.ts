@@ -140,7 +140,7 @@ function pack(
   budget: number,
   workspace: string,
   reserved = 0,
-): Record<string, unknown[] | unknown>[] {
+): Record<string, unknown>[] {
   const fragments: Record<string, unknown>[] = [];
   let current: Record<string, unknown> = { ...head };
   let size = reserved + Buffer.byteLength(JSON.stringify(current));

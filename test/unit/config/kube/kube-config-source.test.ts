@@ -45,7 +45,7 @@ async function startedSource(feed: MemoryObjectFeed, logger = silentLogger) {
 }
 
 describe('rendered workspace contract (operator/README.md)', () => {
-  it('kube:render-split: 20,000 keys split over Secrets under the budget and assemble back whole', () => {
+  it('kube:render-split — 20,000 keys split over Secrets under the budget and assemble back whole', () => {
     const keys = Array.from({ length: 20_000 }, () => key().record);
     const rendered = renderWorkspace(workspace('big', { keys }));
     const secrets = rendered.parts.filter((p) => p.kind === 'Secret');
@@ -63,13 +63,13 @@ describe('rendered workspace contract (operator/README.md)', () => {
     expect(assembly.revision).toBe(rendered.revision);
   });
 
-  it('kube:render-split: the revision changes with any content and not without', () => {
+  it('kube:render-split — the revision changes with any content and not without', () => {
     const base = workspace('a');
     expect(renderWorkspace(base).revision).toBe(renderWorkspace(base).revision);
     expect(renderWorkspace({ ...base, displayName: 'A' }).revision).not.toBe(renderWorkspace(base).revision);
   });
 
-  it('kube:fragment-prototype-safe: a fragment field named __proto__ does not change the prototype', () => {
+  it('kube:fragment-prototype-safe — a fragment field named __proto__ does not change the prototype', () => {
     const rendered = renderWorkspace(workspace('p'));
     const parts = objects(rendered).map((part) =>
       part.kind === 'ConfigMap'
@@ -86,7 +86,7 @@ describe('rendered workspace contract (operator/README.md)', () => {
 });
 
 describe('KubeConfigSource', () => {
-  it('kube:base-no-workspaces: base settings may not declare workspaces', async () => {
+  it('kube:base-no-workspaces — base settings may not declare workspaces', async () => {
     const source = new KubeConfigSource({
       feed: new MemoryObjectFeed(),
       base: { version: 1, workspaces: [{ name: 'x' }] },
@@ -96,7 +96,7 @@ describe('KubeConfigSource', () => {
     await expect(source.start()).rejects.toThrow(/base settings/);
   });
 
-  it('kube:assemble: serves every complete workspace and exposes its applied revision', async () => {
+  it('kube:assemble — serves every complete workspace and exposes its applied revision', async () => {
     const a = renderWorkspace(workspace('alpha'));
     const b = renderWorkspace(workspace('beta'));
     const source = await startedSource(new MemoryObjectFeed([...objects(a), ...objects(b)]));
@@ -106,7 +106,7 @@ describe('KubeConfigSource', () => {
     expect(source.states().get('beta')?.appliedRevision).toBe(b.revision);
   });
 
-  it('kube:partial-update-kept: a half-written revision keeps the last good version until every part is there', async () => {
+  it('kube:partial-update-kept — a half-written revision keeps the last good version until every part is there', async () => {
     const first = workspace('alpha', { keys: Array.from({ length: 6000 }, () => key().record) });
     const feed = new MemoryObjectFeed(objects(renderWorkspace(first)));
     const source = await startedSource(feed);
@@ -126,7 +126,7 @@ describe('KubeConfigSource', () => {
     expect(source.current().config.workspaces[0]?.keys[0]?.revoked).toBe(true);
   });
 
-  it('kube:per-workspace-last-good: an invalid revision of one workspace keeps its last good version and never blocks another', async () => {
+  it('kube:per-workspace-last-good — an invalid revision of one workspace keeps its last good version and never blocks another', async () => {
     const feed = new MemoryObjectFeed([
       ...objects(renderWorkspace(workspace('alpha'))),
       ...objects(renderWorkspace(workspace('beta'))),
@@ -150,7 +150,7 @@ describe('KubeConfigSource', () => {
     expect(JSON.stringify(warning?.fields['problems'])).toMatch(/mcpSources\[0\]\.url/);
   });
 
-  it('kube:workspace-removed: a workspace whose parts are all deleted is no longer served', async () => {
+  it('kube:workspace-removed — a workspace whose parts are all deleted is no longer served', async () => {
     const rendered = objects(renderWorkspace(workspace('alpha')));
     const feed = new MemoryObjectFeed([...rendered, ...objects(renderWorkspace(workspace('beta')))]);
     const source = await startedSource(feed);
@@ -162,7 +162,7 @@ describe('KubeConfigSource', () => {
     expect(source.current().config.workspaces.map((w) => w.name)).toEqual(['beta']);
   });
 
-  it('kube:key-id-clash: a workspace reusing another workspace key id is refused', async () => {
+  it('kube:key-id-clash — a workspace reusing another workspace key id is refused', async () => {
     const shared = key().record;
     const feed = new MemoryObjectFeed(objects(renderWorkspace(workspace('alpha', { keys: [shared] }))));
     const source = await startedSource(feed);
@@ -172,7 +172,7 @@ describe('KubeConfigSource', () => {
     expect(source.states().get('beta')?.rejectedRevision).toBeDefined();
   });
 
-  it('kube:secret-ref: credential references resolve from the rendered Secret, and a rotated value is a new reference', async () => {
+  it('kube:secret-ref — credential references resolve from the rendered Secret, and a rotated value is a new reference', async () => {
     const value = 'token-one';
     const dataKey = credentialDataKey('web', 'credential', value);
     const source = (credential: string, keyName: string) =>
@@ -209,7 +209,7 @@ describe('KubeConfigSource', () => {
     ).toThrow(/not available/);
   });
 
-  it('kube:revision-annotation: parts of a stale revision are ignored once a newer one is complete', () => {
+  it('kube:revision-annotation — parts of a stale revision are ignored once a newer one is complete', () => {
     const old = objects(renderWorkspace(workspace('alpha')));
     const fresh = objects(renderWorkspace(workspace('alpha', { displayName: 'Alpha' })));
     const assembly = assembleWorkspace([...old.filter((p) => p.kind === 'Secret'), ...fresh]);
