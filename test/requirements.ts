@@ -147,7 +147,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'kube:base-no-workspaces': 'issue 9: with --kubernetes, workspaces come only from the API',
   'kube:assemble': 'issue 9: the gateway assembles workspaces and exposes the applied revision per workspace',
   'kube:partial-update-kept': 'issue 9: a half-written update keeps the last good version',
-  'kube:per-workspace-last-good': 'issue 9 / D17: an invalid workspace keeps its last good version; others move on',
+  'kube:per-workspace-last-good':
+    'issue 9 / D17: an invalid workspace keeps its last good version; others move on',
   'kube:workspace-removed': 'issue 9: a deleted workspace stops being served',
   'kube:key-id-clash': 'issue 9: a key id identifies one key across workspaces',
   'kube:secret-ref': 'issue 9: credentials come from rendered Secrets; rotation changes the reference',
