@@ -3,12 +3,16 @@
 // connections, stop watching config — under a hard deadline.
 import type { Logger as PinoLogger } from 'pino';
 import { buildApp } from './app.js';
+import { readFile } from 'node:fs/promises';
+import { parseDocument } from 'yaml';
 import {
   FileConfigSource,
   processSecretReader,
   type ConfigSource,
   type DataSourceConfig,
+  type SecretReader,
 } from './config/index.js';
+import { KubeConfigSource, InformerObjectFeed, loadKubeConfig } from './config/kube/index.js';
 import {
   MemoryDiscoveryCache,
   SourceStatusRegistry,
@@ -24,7 +28,10 @@ import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 import { GATEWAY_VERSION } from './version.js';
 
 export interface ServeOptions {
-  readonly configPath: string;
+  /** The config file; with `kubernetes`, optional and holding only server and knowledge settings. */
+  readonly configPath?: string;
+  /** Read workspaces from the operator's rendered objects in this namespace (serve --kubernetes). */
+  readonly kubernetes?: { readonly namespace: string; readonly kubeconfigPath?: string };
   readonly host?: string;
   readonly port?: number;
   readonly logger: PinoLogger;
@@ -49,13 +56,63 @@ function cliOverrides(options: ServeOptions) {
   };
 }
 
+interface ConfigChoice {
+  readonly config: ConfigSource;
+  readonly secrets: SecretReader;
+  /** Resolves when the gateway has its first complete config and may report ready; undefined when
+   * it already has (the file shape). */
+  readonly synced: Promise<void> | undefined;
+  readonly describe: string;
+  readonly keyHint: (workspace: string) => string;
+}
+
+async function chooseConfig(options: ServeOptions): Promise<ConfigChoice> {
+  const env = processSecretReader(options.env);
+  if (options.kubernetes === undefined) {
+    if (options.configPath === undefined) throw new Error('a config file is required without --kubernetes');
+    const path = options.configPath;
+    const config = new FileConfigSource({ path, logger: options.logger, overrides: cliOverrides(options) });
+    await config.start();
+    return {
+      config,
+      secrets: env,
+      synced: undefined,
+      describe: config.path,
+      keyHint: (workspace) =>
+        `workspace has no API keys yet; create one with: npx agent-gateway key create --config ${config.path} --workspace ${workspace}`,
+    };
+  }
+  const { namespace, kubeconfigPath } = options.kubernetes;
+  const baseText =
+    options.configPath === undefined ? '{version: 1}' : await readFile(options.configPath, 'utf8');
+  const base = cliOverrides(options)(parseDocument(baseText, { uniqueKeys: true }).toJS() as unknown);
+  const config = new KubeConfigSource({
+    feed: new InformerObjectFeed({
+      kubeConfig: loadKubeConfig(kubeconfigPath),
+      namespace,
+      logger: options.logger,
+    }),
+    base,
+    logger: options.logger,
+    origin: `kubernetes namespace ${namespace}`,
+  });
+  await config.start();
+  return {
+    config,
+    secrets: config.secretReader(env),
+    synced: config.synced(),
+    describe: `kubernetes:${namespace}`,
+    keyHint: (workspace) =>
+      `workspace has no API keys yet; create an ApiKey resource with workspaceRef ${workspace}`,
+  };
+}
+
 export async function startGateway(options: ServeOptions): Promise<RunningGateway> {
   const logger = options.logger;
-  const config = new FileConfigSource({ path: options.configPath, logger, overrides: cliOverrides(options) });
-  await config.start();
+  const { config, secrets, synced, describe, keyHint } = await chooseConfig(options);
 
   const pool = new UpstreamPool({
-    secrets: processSecretReader(options.env),
+    secrets,
     clientInfo: { name: 'agent-gateway', version: GATEWAY_VERSION },
     logger,
   });
@@ -78,12 +135,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const lifecycle: Lifecycle = { ready: false };
   const inflight = new InflightTracker();
   const bridge = new ElicitationBridge();
-  const { store, lock } = await openKnowledgeStore(
-    config.current().config.knowledge,
-    processSecretReader(options.env),
-    logger,
-  );
-  const secrets = processSecretReader(options.env);
+  const { store, lock } = await openKnowledgeStore(config.current().config.knowledge, secrets, logger);
   const connectorFactory = (source: DataSourceConfig, workspace: string) =>
     connectorFor(source, {
       secrets,
@@ -115,17 +167,25 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   });
   const server = config.current().config.server;
   await app.listen({ host: server.host, port: server.port });
-  lifecycle.ready = true;
+  let stopped = false;
+  const becomeReady = () => {
+    if (stopped) return;
+    lifecycle.ready = true;
+    warmUp(catalog, config, logger, keyHint);
+    sync.schedule(config.current().config);
+  };
+  // Ready only once the config is complete (the Kubernetes shape lists the API first, D10).
+  if (synced === undefined) becomeReady();
+  else void synced.then(becomeReady);
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : server.port;
   const url = `http://${server.host.includes(':') ? `[${server.host}]` : server.host}:${port}`;
-  logger.info({ url, config: config.path, revision: config.current().revision }, 'agent gateway listening');
-  warmUp(catalog, config, logger);
-  sync.schedule(config.current().config);
+  logger.info({ url, config: describe, revision: config.current().revision }, 'agent gateway listening');
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      stopped = true;
       lifecycle.ready = false;
       const grace = config.current().config.server.shutdownGraceMs;
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, grace).unref());
@@ -149,7 +209,12 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
 }
 
 /** Discovers every source once in the background so /agent/sources has a status right away. */
-function warmUp(catalog: ToolCatalog, config: ConfigSource, logger: PinoLogger): void {
+function warmUp(
+  catalog: ToolCatalog,
+  config: ConfigSource,
+  logger: PinoLogger,
+  keyHint: (workspace: string) => string,
+): void {
   const workspaces = config.current().config.workspaces;
   for (const workspace of workspaces) {
     void catalog.workspaceCatalog(workspace).then(({ sources }) => {
@@ -160,10 +225,7 @@ function warmUp(catalog: ToolCatalog, config: ConfigSource, logger: PinoLogger):
         );
     });
     if (workspace.keys.length === 0) {
-      logger.info(
-        { workspace: workspace.name },
-        `workspace has no API keys yet; create one with: npx agent-gateway key create --config ${(config as FileConfigSource).path} --workspace ${workspace.name}`,
-      );
+      logger.info({ workspace: workspace.name }, keyHint(workspace.name));
     }
   }
 }

@@ -1,8 +1,10 @@
 // `agent-gateway serve --config FILE [--host H] [--port N] [--init-from EXAMPLE]`: runs the gateway
-// until SIGINT/SIGTERM. `--init-from` copies an example config to FILE when FILE does not exist yet,
+// until SIGINT/SIGTERM. `serve --kubernetes [--namespace N] [--kubeconfig PATH] [--config BASE]` reads
+// workspaces from the operator's rendered objects instead (the optional file then holds only server
+// and knowledge settings). `--init-from` copies an example config to FILE when FILE does not exist yet,
 // which is how `npm start` gives a newcomer a private, editable config on first run.
 import { copyFile, mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InvalidConfigError, formatProblems } from '../config/index.js';
@@ -21,13 +23,27 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       port: { type: 'string' },
       'init-from': { type: 'string' },
       'log-level': { type: 'string' },
+      kubernetes: { type: 'boolean' },
+      namespace: { type: 'string' },
+      kubeconfig: { type: 'string' },
     },
     strict: true,
   });
-  if (values.config === undefined) {
+  const kubernetes = values.kubernetes === true;
+  if (values.config === undefined && !kubernetes) {
     io.err(
-      'usage: agent-gateway serve --config FILE [--host H] [--port N] [--init-from EXAMPLE] [--log-level info]',
+      'usage: agent-gateway serve --config FILE [--host H] [--port N] [--init-from EXAMPLE] [--log-level info]\n' +
+        '       agent-gateway serve --kubernetes [--namespace N] [--kubeconfig PATH] [--config BASE] [--host H] [--port N]',
     );
+    return 2;
+  }
+  if (!kubernetes && (values.namespace !== undefined || values.kubeconfig !== undefined)) {
+    io.err('--namespace and --kubeconfig only apply with --kubernetes');
+    return 2;
+  }
+  const namespace = kubernetes ? (values.namespace ?? defaultNamespace(io.env)) : undefined;
+  if (kubernetes && namespace === undefined) {
+    io.err('--kubernetes needs --namespace N (or POD_NAMESPACE, or running in a pod)');
     return 2;
   }
   const port = values.port === undefined ? undefined : Number(values.port);
@@ -40,7 +56,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     io.err(`--log-level must be one of ${[...LEVELS].join(', ')}`);
     return 2;
   }
-  if (values['init-from'] !== undefined && !existsSync(values.config)) {
+  if (values['init-from'] !== undefined && values.config !== undefined && !existsSync(values.config)) {
     await mkdir(dirname(values.config), { recursive: true });
     await copyFile(values['init-from'], values.config);
     io.err(`created ${values.config} from ${values['init-from']}`);
@@ -50,7 +66,15 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   let gateway;
   try {
     gateway = await startGateway({
-      configPath: values.config,
+      ...(values.config === undefined ? {} : { configPath: values.config }),
+      ...(namespace === undefined
+        ? {}
+        : {
+            kubernetes: {
+              namespace,
+              ...(values.kubeconfig === undefined ? {} : { kubeconfigPath: values.kubeconfig }),
+            },
+          }),
       logger,
       env: io.env,
       ...(values.host === undefined ? {} : { host: values.host }),
@@ -62,12 +86,13 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       return 1;
     }
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') io.err(`${values.config}: no such file`);
+    if (code === 'ENOENT') io.err(`${values.config ?? values.kubeconfig ?? 'config'}: no such file`);
     else if (code === 'EADDRINUSE') io.err('the address is already in use; pick another with --port');
     else io.err(`failed to start: ${(error as Error).message}`);
     return 1;
   }
-  io.err(`agent gateway listening on ${gateway.url} (config ${values.config}); Ctrl-C stops it`);
+  const origin = namespace === undefined ? `config ${values.config}` : `kubernetes namespace ${namespace}`;
+  io.err(`agent gateway listening on ${gateway.url} (${origin}); Ctrl-C stops it`);
   const running = gateway;
   await new Promise<void>((resolve) => {
     const onSignal = () => {
@@ -79,4 +104,16 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     process.on('SIGTERM', onSignal);
   });
   return 0;
+}
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+/** The pod's own namespace: POD_NAMESPACE (downward API) or the service account's namespace file. */
+function defaultNamespace(env: NodeJS.ProcessEnv): string | undefined {
+  if (env['POD_NAMESPACE'] !== undefined && env['POD_NAMESPACE'] !== '') return env['POD_NAMESPACE'];
+  try {
+    return readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -49,10 +49,42 @@ export class KubeConfigSource implements ConfigSource {
   private base: GatewayConfig | undefined;
   private started = false;
   private flushScheduled = false;
+  private syncedPromise: Promise<void> | undefined;
 
   constructor(private readonly options: KubeConfigSourceOptions) {}
 
-  async start(): Promise<void> {
+  /** Validates the base settings and publishes them with no workspaces yet, then lists and watches
+   * the API in the background; synced() tells when the first complete list has been applied. */
+  start(): Promise<void> {
+    try {
+      this.validateBase();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    this.publish();
+    this.syncedPromise = this.options.feed
+      .start({
+        upsert: (object) => this.upsert(object),
+        remove: (kind, name) => this.remove(kind, name),
+      })
+      .then(() => {
+        this.started = true;
+        this.flush();
+        this.options.logger.info(
+          { origin: this.options.origin, workspaces: this.applied.size },
+          'kubernetes config listed; watching for changes',
+        );
+      });
+    return Promise.resolve();
+  }
+
+  /** Resolves once the first complete list of rendered objects has been applied. */
+  synced(): Promise<void> {
+    if (this.syncedPromise === undefined) return Promise.reject(new Error('config source not started'));
+    return this.syncedPromise;
+  }
+
+  private validateBase(): void {
     const base = validateConfig(this.options.base ?? {});
     if (!base.ok) throw new InvalidConfigError(`${this.options.origin} (base settings)`, base.problems);
     if (base.config.workspaces.length > 0)
@@ -63,13 +95,6 @@ export class KubeConfigSource implements ConfigSource {
         },
       ]);
     this.base = base.config;
-    await this.options.feed.start({
-      upsert: (object) => this.upsert(object),
-      remove: (kind, name) => this.remove(kind, name),
-    });
-    this.started = true;
-    this.flush();
-    if (!this.holder.hasSnapshot()) this.publish();
   }
 
   current(): ConfigSnapshot {

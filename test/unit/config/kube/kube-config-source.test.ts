@@ -41,6 +41,7 @@ function objects(rendered: ReturnType<typeof renderWorkspace>): RenderedObject[]
 async function startedSource(feed: MemoryObjectFeed, logger = silentLogger) {
   const source = new KubeConfigSource({ feed, base: { version: 1 }, logger, origin: 'test' });
   await source.start();
+  await source.synced();
   return source;
 }
 

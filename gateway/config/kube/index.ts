@@ -1,0 +1,17 @@
+// The Kubernetes shape of the config port (D10, D16, D17) and its contract with the operator.
+export { KubeConfigSource } from './kube-config-source.js';
+export type { KubeConfigSourceOptions, WorkspaceConfigState } from './kube-config-source.js';
+export { InformerObjectFeed } from './informer-object-feed.js';
+export { MemoryObjectFeed } from './rendered-object.js';
+export type { ObjectFeed, ObjectFeedHandlers, RenderedObject } from './rendered-object.js';
+export { loadKubeConfig } from './load-kube-config.js';
+export { assembleWorkspace } from './workspace-assembler.js';
+export {
+  renderWorkspace,
+  credentialDataKey,
+  credentialSecretName,
+  WorkspaceTooLargeError,
+  DEFAULT_PART_BUDGET_BYTES,
+} from './workspace-renderer.js';
+export type { RenderedPart, RenderedWorkspace, WorkspaceToRender } from './workspace-renderer.js';
+export * from './rendered-contract.js';
