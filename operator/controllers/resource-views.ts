@@ -1,0 +1,76 @@
+// The parts of the custom resources the reconcile core reads. The zod schemas in api/v1alpha1 are
+// the source of truth (and what the CRDs are generated from); these structural views keep the core
+// independent of how a resource was fetched.
+export interface ResourceMeta {
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid?: string;
+  readonly generation?: number;
+  readonly creationTimestamp?: string | Date;
+  readonly deletionTimestamp?: string | Date;
+}
+
+export interface SecretKeyRef {
+  readonly name: string;
+  readonly key: string;
+}
+
+export interface WorkspaceView {
+  readonly metadata: ResourceMeta;
+  readonly spec: { readonly displayName?: string; readonly description?: string };
+}
+
+export interface ApiKeyView {
+  readonly metadata: ResourceMeta;
+  readonly spec: {
+    readonly workspaceRef: { readonly name: string };
+    readonly displayName?: string;
+    readonly access?: 'read' | 'write';
+    readonly sources?: readonly string[];
+    readonly tools?: readonly string[];
+    readonly expiresAt?: string;
+    readonly revoked?: boolean;
+    readonly rotation?: number;
+    readonly keyId?: string;
+    readonly keyHash?: string;
+  };
+  readonly status?: {
+    readonly secretName?: string;
+    readonly issuedRotation?: number;
+    readonly keyId?: string;
+  };
+}
+
+export interface CredentialView {
+  readonly type: 'bearer' | 'header';
+  readonly headerName?: string;
+  readonly secretKeyRef: SecretKeyRef;
+}
+
+export interface McpSourceView {
+  readonly metadata: ResourceMeta;
+  readonly spec: {
+    readonly workspaceRef: { readonly name: string };
+    readonly transport: string;
+    readonly url?: string;
+    readonly credential?: CredentialView;
+    readonly [field: string]: unknown;
+  };
+}
+
+export interface DataSourceView {
+  readonly metadata: ResourceMeta;
+  readonly spec: {
+    readonly workspaceRef: { readonly name: string };
+    readonly type: string;
+    readonly description?: string;
+    readonly files?: Readonly<Record<string, unknown>>;
+    readonly http?: Readonly<Record<string, unknown>> & { readonly credential?: CredentialView };
+    readonly mcpResources?: Readonly<Record<string, unknown>> & {
+      readonly mcpSourceRef?: { readonly name: string };
+    };
+    readonly postgres?: Readonly<Record<string, unknown>> & {
+      readonly connectionString?: { readonly secretKeyRef: SecretKeyRef };
+    };
+  };
+}

@@ -1,0 +1,273 @@
+// The reconcile core (D11): one workspace's custom resources in, the workspace document to render and
+// a Ready condition for every resource out. Pure, so nearly all operator behaviour is unit-tested
+// without a cluster. A bad resource is left out of the render and says why; the rest of its
+// workspace, and every other workspace, keeps serving (D17).
+import {
+  AccessSchema,
+  McpSourceSchema,
+  DataSourceSchema,
+  formatPath,
+  type SecretRef,
+} from '../../gateway/config/index.js';
+import {
+  credentialDataKey,
+  credentialSecretName,
+  type WorkspaceToRender,
+} from '../../gateway/config/kube/index.js';
+import type { z } from 'zod';
+import type {
+  ApiKeyView,
+  CredentialView,
+  DataSourceView,
+  McpSourceView,
+  SecretKeyRef,
+  WorkspaceView,
+} from './resource-views.js';
+
+export interface ReadyCondition {
+  readonly ready: boolean;
+  /** CamelCase and stable: WorkspaceNotFound, SecretNotFound, InvalidSpec, NameConflict, … */
+  readonly reason: string;
+  /** Names the field at fault; never a secret value. */
+  readonly message: string;
+}
+
+export type SecretRead = { readonly value: string } | { readonly missing: 'secret' | 'key' };
+
+/** The key of an ApiKey as the gateways store it: its id and hash, never the plaintext. */
+export type KeyMaterial =
+  { readonly id: string; readonly hash: string } | { readonly problem: ReadyCondition };
+
+export interface PlanInput {
+  readonly workspace: WorkspaceView;
+  readonly apiKeys: readonly ApiKeyView[];
+  readonly keyMaterial: ReadonlyMap<string, KeyMaterial>;
+  readonly mcpSources: readonly McpSourceView[];
+  readonly dataSources: readonly DataSourceView[];
+  /** A Secret in the workspace's (tenant) namespace; references never leave it (D16). */
+  readSecret(ref: SecretKeyRef): SecretRead;
+}
+
+export interface WorkspacePlan {
+  readonly render: WorkspaceToRender;
+  readonly apiKeys: ReadonlyMap<string, ReadyCondition>;
+  readonly mcpSources: ReadonlyMap<string, ReadyCondition & { readonly toolsHint?: number }>;
+  readonly dataSources: ReadonlyMap<string, ReadyCondition>;
+}
+
+const RENDERED: ReadyCondition = { ready: true, reason: 'Rendered', message: 'served by the gateways' };
+
+export function planWorkspace(input: PlanInput): WorkspacePlan {
+  const name = input.workspace.metadata.name;
+  const credentials = new Map<string, string>();
+  const secretRef = (source: string, field: string, ref: SecretKeyRef): SecretRef | ReadyCondition => {
+    const read = input.readSecret(ref);
+    if ('missing' in read)
+      return read.missing === 'secret'
+        ? {
+            ready: false,
+            reason: 'SecretNotFound',
+            message: `Secret ${ref.name} (${field}) was not found in this namespace`,
+          }
+        : {
+            ready: false,
+            reason: 'SecretKeyNotFound',
+            message: `Secret ${ref.name} has no key ${ref.key} (${field})`,
+          };
+    const dataKey = credentialDataKey(source, field, read.value);
+    credentials.set(dataKey, read.value);
+    return { kubernetesSecret: { name: credentialSecretName(name), key: dataKey } };
+  };
+
+  const mcpStatus = new Map<string, ReadyCondition>();
+  const mcpSources: unknown[] = [];
+  for (const resource of sortByName(input.mcpSources)) {
+    const { workspaceRef: _ref, credential, ...rest } = resource.spec;
+    const document: Record<string, unknown> = { ...rest, name: resource.metadata.name };
+    const failed = attachCredential(document, credential, (field, ref) =>
+      secretRef(resource.metadata.name, field, ref),
+    );
+    if (failed !== undefined) {
+      mcpStatus.set(resource.metadata.name, failed);
+      continue;
+    }
+    const parsed = McpSourceSchema.safeParse(document);
+    if (!parsed.success) {
+      mcpStatus.set(resource.metadata.name, invalid(parsed.error));
+      continue;
+    }
+    mcpSources.push(document);
+    mcpStatus.set(resource.metadata.name, RENDERED);
+  }
+
+  const dataStatus = new Map<string, ReadyCondition>();
+  const dataSources: unknown[] = [];
+  const mcpNames = new Set(
+    [...mcpStatus].filter(([, condition]) => condition.ready).map(([sourceName]) => sourceName),
+  );
+  for (const resource of sortByName(input.dataSources)) {
+    const condition = planDataSource(resource, mcpNames, input.mcpSources, secretRef);
+    if ('ready' in condition) {
+      dataStatus.set(resource.metadata.name, condition);
+      continue;
+    }
+    dataSources.push(condition.document);
+    dataStatus.set(resource.metadata.name, RENDERED);
+  }
+
+  const keyStatus = new Map<string, ReadyCondition>();
+  const keys: unknown[] = [];
+  const now = Date.now();
+  for (const resource of sortByName(input.apiKeys)) {
+    const material = input.keyMaterial.get(resource.metadata.name);
+    if (material === undefined) {
+      keyStatus.set(resource.metadata.name, {
+        ready: false,
+        reason: 'KeyPending',
+        message: 'the key is being issued',
+      });
+      continue;
+    }
+    if ('problem' in material) {
+      keyStatus.set(resource.metadata.name, material.problem);
+      continue;
+    }
+    const spec = resource.spec;
+    const access = AccessSchema.safeParse(spec.access ?? 'read');
+    keys.push({
+      id: material.id,
+      hash: material.hash,
+      name: spec.displayName ?? `${resource.metadata.namespace}/${resource.metadata.name}`.slice(0, 100),
+      access: access.success ? access.data : 'read',
+      sources: spec.sources ?? ['*'],
+      tools: spec.tools ?? ['*'],
+      ...(spec.expiresAt === undefined ? {} : { expiresAt: spec.expiresAt }),
+      revoked: spec.revoked ?? false,
+    });
+    keyStatus.set(resource.metadata.name, keyCondition(spec, now));
+  }
+
+  return {
+    render: {
+      name,
+      namespace: input.workspace.metadata.namespace,
+      ...(input.workspace.spec.displayName === undefined
+        ? {}
+        : { displayName: input.workspace.spec.displayName }),
+      mcpSources,
+      dataSources,
+      keys,
+      credentials,
+    },
+    apiKeys: keyStatus,
+    mcpSources: mcpStatus,
+    dataSources: dataStatus,
+  };
+}
+
+function keyCondition(spec: ApiKeyView['spec'], now: number): ReadyCondition {
+  if (spec.revoked === true)
+    return { ready: true, reason: 'Revoked', message: 'the key is revoked: gateways refuse it' };
+  if (spec.expiresAt !== undefined && Date.parse(spec.expiresAt) <= now)
+    return {
+      ready: true,
+      reason: 'Expired',
+      message: `the key expired at ${spec.expiresAt}: gateways refuse it`,
+    };
+  return { ready: true, reason: 'KeyIssued', message: 'the key is served by the gateways' };
+}
+
+type RefMaker = (field: string, ref: SecretKeyRef) => SecretRef | ReadyCondition;
+
+/** Turns `credential: {type, headerName?, secretKeyRef}` into the config's credential. */
+function attachCredential(
+  document: Record<string, unknown>,
+  credential: CredentialView | undefined,
+  makeRef: RefMaker,
+): ReadyCondition | undefined {
+  if (credential === undefined) return undefined;
+  const secret = makeRef('credential', credential.secretKeyRef);
+  if ('ready' in secret) return secret;
+  document['credential'] =
+    credential.type === 'header'
+      ? { type: 'header', name: credential.headerName, secret }
+      : { type: 'bearer', secret };
+  return undefined;
+}
+
+function planDataSource(
+  resource: DataSourceView,
+  readyMcpNames: ReadonlySet<string>,
+  allMcp: readonly McpSourceView[],
+  secretRef: (source: string, field: string, ref: SecretKeyRef) => SecretRef | ReadyCondition,
+): ReadyCondition | { readonly document: Record<string, unknown> } {
+  const sourceName = resource.metadata.name;
+  const spec = resource.spec;
+  if (allMcp.some((m) => m.metadata.name === sourceName))
+    return {
+      ready: false,
+      reason: 'NameConflict',
+      message: `an McpSource named ${sourceName} is in the same workspace; source names are shared`,
+    };
+  const base = {
+    name: sourceName,
+    type: spec.type,
+    ...(spec.description === undefined ? {} : { description: spec.description }),
+  };
+  let document: Record<string, unknown>;
+  switch (spec.type) {
+    case 'files':
+      document = { ...base, ...(spec.files ?? {}) };
+      break;
+    case 'http': {
+      const { credential, ...rest } = spec.http ?? {};
+      document = { ...base, ...rest };
+      const failed = attachCredential(document, credential, (field, ref) =>
+        secretRef(sourceName, field, ref),
+      );
+      if (failed !== undefined) return failed;
+      break;
+    }
+    case 'mcp-resources': {
+      const { mcpSourceRef, ...rest } = spec.mcpResources ?? {};
+      const target = mcpSourceRef?.name;
+      if (target === undefined || !readyMcpNames.has(target))
+        return {
+          ready: false,
+          reason: 'McpSourceNotFound',
+          message: `spec.mcpResources.mcpSourceRef: no ready McpSource ${target ?? '(unset)'} in this workspace`,
+        };
+      document = { ...base, ...rest, mcpSource: target };
+      break;
+    }
+    case 'postgres': {
+      const { connectionString, ...rest } = spec.postgres ?? {};
+      if (connectionString === undefined)
+        return {
+          ready: false,
+          reason: 'InvalidSpec',
+          message: 'spec.postgres.connectionString: is required',
+        };
+      const ref = secretRef(sourceName, 'connectionString', connectionString.secretKeyRef);
+      if ('ready' in ref) return ref;
+      document = { ...base, ...rest, connectionString: ref };
+      break;
+    }
+    default:
+      return { ready: false, reason: 'InvalidSpec', message: `spec.type: unknown type ${spec.type}` };
+  }
+  const parsed = DataSourceSchema.safeParse(document);
+  if (!parsed.success) return invalid(parsed.error);
+  return { document };
+}
+
+function invalid(error: z.ZodError): ReadyCondition {
+  const problems = error.issues
+    .slice(0, 5)
+    .map((issue) => `spec.${formatPath(issue.path)}: ${issue.message}`);
+  return { ready: false, reason: 'InvalidSpec', message: problems.join('; ').slice(0, 1000) };
+}
+
+function sortByName<T extends { readonly metadata: { readonly name: string } }>(items: readonly T[]): T[] {
+  return [...items].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+}
