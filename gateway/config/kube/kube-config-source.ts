@@ -59,7 +59,7 @@ export class KubeConfigSource implements ConfigSource {
     try {
       this.validateBase();
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error);
     }
     this.publish();
     this.syncedPromise = this.options.feed
