@@ -59,7 +59,7 @@ export class KubeConfigSource implements ConfigSource {
     try {
       this.validateBase();
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(error instanceof Error ? error : new Error('invalid base settings'));
     }
     this.publish();
     this.syncedPromise = this.options.feed
