@@ -153,4 +153,15 @@ export const REQUIREMENTS: Record<string, string> = {
   'kube:key-id-clash': 'issue 9: a key id identifies one key across workspaces',
   'kube:secret-ref': 'issue 9: credentials come from rendered Secrets; rotation changes the reference',
   'kube:revision-annotation': 'issue 9: stale parts of an older revision are ignored',
+  // issue 9: the operator's reconcile core
+  'operator:plan-valid':
+    'issue 9: the operator renders CRs into a document the gateway config contract accepts',
+  'operator:missing-secret-condition':
+    'issue 9: a missing referenced Secret is a condition on that resource, not a crash',
+  'operator:invalid-spec-condition': 'issue 9: an invalid resource gets Ready=False naming the field',
+  'operator:data-source-refs': 'issue 9: data sources reference ready MCP sources; source names are shared',
+  'operator:key-conditions':
+    'issue 9: revoked/expired/pending keys are reported; revoked keys reach the gateways',
+  'operator:postgres-connection-secret':
+    'issue 9: connection strings come from Secrets and never appear in ConfigMaps',
 };

@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import { generateKey } from '../../../gateway/auth/index.js';
+import { validateWorkspace } from '../../../gateway/config/config-loader.js';
+import { credentialSecretName } from '../../../gateway/config/kube/index.js';
+import {
+  planWorkspace,
+  type PlanInput,
+  type SecretRead,
+} from '../../../operator/controllers/workspace-plan.js';
+import type {
+  ApiKeyView,
+  DataSourceView,
+  McpSourceView,
+  SecretKeyRef,
+} from '../../../operator/controllers/resource-views.js';
+
+const ns = 'tenant-a';
+const meta = (name: string) => ({ name, namespace: ns, generation: 1 });
+const ref = { name: 'demo' };
+
+function input(
+  overrides: Partial<PlanInput> = {},
+  secrets: Record<string, Record<string, string>> = {},
+): PlanInput {
+  return {
+    workspace: { metadata: meta('demo'), spec: { displayName: 'Demo' } },
+    apiKeys: [],
+    keyMaterial: new Map(),
+    mcpSources: [],
+    dataSources: [],
+    readSecret: (r: SecretKeyRef): SecretRead => {
+      const secret = secrets[r.name];
+      if (secret === undefined) return { missing: 'secret' };
+      const value = secret[r.key];
+      return value === undefined ? { missing: 'key' } : { value };
+    },
+    ...overrides,
+  };
+}
+
+const github: McpSourceView = {
+  metadata: meta('github'),
+  spec: {
+    workspaceRef: ref,
+    transport: 'streamable-http',
+    url: 'https://mcp.example.com/mcp',
+    credential: { type: 'bearer', secretKeyRef: { name: 'gh-token', key: 'token' } },
+    timeouts: { connectMs: 5000, listMs: 15000, callMs: 60000 },
+  },
+};
+
+describe('planWorkspace (operator reconcile core)', () => {
+  it('operator:plan-valid — renders keys and sources into a document the gateway config contract accepts', () => {
+    const key = generateKey();
+    const apiKey: ApiKeyView = {
+      metadata: meta('ci-bot'),
+      spec: { workspaceRef: ref, access: 'write', tools: ['github__*'] },
+    };
+    const docs: DataSourceView = {
+      metadata: meta('handbook'),
+      spec: { workspaceRef: ref, type: 'files', files: { path: '/data/handbook' } },
+    };
+    const plan = planWorkspace(
+      input(
+        {
+          apiKeys: [apiKey],
+          keyMaterial: new Map([['ci-bot', { id: key.id, hash: key.hash }]]),
+          mcpSources: [github],
+          dataSources: [docs],
+        },
+        { 'gh-token': { token: 'ghp_secret' } },
+      ),
+    );
+    expect([...plan.apiKeys.values()].every((c) => c.ready)).toBe(true);
+    expect(plan.mcpSources.get('github')).toMatchObject({ ready: true, reason: 'Rendered' });
+    expect(plan.dataSources.get('handbook')).toMatchObject({ ready: true });
+    const { namespace: _ns, credentials, ...document } = plan.render;
+    const validated = validateWorkspace(document);
+    expect(validated.ok).toBe(true);
+    if (!validated.ok) return;
+    expect(validated.workspace.keys[0]).toMatchObject({
+      id: key.id,
+      hash: key.hash,
+      access: 'write',
+      tools: ['github__*'],
+    });
+    const credential = validated.workspace.mcpSources[0]?.credential;
+    expect(credential?.type).toBe('bearer');
+    const secret = credential?.secret as { kubernetesSecret: { name: string; key: string } };
+    expect(secret.kubernetesSecret.name).toBe(credentialSecretName('demo'));
+    expect(credentials.get(secret.kubernetesSecret.key)).toBe('ghp_secret');
+    expect(JSON.stringify(document)).not.toContain('ghp_secret');
+  });
+
+  it('operator:missing-secret-condition — a missing Secret leaves only that source out, with a condition naming it', () => {
+    const other: McpSourceView = {
+      ...github,
+      metadata: meta('docs'),
+      spec: { ...github.spec, credential: undefined },
+    };
+    const plan = planWorkspace(input({ mcpSources: [github, other] }));
+    expect(plan.mcpSources.get('github')).toEqual({
+      ready: false,
+      reason: 'SecretNotFound',
+      message: 'Secret gh-token (credential) was not found in this namespace',
+    });
+    expect(plan.mcpSources.get('docs')?.ready).toBe(true);
+    expect(plan.render.mcpSources).toHaveLength(1);
+    const missingKey = planWorkspace(input({ mcpSources: [github] }, { 'gh-token': { other: 'x' } }));
+    expect(missingKey.mcpSources.get('github')?.reason).toBe('SecretKeyNotFound');
+  });
+
+  it('operator:invalid-spec-condition — an invalid spec is reported by field and left out', () => {
+    const bad: McpSourceView = {
+      ...github,
+      spec: { ...github.spec, credential: undefined, url: 'ftp://nope' },
+    };
+    const plan = planWorkspace(input({ mcpSources: [bad] }));
+    const condition = plan.mcpSources.get('github');
+    expect(condition).toMatchObject({ ready: false, reason: 'InvalidSpec' });
+    expect(condition?.message).toMatch(/^spec\.url: /);
+    expect(plan.render.mcpSources).toEqual([]);
+  });
+
+  it('operator:data-source-refs — mcp-resources needs a ready McpSource; names are shared across kinds', () => {
+    const resources: DataSourceView = {
+      metadata: meta('wiki'),
+      spec: { workspaceRef: ref, type: 'mcp-resources', mcpResources: { mcpSourceRef: { name: 'github' } } },
+    };
+    const clash: DataSourceView = {
+      metadata: meta('github'),
+      spec: { workspaceRef: ref, type: 'files', files: { path: '/x' } },
+    };
+    const withoutSecret = planWorkspace(input({ mcpSources: [github], dataSources: [resources, clash] }));
+    expect(withoutSecret.dataSources.get('wiki')?.reason).toBe('McpSourceNotFound');
+    expect(withoutSecret.dataSources.get('github')?.reason).toBe('NameConflict');
+    const ready = planWorkspace(
+      input({ mcpSources: [github], dataSources: [resources] }, { 'gh-token': { token: 't' } }),
+    );
+    expect(ready.dataSources.get('wiki')?.ready).toBe(true);
+    expect(ready.render.dataSources[0]).toMatchObject({
+      name: 'wiki',
+      type: 'mcp-resources',
+      mcpSource: 'github',
+    });
+  });
+
+  it('operator:key-conditions — revoked, expired and pending keys say so; revoked keys stay rendered so gateways refuse them', () => {
+    const a = generateKey();
+    const b = generateKey();
+    const keys: ApiKeyView[] = [
+      { metadata: meta('revoked'), spec: { workspaceRef: ref, revoked: true } },
+      { metadata: meta('expired'), spec: { workspaceRef: ref, expiresAt: '2020-01-01T00:00:00Z' } },
+      { metadata: meta('pending'), spec: { workspaceRef: ref } },
+    ];
+    const plan = planWorkspace(
+      input({
+        apiKeys: keys,
+        keyMaterial: new Map([
+          ['revoked', { id: a.id, hash: a.hash }],
+          ['expired', { id: b.id, hash: b.hash }],
+        ]),
+      }),
+    );
+    expect(plan.apiKeys.get('revoked')?.reason).toBe('Revoked');
+    expect(plan.apiKeys.get('expired')?.reason).toBe('Expired');
+    expect(plan.apiKeys.get('pending')).toMatchObject({ ready: false, reason: 'KeyPending' });
+    expect(plan.render.keys).toHaveLength(2);
+    expect(plan.render.keys.find((k) => (k as { id: string }).id === a.id)).toMatchObject({ revoked: true });
+  });
+
+  it('operator:postgres-connection-secret — a postgres DataSource takes its connection string from a Secret', () => {
+    const pg: DataSourceView = {
+      metadata: meta('crm'),
+      spec: {
+        workspaceRef: ref,
+        type: 'postgres',
+        postgres: {
+          connectionString: { secretKeyRef: { name: 'crm-db', key: 'url' } },
+          query: 'select 1 as id',
+        },
+      },
+    };
+    const plan = planWorkspace(
+      input({ dataSources: [pg] }, { 'crm-db': { url: 'postgresql://u:p@db/crm' } }),
+    );
+    expect(plan.dataSources.get('crm')?.ready).toBe(true);
+    expect(JSON.stringify(plan.render.dataSources)).not.toContain('u:p@db');
+    expect([...plan.render.credentials.values()]).toEqual(['postgresql://u:p@db/crm']);
+  });
+});
