@@ -141,6 +141,10 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 8: generated requests in both eras never get a 5xx and nothing mismatched or unauthorised reaches the upstream',
   'limits:silent-connection': 'issue 8.4: a connection that never starts a request is closed at headersMs',
   'limits:silent-response-not-cut': 'issue 8.4: inbound deadlines never cut a response in progress',
+  'upstream:response-cap':
+    'issue 8.3: an upstream answer over limits.maxResponseBytes (default 8 MiB) is cut off while streaming, both eras',
+  'upstream:response-cap-boundary': 'issue 8.3: an answer just under the cap passes whole',
+  'upstream:response-cap-lists': 'issue 8.3: an oversized tool list marks only its source unavailable',
   // issue 9: the gateway's Kubernetes config source (KubeConfigSource) and the rendered-object contract
   'kube:render-split': 'issue 9 / D16: a workspace is split over objects under 1 MiB; 20,000 keys work',
   'kube:fragment-prototype-safe': 'issue 9: fragments cannot pollute prototypes',

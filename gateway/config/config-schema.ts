@@ -64,6 +64,18 @@ const BreakerSchema = z.strictObject({
 });
 export type BreakerConfig = z.infer<typeof BreakerSchema>;
 
+/** Upstream answers larger than this are cut off while streaming (issue 8): the whole JSON body,
+ * or one event of an event stream. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+const SourceLimitsSchema = z.strictObject({
+  maxResponseBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(DEFAULT_MAX_RESPONSE_BYTES),
+});
+
 const ToolFilterSchema = z.strictObject({
   include: z.array(patternSchema).default(['*']),
   exclude: z.array(patternSchema).default([]),
@@ -90,6 +102,7 @@ export const McpSourceSchema = z
       windowMs: 30_000,
       resetTimeoutMs: 15_000,
     }),
+    limits: SourceLimitsSchema.default({ maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES }),
     /** Per-tool overrides of the permission derived from MCP annotations (upstream tool names). */
     permissions: z.record(z.string().min(1), AccessSchema).default({}),
   })

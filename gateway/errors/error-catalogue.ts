@@ -40,6 +40,7 @@ export type ErrorCode =
   | 'upstream_circuit_open'
   | 'upstream_unauthorized'
   | 'upstream_protocol_error'
+  | 'upstream_response_too_large'
   | 'tool_execution_failed'
   | 'not_ready'
   | 'internal_error';
@@ -142,6 +143,13 @@ export const ERROR_CATALOGUE = {
     jsonRpcCode: -31014,
     emitAs: 'jsonrpc',
     message: 'The upstream source answered with something that is not valid MCP.',
+  },
+  upstream_response_too_large: {
+    status: 502,
+    errorClass: 'upstream_reachability',
+    jsonRpcCode: -31017,
+    emitAs: 'jsonrpc',
+    message: "The upstream source's answer is larger than the source's limits.maxResponseBytes.",
   },
   tool_execution_failed: {
     status: 200,

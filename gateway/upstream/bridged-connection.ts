@@ -5,6 +5,7 @@
 // belong to this one call.
 import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
 import type { McpSourceConfig } from '../config/index.js';
+import { withCapScope } from './response-cap.js';
 import { transportFor, type ConnectDeps } from './upstream-connection.js';
 
 export type ServerRequestHandler = (
@@ -61,9 +62,11 @@ export async function connectBridged(
   });
   return {
     async callTool(name, args, signal, timeoutMs) {
-      const result = await client.callTool(
-        { name, ...(args === undefined ? {} : { arguments: args }) },
-        { signal, timeout: timeoutMs },
+      const result = await withCapScope(signal, (scoped) =>
+        client.callTool(
+          { name, ...(args === undefined ? {} : { arguments: args }) },
+          { signal: scoped, timeout: timeoutMs },
+        ),
       );
       return result;
     },

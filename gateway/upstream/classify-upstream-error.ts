@@ -4,10 +4,12 @@ import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/clie
 import { SecretUnavailableError } from '../config/index.js';
 import { GatewayError, type ErrorCode } from '../errors/index.js';
 import { UpstreamHttpError } from './modern-relay.js';
+import { findResponseTooLarge } from './response-cap.js';
 
 export function classifyUpstreamError(error: unknown): ErrorCode {
   if (error instanceof GatewayError) return error.code;
   if (error instanceof SecretUnavailableError) return 'upstream_unauthorized';
+  if (findResponseTooLarge(error) !== undefined) return 'upstream_response_too_large';
   if (error instanceof SdkHttpError) {
     const status = error.status;
     if (status === 401 || status === 403) return 'upstream_unauthorized';

@@ -3,6 +3,7 @@
 // the client's declared `clientCapabilities` — with the tool name mapped, our own JSON-RPC id, the
 // header set re-derived and the source's own credential. Request-scoped notifications on an SSE
 // answer are handed to `onNotification`; aborting `signal` closes the stream, which cancels upstream.
+import { cappedFetch } from './response-cap.js';
 import { readSseMessages } from './sse-reader.js';
 import { UpstreamRpcError } from './upstream-rpc-error.js';
 
@@ -47,7 +48,12 @@ function settle(message: unknown, id: number, httpStatus: number): Record<string
   throw new UpstreamHttpError(502);
 }
 
-export function createModernRelay(url: string, credentialHeaders: () => Record<string, string>): Relay {
+export function createModernRelay(
+  url: string,
+  credentialHeaders: () => Record<string, string>,
+  maxResponseBytes: number,
+): Relay {
+  const fetchCapped = cappedFetch(maxResponseBytes);
   return async (request) => {
     nextId = (nextId + 1) % Number.MAX_SAFE_INTEGER;
     const id = nextId;
@@ -60,7 +66,7 @@ export function createModernRelay(url: string, credentialHeaders: () => Record<s
       ...request.paramHeaders,
     };
     if (request.nameHeader !== undefined) headers['mcp-name'] = request.nameHeader;
-    const response = await fetch(url, {
+    const response = await fetchCapped(url, {
       method: 'POST',
       headers,
       body: JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params }),

@@ -12,6 +12,7 @@ import {
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
 import { createModernRelay, type Relay } from './modern-relay.js';
+import { cappedFetch, withCapScope } from './response-cap.js';
 
 export interface CallOptions {
   readonly signal: AbortSignal;
@@ -94,20 +95,25 @@ export function transportFor(
     case 'sse':
       return new SSEClientTransport(new URL(source.url as string), {
         requestInit: { headers: credentialHeaders(source, deps.secrets) },
-        eventSourceInit: { fetch: withHeaders(credentialHeaders(source, deps.secrets)) },
+        fetch: cappedFetch(source.limits.maxResponseBytes),
+        eventSourceInit: {
+          fetch: withHeaders(credentialHeaders(source, deps.secrets), source.limits.maxResponseBytes),
+        },
       });
     case 'streamable-http':
       return new StreamableHTTPClientTransport(new URL(source.url as string), {
         requestInit: { headers: credentialHeaders(source, deps.secrets) },
+        fetch: cappedFetch(source.limits.maxResponseBytes),
       });
   }
 }
 
-function withHeaders(headers: Record<string, string>): typeof fetch {
+function withHeaders(headers: Record<string, string>, maxResponseBytes: number): typeof fetch {
+  const fetchCapped = cappedFetch(maxResponseBytes);
   return (input, init) => {
     const merged = new Headers(init?.headers);
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-    return fetch(input, { ...init, headers: merged });
+    return fetchCapped(input as string | URL, { ...init, headers: merged });
   };
 }
 
@@ -150,7 +156,11 @@ export async function connectUpstream(
   const era = client.getProtocolEra();
   const relay =
     transportUsed === 'streamable-http' && era === 'modern'
-      ? createModernRelay(source.url as string, () => credentialHeaders(source, deps.secrets))
+      ? createModernRelay(
+          source.url as string,
+          () => credentialHeaders(source, deps.secrets),
+          source.limits.maxResponseBytes,
+        )
       : undefined;
   return {
     era,
@@ -162,10 +172,12 @@ export async function connectUpstream(
       let cursor: string | undefined;
       let ttlMs: number | undefined;
       for (let page = 0; page < 64; page += 1) {
-        const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
-          signal: callSignal,
-          timeout: source.timeouts.listMs,
-        });
+        const result = await withCapScope(callSignal, (signal) =>
+          client.listTools(cursor === undefined ? {} : { cursor }, {
+            signal,
+            timeout: source.timeouts.listMs,
+          }),
+        );
         tools.push(...result.tools);
         const hint = (result as { ttlMs?: unknown }).ttlMs;
         if (typeof hint === 'number') ttlMs = ttlMs === undefined ? hint : Math.min(ttlMs, hint);
@@ -176,37 +188,51 @@ export async function connectUpstream(
     },
     async listResources(callSignal) {
       if (client.getServerCapabilities()?.resources === undefined) return [];
-      const options = { signal: callSignal, timeout: source.timeouts.listMs };
       return collectPages(async (cursor) => {
-        const page = await client.listResources(cursor === undefined ? {} : { cursor }, options);
+        const page = await withCapScope(callSignal, (signal) =>
+          client.listResources(cursor === undefined ? {} : { cursor }, {
+            signal,
+            timeout: source.timeouts.listMs,
+          }),
+        );
         return { items: page.resources, nextCursor: page.nextCursor };
       });
     },
     async listPrompts(callSignal) {
       if (client.getServerCapabilities()?.prompts === undefined) return [];
-      const options = { signal: callSignal, timeout: source.timeouts.listMs };
       return collectPages(async (cursor) => {
-        const page = await client.listPrompts(cursor === undefined ? {} : { cursor }, options);
+        const page = await withCapScope(callSignal, (signal) =>
+          client.listPrompts(cursor === undefined ? {} : { cursor }, {
+            signal,
+            timeout: source.timeouts.listMs,
+          }),
+        );
         return { items: page.prompts, nextCursor: page.nextCursor };
       });
     },
     readResource(uri, options) {
-      return client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs });
+      return withCapScope(options.signal, (signal) =>
+        client.readResource({ uri }, { signal, timeout: options.timeoutMs }),
+      );
     },
     getPrompt(name, args, options) {
-      return client.getPrompt(
-        { name, ...(args === undefined ? {} : { arguments: args }) },
-        { signal: options.signal, timeout: options.timeoutMs },
+      return withCapScope(options.signal, (signal) =>
+        client.getPrompt(
+          { name, ...(args === undefined ? {} : { arguments: args }) },
+          { signal, timeout: options.timeoutMs },
+        ),
       );
     },
     async callTool(name, args, options) {
-      const result = await client.callTool(
-        { name, ...(args === undefined ? {} : { arguments: args }) },
-        {
-          signal: options.signal,
-          timeout: options.timeoutMs,
-          ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
-        },
+      const result = await withCapScope(options.signal, (signal) =>
+        client.callTool(
+          { name, ...(args === undefined ? {} : { arguments: args }) },
+          {
+            signal,
+            timeout: options.timeoutMs,
+            ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
+          },
+        ),
       );
       return result;
     },

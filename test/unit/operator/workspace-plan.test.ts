@@ -18,6 +18,12 @@ const ns = 'tenant-a';
 const meta = (name: string) => ({ name, namespace: ns, generation: 1 });
 const ref = { name: 'demo' };
 
+function withoutCredential(spec: McpSourceView['spec']): McpSourceView['spec'] {
+  const copy: Record<string, unknown> = { ...spec };
+  delete copy['credential'];
+  return copy as McpSourceView['spec'];
+}
+
 function input(
   overrides: Partial<PlanInput> = {},
   secrets: Record<string, Record<string, string>> = {},
@@ -96,7 +102,7 @@ describe('planWorkspace (operator reconcile core)', () => {
     const other: McpSourceView = {
       ...github,
       metadata: meta('docs'),
-      spec: { ...github.spec, credential: undefined },
+      spec: withoutCredential(github.spec),
     };
     const plan = planWorkspace(input({ mcpSources: [github, other] }));
     expect(plan.mcpSources.get('github')).toEqual({
@@ -113,7 +119,7 @@ describe('planWorkspace (operator reconcile core)', () => {
   it('operator:invalid-spec-condition — an invalid spec is reported by field and left out', () => {
     const bad: McpSourceView = {
       ...github,
-      spec: { ...github.spec, credential: undefined, url: 'ftp://nope' },
+      spec: { ...withoutCredential(github.spec), url: 'ftp://nope' },
     };
     const plan = planWorkspace(input({ mcpSources: [bad] }));
     const condition = plan.mcpSources.get('github');
