@@ -145,7 +145,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
           .config.workspaces.find((w) => w.name === workspace)
           ?.mcpSources.find((s) => s.name === name);
         if (mcpSource === undefined) return Promise.reject(new Error(`no MCP source ${name}`));
-        return breakers.run(workspace, mcpSource, () => pool.get(workspace, mcpSource));
+        return breakers.runDiscovery(workspace, mcpSource, () => pool.get(workspace, mcpSource));
       },
     });
   const sync = new SyncEngine(store, lock, logger, connectorFactory);

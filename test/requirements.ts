@@ -145,6 +145,13 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 8.3: an upstream answer over limits.maxResponseBytes (default 8 MiB) is cut off while streaming, both eras',
   'upstream:response-cap-boundary': 'issue 8.3: an answer just under the cap passes whole',
   'upstream:response-cap-lists': 'issue 8.3: an oversized tool list marks only its source unavailable',
+  'upstream:guard-sse-framing':
+    'issue 8.3/8.8: the guard reads SSE framing exactly (chunks, CRLF, priming events)',
+  'upstream:guard-sse-per-event': 'issue 8.3: on event streams the cap is per event',
+  'upstream:guard-not-mcp': 'issue 8.8: answers that are not MCP are recognised as such',
+  'breaker:counts-fast-failures':
+    'issue 8.8: 5xx and answers that are not MCP are classified at once and open the breaker, both eras',
+  'breaker:ignores-answers': 'issue 8.8: a 4xx, a JSON-RPC error or a tool error never opens the breaker',
   // issue 9: the gateway's Kubernetes config source (KubeConfigSource) and the rendered-object contract
   'kube:render-split': 'issue 9 / D16: a workspace is split over objects under 1 MiB; 20,000 keys work',
   'kube:fragment-prototype-safe': 'issue 9: fragments cannot pollute prototypes',

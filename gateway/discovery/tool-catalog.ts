@@ -126,7 +126,7 @@ export class ToolCatalog {
     if (cached !== undefined)
       return { tools: toCatalogTools(source, cached.tools), ttlMs: Math.max(0, cached.expiresAt - now()) };
     try {
-      const listed = await this.deps.breakers.run(workspace, source, () =>
+      const listed = await this.deps.breakers.runDiscovery(workspace, source, () =>
         withSessionRecovery(this.deps.pool, workspace, source, async (connection) => ({
           ...(await connection.listTools(AbortSignal.timeout(source.timeouts.listMs))),
           era: connection.era,

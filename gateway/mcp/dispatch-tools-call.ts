@@ -3,7 +3,7 @@
 // its call time-out. A tool the key cannot see answers exactly like an unknown tool.
 import { hasAccess } from '../auth/index.js';
 import { NAMESPACE_SEPARATOR, type ToolCatalog } from '../discovery/index.js';
-import { catalogueEntry } from '../errors/index.js';
+import { catalogueEntry, type ErrorCode } from '../errors/index.js';
 import {
   bridgeableCapabilities,
   withSessionRecovery,
@@ -49,6 +49,17 @@ export function needsWrite(tool: string): McpError {
   );
 }
 
+function sourceUnavailable(code: ErrorCode, source: string): McpError {
+  const entry = catalogueEntry(code);
+  return new McpError(
+    200,
+    entry.jsonRpcCode,
+    entry.message,
+    { code, class: entry.errorClass, source },
+    entry.errorClass,
+  );
+}
+
 function argumentsOf(params: Record<string, unknown>): Record<string, unknown> | undefined {
   const args = params['arguments'];
   if (args === undefined) return undefined;
@@ -74,9 +85,16 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     // Only the named tool's own source is consulted, so a slow or broken source never delays calls
     // to the others. Source names never contain `_`, so the prefix before `__` is the source.
     const sourceName = name.split(NAMESPACE_SEPARATOR, 1)[0] ?? '';
-    const { tools } = await catalogFor(deps.catalog, principal, sourceName);
+    const { tools, sources } = await catalogFor(deps.catalog, principal, sourceName);
     const tool = tools.find((candidate) => candidate.name === name);
-    if (tool === undefined || !isVisible(principal, tool)) throw unknownTool(name);
+    if (tool === undefined) {
+      // The key may see this source but its tools could not be listed: say why (an open breaker, a
+      // source that is down) rather than claim the tool does not exist.
+      const failure = sources.get(sourceName)?.error;
+      if (failure !== undefined) throw sourceUnavailable(failure.code, sourceName);
+      throw unknownTool(name);
+    }
+    if (!isVisible(principal, tool)) throw unknownTool(name);
     if (!hasAccess(principal, tool.permission)) throw needsWrite(name);
     const mismatch = paramHeaderMismatch(
       annotatedParams(tool.inputSchema),

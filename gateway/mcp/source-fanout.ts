@@ -30,7 +30,7 @@ export async function fanOut<T>(
   const sources = principal.workspace.mcpSources.filter((s) => canSeeSource(principal, s.name));
   const settled = await Promise.allSettled(
     sources.map((source: McpSourceConfig) =>
-      deps.breakers.run(workspace, source, () =>
+      deps.breakers.runDiscovery(workspace, source, () =>
         withSessionRecovery(deps.pool, workspace, source, (connection) =>
           list(connection, AbortSignal.timeout(source.timeouts.listMs)),
         ),

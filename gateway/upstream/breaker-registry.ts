@@ -1,11 +1,14 @@
 // Per-source circuit breakers (spec §3, D14, STYLE 9). Every upstream hop of a source — discovery
-// and calls — runs through its breaker: failures of reachability count, answers from the upstream
-// (including JSON-RPC errors and tool errors) do not. While open, calls fail at once with
+// and calls — runs through its breaker: failures of reachability and of the protocol count (down,
+// slow, 5xx, not MCP), answers about one request (4xx, JSON-RPC errors, tool errors) do not. While open, calls fail at once with
 // `upstream_circuit_open`, so one dead source never slows the others.
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import CircuitBreaker from 'opossum';
 import type { McpSourceConfig } from '../config/index.js';
 import { GatewayError } from '../errors/index.js';
 import { classifyUpstreamError } from './classify-upstream-error.js';
+import { findAnswerError, UpstreamHttpError, UpstreamProtocolError } from './upstream-answer-errors.js';
+import { UpstreamRpcError } from './upstream-rpc-error.js';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -16,10 +19,24 @@ interface Entry {
   readonly breaker: CircuitBreaker<[Task], unknown>;
 }
 
-/** Whether an error says the source is unhealthy (as opposed to the upstream answering "no"). */
+/** Whether an error says the source is unhealthy (as opposed to the upstream answering "no"):
+ * unreachable, timed out, HTTP 5xx, or an answer that is not MCP. A 4xx, a JSON-RPC error, a tool
+ * error and an answer over the size cap are answers about one request and do not count. */
 export function countsAgainstSource(error: unknown): boolean {
+  if (error instanceof UpstreamRpcError || error instanceof ProtocolError) return false;
+  const status = (error as { status?: unknown } | null)?.status;
+  if ((error instanceof SdkHttpError || error instanceof UpstreamHttpError) && typeof status === 'number')
+    return status >= 500;
   const code = classifyUpstreamError(error);
-  return code === 'upstream_unreachable' || code === 'upstream_timeout';
+  if (code === 'upstream_unreachable' || code === 'upstream_timeout') return true;
+  return isNotMcp(error);
+}
+
+/** Only answers positively identified as not MCP count; an unknown error is not blamed on the source. */
+function isNotMcp(error: unknown): boolean {
+  if (findAnswerError(error) instanceof UpstreamProtocolError) return true;
+  if (error instanceof SyntaxError) return true;
+  return error instanceof SdkError && error.code === SdkErrorCode.InvalidResult;
 }
 
 export class BreakerRegistry {
@@ -59,6 +76,29 @@ export class BreakerRegistry {
           { cause: error },
         );
       }
+      throw error;
+    }
+  }
+
+  /**
+   * Runs a discovery hop (a list, a connect) of the source. An open breaker refuses it like a call
+   * and its failures count, but its successes are not recorded while the breaker is closed: a
+   * source whose lists work and whose calls all fail is unhealthy, and cheap list successes must
+   * not dilute the failure rate of its calls. While half-open a discovery success closes it.
+   */
+  async runDiscovery<T>(workspace: string, source: McpSourceConfig, task: () => Promise<T>): Promise<T> {
+    const { breaker } = this.entryFor(workspace, source);
+    if (!breaker.closed) return this.run(workspace, source, task);
+    try {
+      return await task();
+    } catch (error) {
+      // Recorded by firing a task that fails with the same error, so the filter sees what happened.
+      if (countsAgainstSource(error))
+        await breaker
+          .fire(async () => {
+            throw error;
+          })
+          .catch(() => undefined);
       throw error;
     }
   }

@@ -5,7 +5,7 @@
 // belong to this one call.
 import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
 import type { McpSourceConfig } from '../config/index.js';
-import { withCapScope } from './response-cap.js';
+import { withResponseGuard } from './response-guard.js';
 import { transportFor, type ConnectDeps } from './upstream-connection.js';
 
 export type ServerRequestHandler = (
@@ -62,7 +62,7 @@ export async function connectBridged(
   });
   return {
     async callTool(name, args, signal, timeoutMs) {
-      const result = await withCapScope(signal, (scoped) =>
+      const result = await withResponseGuard(signal, (scoped) =>
         client.callTool(
           { name, ...(args === undefined ? {} : { arguments: args }) },
           { signal: scoped, timeout: timeoutMs },

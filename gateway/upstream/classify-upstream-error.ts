@@ -3,13 +3,20 @@
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { SecretUnavailableError } from '../config/index.js';
 import { GatewayError, type ErrorCode } from '../errors/index.js';
-import { UpstreamHttpError } from './modern-relay.js';
-import { findResponseTooLarge } from './response-cap.js';
+import {
+  findAnswerError,
+  UpstreamHttpError,
+  UpstreamResponseTooLargeError,
+} from './upstream-answer-errors.js';
 
 export function classifyUpstreamError(error: unknown): ErrorCode {
   if (error instanceof GatewayError) return error.code;
   if (error instanceof SecretUnavailableError) return 'upstream_unauthorized';
-  if (findResponseTooLarge(error) !== undefined) return 'upstream_response_too_large';
+  const verdict = findAnswerError(error);
+  if (verdict !== undefined)
+    return verdict instanceof UpstreamResponseTooLargeError
+      ? 'upstream_response_too_large'
+      : 'upstream_protocol_error';
   if (error instanceof SdkHttpError) {
     const status = error.status;
     if (status === 401 || status === 403) return 'upstream_unauthorized';

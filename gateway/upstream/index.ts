@@ -12,7 +12,12 @@ export { classifyUpstreamError } from './classify-upstream-error.js';
 export { BreakerRegistry, countsAgainstSource } from './breaker-registry.js';
 export type { BreakerState } from './breaker-registry.js';
 export { withSessionRecovery, isSessionLost } from './session-recovery.js';
-export { createModernRelay, UpstreamHttpError } from './modern-relay.js';
+export { createModernRelay } from './modern-relay.js';
+export {
+  UpstreamHttpError,
+  UpstreamProtocolError,
+  UpstreamResponseTooLargeError,
+} from './upstream-answer-errors.js';
 export type { Relay, RelayRequest } from './modern-relay.js';
 export { UpstreamRpcError } from './upstream-rpc-error.js';
 export { bridgeableCapabilities } from './bridged-connection.js';

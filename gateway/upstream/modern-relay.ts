@@ -3,8 +3,9 @@
 // the client's declared `clientCapabilities` — with the tool name mapped, our own JSON-RPC id, the
 // header set re-derived and the source's own credential. Request-scoped notifications on an SSE
 // answer are handed to `onNotification`; aborting `signal` closes the stream, which cancels upstream.
-import { cappedFetch } from './response-cap.js';
+import { guardedFetch } from './response-guard.js';
 import { readSseMessages } from './sse-reader.js';
+import { UpstreamHttpError, UpstreamProtocolError } from './upstream-answer-errors.js';
 import { UpstreamRpcError } from './upstream-rpc-error.js';
 
 export interface RelayRequest {
@@ -19,13 +20,6 @@ export interface RelayRequest {
 }
 
 export type Relay = (request: RelayRequest) => Promise<Record<string, unknown>>;
-
-export class UpstreamHttpError extends Error {
-  constructor(readonly status: number) {
-    super(`upstream answered HTTP ${status}`);
-    this.name = 'UpstreamHttpError';
-  }
-}
 
 let nextId = 0;
 
@@ -45,7 +39,7 @@ function settle(message: unknown, id: number, httpStatus: number): Record<string
     );
   }
   if (isRecord(message['result'])) return message['result'];
-  throw new UpstreamHttpError(502);
+  throw new UpstreamProtocolError('the answer has neither a result object nor an error');
 }
 
 export function createModernRelay(
@@ -53,7 +47,7 @@ export function createModernRelay(
   credentialHeaders: () => Record<string, string>,
   maxResponseBytes: number,
 ): Relay {
-  const fetchCapped = cappedFetch(maxResponseBytes);
+  const fetchGuarded = guardedFetch({ maxBytes: maxResponseBytes, validate: false });
   return async (request) => {
     nextId = (nextId + 1) % Number.MAX_SAFE_INTEGER;
     const id = nextId;
@@ -66,7 +60,7 @@ export function createModernRelay(
       ...request.paramHeaders,
     };
     if (request.nameHeader !== undefined) headers['mcp-name'] = request.nameHeader;
-    const response = await fetchCapped(url, {
+    const response = await fetchGuarded(url, {
       method: 'POST',
       headers,
       body: JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params }),
@@ -82,13 +76,22 @@ export function createModernRelay(
         const result = settle(message, id, response.status);
         if (result !== undefined) return result;
       }
-      throw new UpstreamHttpError(502);
+      throw new UpstreamProtocolError('the event stream ended without the answer');
     }
     if (type.startsWith('application/json')) {
-      const result = settle(await response.json(), id, response.status);
+      let message: unknown;
+      try {
+        message = await response.json();
+      } catch (error) {
+        if (error instanceof SyntaxError) throw new UpstreamProtocolError('the body is not JSON');
+        throw error;
+      }
+      const result = settle(message, id, response.status);
       if (result !== undefined) return result;
+      if (response.ok) throw new UpstreamProtocolError('the answer belongs to another request');
     }
     await response.body?.cancel();
-    throw new UpstreamHttpError(response.ok ? 502 : response.status);
+    if (!response.ok) throw new UpstreamHttpError(response.status);
+    throw new UpstreamProtocolError(`unexpected content type ${JSON.stringify(type.slice(0, 60))}`);
   };
 }

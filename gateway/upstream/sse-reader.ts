@@ -1,5 +1,8 @@
 // Reads a `text/event-stream` response body into JSON-RPC messages (one per `message` event).
 // Only what MCP uses is supported: `event:` and `data:` fields; comments and ids are ignored.
+// A `message` event whose data is not JSON is a protocol failure, not something to skip.
+import { UpstreamProtocolError } from './upstream-answer-errors.js';
+
 export async function* readSseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
   const decoder = new TextDecoder();
   let buffer = '';
@@ -9,16 +12,18 @@ export async function* readSseMessages(body: ReadableStream<Uint8Array>): AsyncG
     while (boundary >= 0) {
       const block = buffer.slice(0, boundary);
       buffer = buffer.slice(boundary).replace(/^\r?\n\r?\n/, '');
-      const message = parseBlock(block);
+      const message = messageOf(block);
       if (message !== undefined) yield message;
       boundary = buffer.search(/\r?\n\r?\n/);
     }
   }
-  const last = parseBlock(buffer);
+  const last = messageOf(buffer);
   if (last !== undefined) yield last;
 }
 
-function parseBlock(block: string): unknown {
+/** The event type and joined data lines of one SSE block. `data` is undefined when it is empty:
+ * such an event is never dispatched (the priming event of a resumable stream is `id:` + `data:`). */
+export function parseSseBlock(block: string): { event: string; data: string | undefined } {
   let event = 'message';
   const data: string[] = [];
   for (const line of block.split(/\r?\n/)) {
@@ -29,10 +34,16 @@ function parseBlock(block: string): unknown {
     if (field === 'event') event = value;
     else if (field === 'data') data.push(value);
   }
-  if (event !== 'message' || data.length === 0) return undefined;
+  const joined = data.join('\n');
+  return { event, data: joined === '' ? undefined : joined };
+}
+
+function messageOf(block: string): unknown {
+  const { event, data } = parseSseBlock(block);
+  if (event !== 'message' || data === undefined) return undefined;
   try {
-    return JSON.parse(data.join('\n')) as unknown;
+    return JSON.parse(data) as unknown;
   } catch {
-    return undefined;
+    throw new UpstreamProtocolError('an event carries data that is not JSON');
   }
 }

@@ -12,7 +12,7 @@ import {
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
 import { createModernRelay, type Relay } from './modern-relay.js';
-import { cappedFetch, withCapScope } from './response-cap.js';
+import { guardedFetch, withResponseGuard } from './response-guard.js';
 
 export interface CallOptions {
   readonly signal: AbortSignal;
@@ -95,7 +95,7 @@ export function transportFor(
     case 'sse':
       return new SSEClientTransport(new URL(source.url as string), {
         requestInit: { headers: credentialHeaders(source, deps.secrets) },
-        fetch: cappedFetch(source.limits.maxResponseBytes),
+        fetch: guardedFetch({ maxBytes: source.limits.maxResponseBytes, validate: true }),
         eventSourceInit: {
           fetch: withHeaders(credentialHeaders(source, deps.secrets), source.limits.maxResponseBytes),
         },
@@ -103,17 +103,17 @@ export function transportFor(
     case 'streamable-http':
       return new StreamableHTTPClientTransport(new URL(source.url as string), {
         requestInit: { headers: credentialHeaders(source, deps.secrets) },
-        fetch: cappedFetch(source.limits.maxResponseBytes),
+        fetch: guardedFetch({ maxBytes: source.limits.maxResponseBytes, validate: true }),
       });
   }
 }
 
 function withHeaders(headers: Record<string, string>, maxResponseBytes: number): typeof fetch {
-  const fetchCapped = cappedFetch(maxResponseBytes);
+  const fetchGuarded = guardedFetch({ maxBytes: maxResponseBytes, validate: true });
   return (input, init) => {
     const merged = new Headers(init?.headers);
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-    return fetchCapped(input as string | URL, { ...init, headers: merged });
+    return fetchGuarded(input as string | URL, { ...init, headers: merged });
   };
 }
 
@@ -172,7 +172,7 @@ export async function connectUpstream(
       let cursor: string | undefined;
       let ttlMs: number | undefined;
       for (let page = 0; page < 64; page += 1) {
-        const result = await withCapScope(callSignal, (signal) =>
+        const result = await withResponseGuard(callSignal, (signal) =>
           client.listTools(cursor === undefined ? {} : { cursor }, {
             signal,
             timeout: source.timeouts.listMs,
@@ -189,7 +189,7 @@ export async function connectUpstream(
     async listResources(callSignal) {
       if (client.getServerCapabilities()?.resources === undefined) return [];
       return collectPages(async (cursor) => {
-        const page = await withCapScope(callSignal, (signal) =>
+        const page = await withResponseGuard(callSignal, (signal) =>
           client.listResources(cursor === undefined ? {} : { cursor }, {
             signal,
             timeout: source.timeouts.listMs,
@@ -201,7 +201,7 @@ export async function connectUpstream(
     async listPrompts(callSignal) {
       if (client.getServerCapabilities()?.prompts === undefined) return [];
       return collectPages(async (cursor) => {
-        const page = await withCapScope(callSignal, (signal) =>
+        const page = await withResponseGuard(callSignal, (signal) =>
           client.listPrompts(cursor === undefined ? {} : { cursor }, {
             signal,
             timeout: source.timeouts.listMs,
@@ -211,12 +211,12 @@ export async function connectUpstream(
       });
     },
     readResource(uri, options) {
-      return withCapScope(options.signal, (signal) =>
+      return withResponseGuard(options.signal, (signal) =>
         client.readResource({ uri }, { signal, timeout: options.timeoutMs }),
       );
     },
     getPrompt(name, args, options) {
-      return withCapScope(options.signal, (signal) =>
+      return withResponseGuard(options.signal, (signal) =>
         client.getPrompt(
           { name, ...(args === undefined ? {} : { arguments: args }) },
           { signal, timeout: options.timeoutMs },
@@ -224,7 +224,7 @@ export async function connectUpstream(
       );
     },
     async callTool(name, args, options) {
-      const result = await withCapScope(options.signal, (signal) =>
+      const result = await withResponseGuard(options.signal, (signal) =>
         client.callTool(
           { name, ...(args === undefined ? {} : { arguments: args }) },
           {
@@ -246,10 +246,9 @@ async function connectWith(
   source: McpSourceConfig,
 ): Promise<void> {
   try {
-    await client.connect(transport, {
-      timeout: source.timeouts.connectMs,
-      signal: AbortSignal.timeout(source.timeouts.connectMs),
-    });
+    await withResponseGuard(AbortSignal.timeout(source.timeouts.connectMs), (signal) =>
+      client.connect(transport, { timeout: source.timeouts.connectMs, signal }),
+    );
   } catch (error) {
     await client.close().catch(() => undefined);
     throw error;

@@ -4,7 +4,7 @@
 // answers just under the cap pass whole, and oversized tool lists mark the source, not the gateway.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
-import { startOversizedServer } from '../fixtures/upstreams/oversized-server.js';
+import { startMisbehavingServer } from '../fixtures/upstreams/misbehaving-server.js';
 import { get, keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
@@ -17,10 +17,10 @@ let h: Harness;
 
 beforeAll(async () => {
   [modern, legacy, modernPadded, legacyPadded] = await Promise.all([
-    startOversizedServer({ era: 'modern' }),
-    startOversizedServer({ era: 'legacy' }),
-    startOversizedServer({ era: 'modern', padTools: 40 }),
-    startOversizedServer({ era: 'legacy', padTools: 40 }),
+    startMisbehavingServer({ era: 'modern' }),
+    startMisbehavingServer({ era: 'legacy' }),
+    startMisbehavingServer({ era: 'modern', padTools: 40 }),
+    startMisbehavingServer({ era: 'legacy', padTools: 40 }),
   ]);
   const http = (name: string, url: string, extra: Record<string, unknown> = {}) => ({
     name,
