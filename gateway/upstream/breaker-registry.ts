@@ -95,9 +95,7 @@ export class BreakerRegistry {
       // Recorded by firing a task that fails with the same error, so the filter sees what happened.
       if (countsAgainstSource(error))
         await breaker
-          .fire(async () => {
-            throw error;
-          })
+          .fire(() => Promise.reject(error instanceof Error ? error : new Error(String(error))))
           .catch(() => undefined);
       throw error;
     }
