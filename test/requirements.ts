@@ -149,6 +149,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 8.3/8.8: the guard reads SSE framing exactly (chunks, CRLF, priming events)',
   'upstream:guard-sse-per-event': 'issue 8.3: on event streams the cap is per event',
   'upstream:guard-not-mcp': 'issue 8.8: answers that are not MCP are recognised as such',
+  'discovery:refresh-reaches-upstream':
+    'issue 8.9: a refresh re-lists upstream in both eras; no client-side cache answers it',
   'breaker:counts-fast-failures':
     'issue 8.8: 5xx and answers that are not MCP are classified at once and open the breaker, both eras',
   'breaker:ignores-answers': 'issue 8.8: a 4xx, a JSON-RPC error or a tool error never opens the breaker',

@@ -176,6 +176,9 @@ export async function connectUpstream(
           client.listTools(cursor === undefined ? {} : { cursor }, {
             signal,
             timeout: source.timeouts.listMs,
+            // The gateway keeps its own discovery cache (per source ttl, refresh on demand); the
+            // SDK's would answer a refresh from memory and is shared by every key of the workspace.
+            cacheMode: 'bypass',
           }),
         );
         tools.push(...result.tools);
@@ -193,6 +196,9 @@ export async function connectUpstream(
           client.listResources(cursor === undefined ? {} : { cursor }, {
             signal,
             timeout: source.timeouts.listMs,
+            // The gateway keeps its own discovery cache (per source ttl, refresh on demand); the
+            // SDK's would answer a refresh from memory and is shared by every key of the workspace.
+            cacheMode: 'bypass',
           }),
         );
         return { items: page.resources, nextCursor: page.nextCursor };
@@ -205,6 +211,9 @@ export async function connectUpstream(
           client.listPrompts(cursor === undefined ? {} : { cursor }, {
             signal,
             timeout: source.timeouts.listMs,
+            // The gateway keeps its own discovery cache (per source ttl, refresh on demand); the
+            // SDK's would answer a refresh from memory and is shared by every key of the workspace.
+            cacheMode: 'bypass',
           }),
         );
         return { items: page.prompts, nextCursor: page.nextCursor };
@@ -212,7 +221,7 @@ export async function connectUpstream(
     },
     readResource(uri, options) {
       return withResponseGuard(options.signal, (signal) =>
-        client.readResource({ uri }, { signal, timeout: options.timeoutMs }),
+        client.readResource({ uri }, { signal, timeout: options.timeoutMs, cacheMode: 'bypass' }),
       );
     },
     getPrompt(name, args, options) {
