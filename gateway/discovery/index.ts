@@ -5,3 +5,5 @@ export type { DiscoveryCache } from './discovery-cache.js';
 export { SourceStatusRegistry, UNKNOWN_STATE } from './source-status.js';
 export type { SourceState, SourceHealth } from './source-status.js';
 export { namespacedToolName, NAMESPACE_SEPARATOR, MAX_TOOL_NAME } from './tool-namer.js';
+export { nameProblem, printableName, screenNames } from './tool-name-policy.js';
+export type { SkippedTool } from './tool-name-policy.js';

@@ -1,5 +1,6 @@
 // What the gateway last learned about each source: shown by GET /agent/sources.
 import type { ErrorClass, ErrorCode } from '../errors/index.js';
+import type { SkippedTool } from './tool-name-policy.js';
 
 export type SourceHealth = 'ready' | 'unavailable' | 'unknown';
 
@@ -13,6 +14,8 @@ export interface SourceState {
   readonly eraDetectedAt: string | undefined;
   /** The transport in use, which may differ from the configured one after era detection. */
   readonly transportInUse: string | undefined;
+  /** Upstream tools left out of the catalog by the name policy, with why. */
+  readonly skippedTools: readonly SkippedTool[];
 }
 
 export const UNKNOWN_STATE: SourceState = {
@@ -23,6 +26,7 @@ export const UNKNOWN_STATE: SourceState = {
   era: undefined,
   eraDetectedAt: undefined,
   transportInUse: undefined,
+  skippedTools: [],
 };
 
 export class SourceStatusRegistry {

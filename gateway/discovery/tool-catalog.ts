@@ -16,6 +16,7 @@ import {
 } from '../upstream/index.js';
 import type { DiscoveryCache } from './discovery-cache.js';
 import type { SourceState, SourceStatusRegistry } from './source-status.js';
+import { screenNames } from './tool-name-policy.js';
 import { namespacedToolName } from './tool-namer.js';
 
 export interface CatalogTool {
@@ -55,7 +56,8 @@ export interface ToolCatalogDeps {
 }
 
 export function requiredPermission(source: McpSourceConfig, tool: Tool): Access {
-  const override = source.permissions[tool.name];
+  // Own keys only: a tool named `constructor` or `__proto__` must not find Object.prototype's.
+  const override = Object.hasOwn(source.permissions, tool.name) ? source.permissions[tool.name] : undefined;
   if (override !== undefined) return override;
   // Deny by default: only a tool that declares itself read-only is callable with read access.
   return tool.annotations?.readOnlyHint === true ? 'read' : 'write';
@@ -134,7 +136,13 @@ export class ToolCatalog {
           transportInUse: connection.transport ?? source.transport,
         })),
       );
-      const { tools, ttlMs, era, connectedAt, transportInUse } = listed;
+      const { ttlMs, era, connectedAt, transportInUse } = listed;
+      const { accepted: tools, skipped } = screenNames(source.name, listed.tools);
+      if (skipped.length > 0)
+        this.deps.logger.warn(
+          { workspace, source: source.name, skipped: skipped.slice(0, 20), skippedCount: skipped.length },
+          'upstream tools skipped: names outside the tool-name grammar or colliding',
+        );
       // Honour the upstream's own hint when it gives one (0 means do not reuse); otherwise our default.
       const lifetime = Math.max(0, Math.min(ttlMs ?? this.deps.listTtlMs, MAX_LIST_TTL_MS));
       this.deps.cache.set(key, { tools, expiresAt: now() + lifetime }, lifetime);
@@ -147,6 +155,7 @@ export class ToolCatalog {
         era,
         eraDetectedAt: connectedAt,
         transportInUse,
+        skippedTools: skipped,
       });
       return { tools: catalogTools, ttlMs: lifetime };
     } catch (error) {
@@ -160,6 +169,7 @@ export class ToolCatalog {
         era: undefined,
         eraDetectedAt: undefined,
         transportInUse: undefined,
+        skippedTools: [],
       });
       this.deps.logger.warn({ workspace, source: source.name, code }, 'upstream tool discovery failed');
       return { tools: [], ttlMs: 0 };

@@ -1,7 +1,7 @@
 // prompts/list and prompts/get over the workspace's sources, named `<source>__<prompt>` like tools.
 // Visibility follows the key's source patterns; an invisible prompt answers like a missing one.
 import { canSeeSource } from '../auth/index.js';
-import { NAMESPACE_SEPARATOR } from '../discovery/index.js';
+import { NAMESPACE_SEPARATOR, nameProblem } from '../discovery/index.js';
 import { withSessionRecovery } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
@@ -14,7 +14,15 @@ export function promptsList(deps: FanOutDeps): McpHandler {
     const { items, unavailable } = await fanOut(deps, request.principal, (connection, signal) =>
       connection.listPrompts(signal),
     );
+    // Prompt names follow the tool-name policy too; a prompt outside it is left out of the list.
+    const seen = new Set<string>();
     const prompts = items
+      .filter(({ source, item }) => {
+        const full = `${source}${NAMESPACE_SEPARATOR}${String(item['name'])}`;
+        if (nameProblem(item['name']) !== undefined || seen.has(full)) return false;
+        seen.add(full);
+        return true;
+      })
       .map(({ source, item }) => ({
         ...item,
         name: `${source}${NAMESPACE_SEPARATOR}${String(item['name'])}`,

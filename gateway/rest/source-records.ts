@@ -24,6 +24,9 @@ export interface SourceRecord {
   readonly sync_progress: string | null;
   /** Why the last sync of a data source failed, in words that carry no secret and no content. */
   readonly last_error: string | null;
+  /** Upstream tools left out by the tool-name policy: how many, and `name (reason)` joined by `; `. */
+  readonly skipped_tool_count: number | null;
+  readonly skipped_tools: string | null;
 }
 
 export function sourceRecord(
@@ -49,6 +52,11 @@ export function sourceRecord(
     transport_in_use: state.transportInUse ?? null,
     sync_progress: null,
     last_error: null,
+    skipped_tool_count: state.skippedTools.length,
+    skipped_tools:
+      state.skippedTools.length === 0
+        ? null
+        : state.skippedTools.map((tool) => `${tool.name} (${tool.reason})`).join('; '),
   };
 }
 
@@ -80,5 +88,7 @@ export function dataSourceRecord(source: DataSourceConfig, state: SyncState): So
     sync_progress:
       state.progress === undefined ? null : `${state.progress.done}/${state.progress.total ?? '?'}`,
     last_error: state.lastError ?? null,
+    skipped_tool_count: null,
+    skipped_tools: null,
   };
 }
