@@ -95,8 +95,11 @@ describe('the tool-name policy', () => {
     expect((await call(writer.key, 'hostile__constructor')).result?.content[0]?.text).toBe(
       'called constructor',
     );
-    // No annotation and no own override: `constructor` needs write, whatever Object.prototype holds.
-    expect((await call(reader.key, 'hostile__constructor')).error?.data?.code).toBe('forbidden');
+    // Read-only by its annotation; no own override, whatever Object.prototype holds under that name.
+    expect((await call(reader.key, 'hostile__constructor')).result?.content[0]?.text).toBe(
+      'called constructor',
+    );
+    expect((await call(reader.key, 'hostile__fine_tool')).error?.data?.code).toBe('forbidden');
     // An own override applies.
     expect((await call(reader.key, 'hostile__toString')).result?.content[0]?.text).toBe('called toString');
     const sent = upstream.log.filter((entry) => entry.rpcMethod === 'tools/call').map((entry) => entry.name);
