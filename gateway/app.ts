@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger as PinoLogger } from 'pino';
 import type { ConfigSource } from './config/index.js';
 import type { ToolCatalog } from './discovery/index.js';
+import { wellFormed } from './platform/well-formed-text.js';
 import { GatewayError } from './errors/index.js';
 import { authHook } from './platform/auth-hook.js';
 import { checkRequestTarget } from './platform/request-target.js';
@@ -72,6 +73,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   app.addHook('onRequest', checkRequestTarget);
   app.addHook('onRequest', authHook(deps.now ?? (() => new Date())));
+  // REST input is made well-formed before validation (/mcp bodies are relayed as sent).
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.url?.startsWith('/agent/') === true) {
+      request.body = wellFormed(request.body);
+      request.query = wellFormed(request.query);
+    }
+    await Promise.resolve();
+  });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {

@@ -151,9 +151,14 @@ export const REQUIREMENTS: Record<string, string> = {
   'upstream:guard-not-mcp': 'issue 8.8: answers that are not MCP are recognised as such',
   'discovery:refresh-reaches-upstream':
     'issue 8.9: a refresh re-lists upstream in both eras; no client-side cache answers it',
-  'discovery:name-grammar': 'issue 8.7: only names in the MCP tool-name grammar, without "__", unique, are served',
+  'discovery:name-grammar':
+    'issue 8.7: only names in the MCP tool-name grammar, without "__", unique, are served',
   'discovery:skipped-reported': 'issue 8.7: skipped tools are reported in /agent/sources and the log',
-  'discovery:prototype-safe': 'issue 8.7: Object.prototype names are ordinary tools; lookups are own-key only',
+  'discovery:prototype-safe':
+    'issue 8.7: Object.prototype names are ordinary tools; lookups are own-key only',
+  'rest:lone-surrogate-input': 'issue 8.5: a lone surrogate in REST input never 500s a route',
+  'rest:lone-surrogate-upstream': 'issue 8.5: upstream text with a lone surrogate is served as U+FFFD',
+  'rest:body-newline': 'issue 8.16: REST bodies (TOON, JSON, errors) end with a newline',
   'breaker:counts-fast-failures':
     'issue 8.8: 5xx and answers that are not MCP are classified at once and open the breaker, both eras',
   'breaker:ignores-answers': 'issue 8.8: a 4xx, a JSON-RPC error or a tool error never opens the breaker',

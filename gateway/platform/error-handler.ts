@@ -2,6 +2,7 @@
 // JSON-RPC error on the MCP face. Fastify's own errors (bad JSON, wrong content type, oversized body)
 // are mapped onto catalogue codes. A client that went away mid-body is normal traffic, not a fault:
 // it is logged at debug, never as an unhandled error (issue 8.10).
+import { wellFormed } from './well-formed-text.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   GatewayError,
@@ -70,5 +71,5 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
   return reply
     .code(gatewayError.entry.status)
     .type('application/json; charset=utf-8')
-    .send(renderRestError(gatewayError, request.id));
+    .send(`${JSON.stringify(wellFormed(renderRestError(gatewayError, request.id)))}\n`);
 }

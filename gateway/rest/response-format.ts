@@ -3,6 +3,7 @@
 // request bodies) by `options.response_format`. An explicit parameter beats the Accept header.
 import { encode } from '@toon-format/toon';
 import { GatewayError } from '../errors/index.js';
+import { wellFormed } from '../platform/well-formed-text.js';
 
 export type ResponseFormat = 'toon' | 'json';
 
@@ -42,7 +43,9 @@ function prefersJson(accept: string | undefined): boolean {
   return types.includes('application/json');
 }
 
+/** Encodes a REST body; text is made well-formed first and the body ends with a newline. */
 export function encodeBody(body: unknown, format: ResponseFormat): { payload: string; contentType: string } {
-  if (format === 'json') return { payload: JSON.stringify(body), contentType: JSON_CONTENT_TYPE };
-  return { payload: encode(body), contentType: TOON_CONTENT_TYPE };
+  const safe = wellFormed(body);
+  if (format === 'json') return { payload: `${JSON.stringify(safe)}\n`, contentType: JSON_CONTENT_TYPE };
+  return { payload: `${encode(safe)}\n`, contentType: TOON_CONTENT_TYPE };
 }
