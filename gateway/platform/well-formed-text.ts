@@ -14,11 +14,12 @@ function fix(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return value.isWellFormed() ? value : value.toWellFormed();
   if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return value;
   if (Array.isArray(value)) {
+    const items: readonly unknown[] = value;
     let copy: unknown[] | undefined;
-    value.forEach((item, index) => {
+    items.forEach((item, index) => {
       const fixed = fix(item, depth + 1);
       if (fixed !== item) {
-        copy ??= [...value];
+        copy ??= [...items];
         copy[index] = fixed;
       }
     });
