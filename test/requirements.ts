@@ -159,6 +159,11 @@ export const REQUIREMENTS: Record<string, string> = {
   'rest:lone-surrogate-input': 'issue 8.5: a lone surrogate in REST input never 500s a route',
   'rest:lone-surrogate-upstream': 'issue 8.5: upstream text with a lone surrogate is served as U+FFFD',
   'rest:body-newline': 'issue 8.16: REST bodies (TOON, JSON, errors) end with a newline',
+  'cli:revoke-despite-unrelated-errors':
+    'issue 8.13: key revoke works on any file that parses, with a warning',
+  'cli:list-despite-unrelated-errors': 'issue 8.13: key list works on any file that parses, with a warning',
+  'reload:revocation-from-rejected-file':
+    'issue 8.13: deny wins — revocations in a rejected file reach the running gateway, nothing else does',
   'breaker:counts-fast-failures':
     'issue 8.8: 5xx and answers that are not MCP are classified at once and open the breaker, both eras',
   'breaker:ignores-answers': 'issue 8.8: a 4xx, a JSON-RPC error or a tool error never opens the breaker',

@@ -1,10 +1,12 @@
 // Edits the config file in place for `key create` / `key revoke`, keeping comments and layout
-// (YAML document API). The edited document is validated completely before it is written, and it
-// is written atomically (temp file + rename) so a watching gateway never reads half a file.
+// (YAML document API). The edited document is validated completely before it is written — a
+// revocation may be written into a file that already had unrelated problems, as long as it adds
+// none — and it is written atomically (temp file + rename) so a watching gateway never reads half
+// a file.
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { isMap, isSeq, parseDocument, type Document, type YAMLMap, YAMLSeq } from 'yaml';
-import { formatProblems, validateConfig, type GatewayConfig } from '../config/index.js';
+import { formatProblems, validateConfig, type ConfigProblem, type GatewayConfig } from '../config/index.js';
 
 export class ConfigEditError extends Error {}
 
@@ -14,16 +16,31 @@ export interface EditableConfig {
 }
 
 export async function loadEditable(path: string): Promise<EditableConfig> {
+  const loaded = await loadParsed(path);
+  if (loaded.config === undefined)
+    throw new ConfigEditError(
+      `${path}: invalid config; fix these first:\n${formatProblems(loaded.problems)}`,
+    );
+  return { document: loaded.document, config: loaded.config };
+}
+
+/** A file that parses, valid or not (revocation and listing must not wait for unrelated fixes). */
+export interface ParsedConfigFile {
+  readonly document: Document;
+  /** Present when the whole file is valid. */
+  readonly config: GatewayConfig | undefined;
+  readonly problems: readonly ConfigProblem[];
+}
+
+export async function loadParsed(path: string): Promise<ParsedConfigFile> {
   const text = await readFile(path, 'utf8');
   const document = parseDocument(text);
   if (document.errors.length > 0)
     throw new ConfigEditError(`${path}: not valid YAML/JSON: ${document.errors[0]?.message ?? ''}`);
   const result = validateConfig(document.toJS());
-  if (!result.ok)
-    throw new ConfigEditError(
-      `${path}: invalid config; fix these first:\n${formatProblems(result.problems)}`,
-    );
-  return { document, config: result.config };
+  return result.ok
+    ? { document, config: result.config, problems: [] }
+    : { document, config: undefined, problems: result.problems };
 }
 
 function workspaceNode(document: Document, name: string): YAMLMap {
@@ -67,10 +84,22 @@ export function revokeKey(document: Document, id: string): boolean {
   return false;
 }
 
-export async function saveEditable(path: string, document: Document): Promise<void> {
+/** Writes the document; it must be valid, unless `tolerate` lists the problems it already had
+ * before the edit (an edit may never add one). */
+export async function saveEditable(
+  path: string,
+  document: Document,
+  tolerate: readonly ConfigProblem[] = [],
+): Promise<void> {
   const result = validateConfig(document.toJS());
-  if (!result.ok)
-    throw new ConfigEditError(`refusing to write an invalid config:\n${formatProblems(result.problems)}`);
+  if (!result.ok) {
+    const known = new Set(tolerate.map((p) => `${p.path}\0${p.message}`));
+    const added = result.problems.filter((p) => !known.has(`${p.path}\0${p.message}`));
+    if (tolerate.length === 0 || added.length > 0)
+      throw new ConfigEditError(
+        `refusing to write an invalid config:\n${formatProblems(added.length > 0 ? added : result.problems)}`,
+      );
+  }
   const text = path.endsWith('.json') ? `${JSON.stringify(document.toJS(), null, 2)}\n` : document.toString();
   const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(temp, text, { mode: 0o600 });

@@ -4,7 +4,15 @@
 import { parseArgs } from 'node:util';
 import { AccessSchema } from '../config/index.js';
 import { generateKey } from '../auth/index.js';
-import { appendKey, loadEditable, revokeKey, saveEditable, ConfigEditError } from './config-file-editor.js';
+import {
+  appendKey,
+  loadEditable,
+  loadParsed,
+  revokeKey,
+  saveEditable,
+  ConfigEditError,
+} from './config-file-editor.js';
+import { formatProblems, type ConfigProblem } from '../config/index.js';
 import { parseExpiry } from './expiry.js';
 import type { CliIo } from './cli-io.js';
 
@@ -75,11 +83,57 @@ export async function keyRevoke(args: string[], io: CliIo): Promise<number> {
     io.err('usage: agent-gateway key revoke --config FILE --id KEY_ID');
     return 2;
   }
-  const editable = await loadEditable(values.config);
-  if (!revokeKey(editable.document, values.id)) throw new ConfigEditError(`no key with id ${values.id}`);
-  await saveEditable(values.config, editable.document);
+  // Revocation works on any file that parses: an emergency must not wait for an unrelated fix.
+  const parsed = await loadParsed(values.config);
+  if (!revokeKey(parsed.document, values.id)) throw new ConfigEditError(`no key with id ${values.id}`);
+  await saveEditable(values.config, parsed.document, parsed.problems);
   io.err(`revoked key ${values.id}; a running gateway stops accepting it as soon as it reloads the file.`);
+  warnUnrelated(io, values.config, parsed.problems, 'A running gateway still applies this revocation');
   return 0;
+}
+
+function warnUnrelated(
+  io: CliIo,
+  path: string,
+  problems: readonly ConfigProblem[],
+  consequence: string,
+): void {
+  if (problems.length === 0) return;
+  io.err(
+    `warning: ${path} has ${problems.length} unrelated problem${problems.length === 1 ? '' : 's'}:\n${formatProblems(problems)}\n` +
+      `${consequence}, but it rejects every other change in the file until these are fixed.`,
+  );
+}
+
+interface ListedKey {
+  readonly id: string;
+  readonly workspace: string;
+  readonly access: string;
+  readonly revoked: boolean;
+  readonly expiresAt: string | undefined;
+  readonly hash: string;
+  readonly name: string | undefined;
+}
+
+/** The keys of a raw document that failed validation, read as far as they can be. */
+function rawKeys(document: unknown): ListedKey[] {
+  const list = (value: unknown): Record<string, unknown>[] =>
+    Array.isArray(value)
+      ? value.filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null)
+      : [];
+  const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+  const root = typeof document === 'object' && document !== null ? (document as Record<string, unknown>) : {};
+  return list(root['workspaces']).flatMap((workspace) =>
+    list(workspace['keys']).map((key) => ({
+      id: text(key['id']) ?? '?',
+      workspace: text(workspace['name']) ?? '?',
+      access: text(key['access']) ?? 'read',
+      revoked: key['revoked'] === true,
+      expiresAt: text(key['expiresAt']),
+      hash: text(key['hash']) ?? '',
+      name: text(key['name']),
+    })),
+  );
 }
 
 export async function keyList(args: string[], io: CliIo): Promise<number> {
@@ -88,16 +142,29 @@ export async function keyList(args: string[], io: CliIo): Promise<number> {
     io.err('usage: agent-gateway key list --config FILE');
     return 2;
   }
-  const { config } = await loadEditable(values.config);
+  const parsed = await loadParsed(values.config);
+  const keys: ListedKey[] =
+    parsed.config === undefined
+      ? rawKeys(parsed.document.toJS())
+      : parsed.config.workspaces.flatMap((workspace) =>
+          workspace.keys.map((key): ListedKey => ({
+            id: key.id,
+            workspace: workspace.name,
+            access: key.access,
+            revoked: key.revoked,
+            expiresAt: key.expiresAt,
+            hash: key.hash,
+            name: key.name,
+          })),
+        );
   const now = io.now().getTime();
   io.out(['ID', 'WORKSPACE', 'ACCESS', 'STATUS', 'FINGERPRINT', 'NAME'].join('\t'));
-  for (const workspace of config.workspaces) {
-    for (const key of workspace.keys) {
-      const expired = key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now;
-      const status = key.revoked ? 'revoked' : expired ? 'expired' : 'active';
-      const fingerprint = key.hash.slice('sha256:'.length, 'sha256:'.length + 12);
-      io.out([key.id, workspace.name, key.access, status, fingerprint, key.name ?? ''].join('\t'));
-    }
+  for (const key of keys) {
+    const expired = key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now;
+    const status = key.revoked ? 'revoked' : expired ? 'expired' : 'active';
+    const fingerprint = key.hash.slice('sha256:'.length, 'sha256:'.length + 12);
+    io.out([key.id, key.workspace, key.access, status, fingerprint, key.name ?? ''].join('\t'));
   }
+  warnUnrelated(io, values.config, parsed.problems, 'Keys are listed as written');
   return 0;
 }

@@ -38,6 +38,18 @@ export function parseConfigText(text: string, transform?: (document: unknown) =>
   return validateConfig(transform === undefined ? value : transform(value));
 }
 
+/** The plain value of config text that parses as YAML/JSON, valid or not; undefined when it does
+ * not parse. Used to honour revocations in a file that is otherwise rejected. */
+export function parseRawDocument(text: string): unknown {
+  const document = parseDocument(text, { uniqueKeys: true });
+  if (document.errors.length > 0) return undefined;
+  try {
+    return document.toJS({ maxAliasCount: 1000 }) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 export function validateConfig(value: unknown): ConfigParseResult {
   const parsed = GatewayConfigSchema.safeParse(value ?? {});
   if (!parsed.success) return { ok: false, problems: toProblems(parsed.error) };
@@ -77,7 +89,7 @@ function firstLine(message: string): string {
   return message.split('\n')[0] ?? message;
 }
 
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value as Record<string, unknown>)) deepFreeze(child);

@@ -1,11 +1,13 @@
 // FileSource (D10): the embedded shape's ConfigSource. Loads a YAML/JSON file, watches its directory
 // (editors and `key create` replace the file by rename, which a file watch would miss), validates each
-// new version completely and swaps it in atomically; an invalid version is logged by path and ignored.
+// new version completely and swaps it in atomically; an invalid version is logged by path and ignored,
+// except for the keys it revokes (deny wins, see revocation-overlay.ts).
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from '../telemetry/logger.js';
-import { parseConfigText } from './config-loader.js';
+import { parseConfigText, parseRawDocument } from './config-loader.js';
+import { applyRevocations, revokedKeyIds } from './revocation-overlay.js';
 import {
   InvalidConfigError,
   SnapshotHolder,
@@ -123,6 +125,19 @@ export class FileConfigSource implements ConfigSource {
     }
   }
 
+  /** Deny wins: revocations in a rejected file still reach the last good config. */
+  private applyRevocationsFrom(text: string): void {
+    const ids = revokedKeyIds(parseRawDocument(text));
+    if (ids.size === 0) return;
+    const revoked = applyRevocations(this.holder.current().config, ids);
+    if (revoked === undefined) return;
+    const snapshot = this.holder.swap(revoked);
+    this.options.logger.warn(
+      { path: this.path, revision: snapshot.revision },
+      'revocations from the rejected config applied; everything else kept from the last good config',
+    );
+  }
+
   private async reloadOnce(): Promise<void> {
     if (this.closed) return;
     let text: string;
@@ -143,6 +158,7 @@ export class FileConfigSource implements ConfigSource {
         { path: this.path, problems: result.problems.map((p) => `${p.path}: ${p.message}`) },
         'config change rejected; keeping last good config',
       );
+      this.applyRevocationsFrom(text);
       return;
     }
     this.lastText = text;

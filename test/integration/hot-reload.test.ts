@@ -72,18 +72,50 @@ describe('keys through the CLI, without restart', () => {
   });
 });
 
+describe('deny wins', () => {
+  it('reload:revocation-from-rejected-file — a revocation in a file that is otherwise rejected still takes effect, and nothing else of it', async () => {
+    const io = captureIo();
+    expect(await runCli(['key', 'create', '--config', h.configPath, '--workspace', 'demo'], io)).toBe(0);
+    const key = io.stdout[0]!;
+    const id = key.split('_')[1]!;
+    const deadline = Date.now() + 10_000;
+    while ((await get(`${h.url}/agent/tools`, key)).status !== 200 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect((await get(`${h.url}/agent/tools`, key)).status).toBe(200);
+    const good = await readFile(h.configPath, 'utf8');
+    // An unrelated mistake (a duplicate workspace) plus a brand-new key, then the revocation.
+    const extra = newKey();
+    const broken = parse(good) as { workspaces: Record<string, unknown>[] };
+    broken.workspaces.push({ name: 'demo' });
+    (broken.workspaces[0]!['keys'] as unknown[]).push(keyRecord(extra));
+    await h.writeConfig(broken);
+    const revoke = captureIo();
+    expect(await runCli(['key', 'revoke', '--config', h.configPath, '--id', id], revoke)).toBe(0);
+    expect(revoke.stderr.join('\n')).toContain('warning:');
+    const until = Date.now() + 10_000;
+    while ((await get(`${h.url}/agent/tools`, key)).status !== 401 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    expect((await get(`${h.url}/agent/tools`, key)).status).toBe(401);
+    expect((await get(`${h.url}/agent/tools`, extra.key)).status).toBe(401);
+    expect((await get(`${h.url}/agent/tools`, base.key)).status).toBe(200);
+    expect(h.logs.some((l) => l.includes('revocations from the rejected config applied'))).toBe(true);
+    await h.writeConfig(parse(good));
+  });
+});
+
 describe('validate, then swap', () => {
   it('reload:invalid-kept-last-good — an invalid file is logged by path and ignored', async () => {
     const before = h.gateway.config.current();
+    const seen = h.logs.length;
     const current = parse(await readFile(h.configPath, 'utf8')) as Record<string, unknown>;
     await h.writeConfig({
       ...current,
       workspaces: [{ name: 'demo', mcpSources: [{ name: 'broken', transport: 'stdio' }], keys: [] }],
     });
     const deadline = Date.now() + 10_000;
-    while (!h.logs.some((l) => l.includes('config change rejected')) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
-    const warning = h.logs.find((l) => l.includes('config change rejected'));
+    const rejected = () => h.logs.slice(seen).find((l) => l.includes('config change rejected'));
+    while (rejected() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const warning = rejected();
     expect(warning).toBeDefined();
     expect(warning).toContain('workspaces[0].mcpSources[0].command');
     expect(h.gateway.config.current().revision).toBe(before.revision);

@@ -182,6 +182,23 @@ describe('key commands', () => {
       expect(authenticate(`Bearer ${key}`, config, NOW)).toEqual({ ok: false, reason: 'revoked' });
     });
 
+    it('cli:revoke-despite-unrelated-errors — revokes in a file with an unrelated problem, warns naming it, exits 0', async () => {
+      const key = await createKey();
+      const id = parseKey(key)!.id;
+      const broken = `${await readFile(file, 'utf8')}  - name: other\n`;
+      await writeFile(file, broken);
+      const run = await cli('key', 'revoke', '--config', file, '--id', id);
+      expect(run.code).toBe(0);
+      const after = await readFile(file, 'utf8');
+      expect(after).toContain('revoked: true');
+      // Only the revocation changed: the unrelated problem is left for its owner to fix.
+      expect(after.replace(/\n\s*revoked: true/, '')).toBe(broken);
+      const warning = run.err.join('\n');
+      expect(warning).toContain('warning:');
+      expect(warning).toContain('workspaces[2].name');
+      expect(warning).toContain('still applies this revocation');
+    });
+
     it('fails for an unknown id and leaves the file unchanged', async () => {
       const run = await cli('key', 'revoke', '--config', file, '--id', generateKey().id);
       expect(run.code).not.toBe(0);
@@ -203,6 +220,22 @@ describe('key commands', () => {
         [revoked, 'demo', 'read', 'revoked', expect.stringMatching(/^[0-9a-f]{12}$/), ''],
       ]);
       expect(run.out.join('\n')).not.toMatch(/[0-9a-f]{13,}/);
+    });
+
+    it('cli:list-despite-unrelated-errors — lists the keys of a file with an unrelated problem, warns, exits 0', async () => {
+      const id = parseKey(await createKey('--name', 'laptop'))!.id;
+      await writeFile(file, `${await readFile(file, 'utf8')}  - name: other\n`);
+      const run = await cli('key', 'list', '--config', file);
+      expect(run.code).toBe(0);
+      expect(run.out[1]?.split('\t')).toEqual([
+        id,
+        'demo',
+        'read',
+        'active',
+        expect.stringMatching(/^[0-9a-f]{12}$/),
+        'laptop',
+      ]);
+      expect(run.err.join('\n')).toContain('workspaces[2].name');
     });
 
     it('shows a key whose expiry has passed as expired', async () => {
