@@ -164,6 +164,11 @@ export const REQUIREMENTS: Record<string, string> = {
   'cli:list-despite-unrelated-errors': 'issue 8.13: key list works on any file that parses, with a warning',
   'reload:revocation-from-rejected-file':
     'issue 8.13: deny wins — revocations in a rejected file reach the running gateway, nothing else does',
+  'knowledge:answer-never-empty-with-sources':
+    'issue 8.14: with sources retrieved the extractive answer never says nothing was found',
+  'knowledge:answer-long-questions':
+    'issue 8.14: sentence selection is relative to the best retrieved sentence',
+  'knowledge:query-long-questions': 'issue 8.14: long natural questions get a cited answer end to end',
   'breaker:counts-fast-failures':
     'issue 8.8: 5xx and answers that are not MCP are classified at once and open the breaker, both eras',
   'breaker:ignores-answers': 'issue 8.8: a 4xx, a JSON-RPC error or a tool error never opens the breaker',

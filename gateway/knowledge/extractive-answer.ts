@@ -1,6 +1,11 @@
 // The default answerer of /agent/query (D8): picks sentences from the retrieved chunks by query-term
 // coverage and diversity (maximal marginal relevance). Every sentence of the answer is copied
 // verbatim from a chunk and cites it, so the answer is verifiably supported by its sources.
+// Coverage is judged relative to what was retrieved (issue 8 item 14): a sentence qualifies when it
+// covers at least half as many terms as the best sentence does, so a long, chatty question whose
+// best sentence covers three of twenty terms still gets an answer. When no sentence covers any term
+// but chunks were retrieved, the lead sentence of the best chunk is the answer: retrieval ranked it
+// first, and a cited sentence is more use than "nothing found" next to a list of sources.
 export interface AnswerSentence {
   readonly text: string;
   readonly chunkId: string;
@@ -54,17 +59,23 @@ export function extractiveAnswer(
   terms: readonly string[],
   chunks: readonly CandidateChunk[],
 ): AnswerSentence[] {
-  const candidates = chunks.flatMap((chunk) =>
+  const scored = chunks.flatMap((chunk) =>
     splitSentences(chunk.text).map((text) => {
       const sentenceWords = words(text);
       const covered = terms.filter((term) =>
         [...sentenceWords].some((word) => stemMatches(word, term)),
       ).length;
-      const enough = covered >= Math.max(1, Math.ceil(terms.length / 3));
-      const relevance = !enough || terms.length === 0 ? 0 : covered / terms.length + 0.1 / (1 + chunk.rank);
-      return { text, chunkId: chunk.chunkId, words: sentenceWords, relevance };
+      return { text, chunkId: chunk.chunkId, rank: chunk.rank, words: sentenceWords, covered };
     }),
   );
+  if (terms.length === 0 || scored.length === 0) return [];
+  const best = scored.reduce((max, c) => Math.max(max, c.covered), 0);
+  if (best === 0) return leadSentence(scored);
+  const floor = Math.max(1, Math.ceil(best / 2));
+  const candidates = scored.map((c) => ({
+    ...c,
+    relevance: c.covered < floor ? 0 : c.covered / terms.length + 0.1 / (1 + c.rank),
+  }));
   const chosen: typeof candidates = [];
   // The same sentence often appears in two overlapping chunks: keep its first (best-ranked) copy.
   const seen = new Set<string>();
@@ -88,4 +99,10 @@ export function extractiveAnswer(
     chosen.push(...pool.splice(bestIndex, 1));
   }
   return chosen.map(({ text, chunkId }) => ({ text, chunkId }));
+}
+
+/** The first quotable sentence of the best-ranked chunk that has one. */
+function leadSentence(scored: readonly { text: string; chunkId: string; rank: number }[]): AnswerSentence[] {
+  const first = [...scored].sort((a, b) => a.rank - b.rank)[0];
+  return first === undefined ? [] : [{ text: first.text, chunkId: first.chunkId }];
 }

@@ -178,9 +178,11 @@ export class KnowledgeService {
       text: sentence.text,
     }));
     const answer =
-      citations.length === 0
-        ? 'No supporting records were found in this workspace for that question.'
-        : citations.map((c) => `${c.text} [${c.n}]`).join(' ');
+      citations.length > 0
+        ? citations.map((c) => `${c.text} [${c.n}]`).join(' ')
+        : records.length > 0
+          ? 'No sentence of the retrieved records can be quoted as an answer; the closest records are in sources.'
+          : 'No supporting records were found in this workspace for that question.';
     return {
       query: request.query,
       answerer: 'extractive',

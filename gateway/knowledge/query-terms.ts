@@ -1,9 +1,18 @@
 // Turns free query text into search terms: lower-cased word tokens, stop words dropped, at most 32.
 // Terms are matched with OR semantics and ranked by BM25 (knowledge doc §1.2: OR beats AND on recall).
+// The stop words are English function words plus the conversational verbs people wrap questions in
+// ("can you tell me…", "please explain…"), which match everything and say nothing.
 const STOP_WORDS = new Set(
-  'a an and are as at be but by for from has have how i if in into is it its of on or such that the their then there these this to was were what when where which who why will with you your'.split(
-    ' ',
-  ),
+  [
+    'a about after all also am an and any are as at be been before being both but by can could',
+    'did do does doing done for from had has have having he her here hers him his how i if in into',
+    'is it its just me might more most must my no nor not of off on once only or other our ours out',
+    'over own please same shall she should so some such than that the their theirs them then there',
+    'these they this those through to too under until up us very was we were what when where which',
+    'while who whom why will with would you your yours tell explain know want',
+  ]
+    .join(' ')
+    .split(' '),
 );
 
 export function queryTerms(query: string): string[] {

@@ -295,6 +295,23 @@ describe('POST /agent/query', () => {
     }
   });
 
+  it('knowledge:query-long-questions — long natural questions, and a passage quoted back, get a cited answer', async () => {
+    const questions = [
+      'Could you tell me what I need to do to revoke a key for somebody?',
+      'Hello, I am new here and I wanted to ask you what exactly happens with the gateway when an upstream source keeps failing all the time?',
+      'Did anyone mention whether the quarterly invoice export still fails for our really large customers or not?',
+      'Paragraph 7 explains how the zephyr turbine rotor 7 is balanced and inspected before flight.',
+    ];
+    for (const query of questions) {
+      const body = (await (
+        await post('/agent/query', reader.key, { query, options: { response_format: 'json' } })
+      ).json()) as { answer: string; sources: unknown[]; citations: unknown[] };
+      expect(body.sources.length, query).toBeGreaterThan(0);
+      expect(body.citations.length, query).toBeGreaterThan(0);
+      expect(body.answer, query).not.toContain('No supporting records');
+    }
+  });
+
   it('knowledge:query-nothing — no sources means an explicit no-answer, still with the (empty) source list', async () => {
     const body = (await (
       await post('/agent/query', reader.key, {

@@ -15,11 +15,14 @@ describe('queryTerms', () => {
   });
 
   it('drops stop words', () => {
-    expect(queryTerms('How do I revoke the key of a workspace?')).toEqual([
-      'do',
-      'revoke',
-      'key',
-      'workspace',
+    expect(queryTerms('How do I revoke the key of a workspace?')).toEqual(['revoke', 'key', 'workspace']);
+  });
+
+  it('drops the conversational wrapping of a question (issue 8.14)', () => {
+    expect(queryTerms('Can you please tell me what did the gateway do about expired keys?')).toEqual([
+      'gateway',
+      'expired',
+      'keys',
     ]);
   });
 
@@ -34,7 +37,7 @@ describe('queryTerms', () => {
   });
 
   it('searches for the stop words themselves when the query has nothing else', () => {
-    expect(queryTerms('To be or not to be')).toEqual(['not']);
+    expect(queryTerms('To be or not to be')).toEqual(['to', 'be', 'or', 'not']);
     expect(queryTerms('the THE and')).toEqual(['the', 'and']);
   });
 
