@@ -169,6 +169,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'knowledge:answer-long-questions':
     'issue 8.14: sentence selection is relative to the best retrieved sentence',
   'knowledge:query-long-questions': 'issue 8.14: long natural questions get a cited answer end to end',
+  'knowledge:code-ranks-below-prose':
+    'issue 8.15: code blocks rank below prose and are never quoted as answer sentences (both stores)',
   'breaker:counts-fast-failures':
     'issue 8.8: 5xx and answers that are not MCP are classified at once and open the breaker, both eras',
   'breaker:ignores-answers': 'issue 8.8: a 4xx, a JSON-RPC error or a tool error never opens the breaker',

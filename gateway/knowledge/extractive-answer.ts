@@ -6,6 +6,8 @@
 // best sentence covers three of twenty terms still gets an answer. When no sentence covers any term
 // but chunks were retrieved, the lead sentence of the best chunk is the answer: retrieval ranked it
 // first, and a cited sentence is more use than "nothing found" next to a list of sources.
+import { proseOnly } from './code-spans.js';
+
 export interface AnswerSentence {
   readonly text: string;
   readonly chunkId: string;
@@ -41,8 +43,7 @@ export function splitSentences(text: string): string[] {
   // Paragraphs and Markdown heading lines are separate blocks first, so a heading without a full stop
   // does not swallow the sentence after it. Fenced code blocks are not prose and are dropped first.
   return (
-    text
-      .replace(/^[ \t]*```[^\n]*\n[\s\S]*?^[ \t]*```[ \t]*$/gmu, '\n\n')
+    proseOnly(text)
       .split(/\n\s*\n|\n(?=\s*#)|(?<=^\s*#[^\n]*)\n/mu)
       .map((block) => block.replace(/\s+/g, ' ').trim())
       .flatMap((block) => block.split(/(?<=[.!?]["')\]]?)\s+/u))

@@ -1,6 +1,9 @@
 // Re-ranks BM25 candidates by how many distinct query terms a chunk covers and how close together
 // they stand (phrase proximity). Store-independent, so both stores rank alike. On the manpages-dev
 // known-item set this lifted MRR@10 from 0.317 to 0.335 (see README, knowledge benchmark).
+// Coverage and proximity count prose only, and a chunk's score shrinks with its share of code, so a
+// command line that happens to contain the question's words ranks below prose about it (issue 8.15).
+import { proseOnly, proseShare } from './code-spans.js';
 import type { SearchHit } from './knowledge-store.js';
 
 function stem(term: string): string {
@@ -40,9 +43,13 @@ export function termFeatures(text: string, terms: readonly string[]): { coverage
 export function rerank(hits: readonly SearchHit[], terms: readonly string[]): SearchHit[] {
   return hits
     .map((hit, index) => {
-      const { coverage, window } = termFeatures(`${hit.title} ${hit.text}`, terms);
+      const { coverage, window } = termFeatures(`${hit.title} ${proseOnly(hit.text)}`, terms);
       const proximity = Number.isFinite(window) ? 0.3 * Math.min(1, (terms.length * 3) / window) : 0;
-      return { hit: { ...hit, score: hit.score * (1 + 0.5 * coverage) * (1 + proximity) }, index };
+      const codeDamping = 0.4 + 0.6 * proseShare(hit.text);
+      return {
+        hit: { ...hit, score: hit.score * (1 + 0.5 * coverage) * (1 + proximity) * codeDamping },
+        index,
+      };
     })
     .sort((a, b) => b.hit.score - a.hit.score || a.index - b.index)
     .map(({ hit }) => hit);

@@ -339,3 +339,59 @@ describe('gateway on the PostgreSQL store', () => {
     }
   });
 });
+
+describe.each(['sqlite', 'postgres'] as const)('code in documents (%s)', (storeKind) => {
+  it(`knowledge:code-ranks-below-prose — the README's own first question finds prose first and quotes no code (${storeKind})`, async () => {
+    const { copyFile, mkdir } = await import('node:fs/promises');
+    const { keyRecord, newKey, startHarness } = await import('../support/gateway-harness.js');
+    const docs = join(dir, `readme-${storeKind}`);
+    await mkdir(docs, { recursive: true });
+    await copyFile('README.md', join(docs, 'README.md'));
+    const key = newKey();
+    const url = `postgresql://${server.app.user}:${server.app.password}@${encodeURIComponent(server.app.host)}:${server.app.port}/${server.app.database}`;
+    const h = await startHarness(
+      {
+        knowledge:
+          storeKind === 'sqlite'
+            ? { sqlitePath: join(docs, 'index.sqlite') }
+            : { postgres: { connectionString: { env: 'PG_URL' } } },
+        workspaces: [
+          {
+            name: `readme-${storeKind}`,
+            dataSources: [{ name: 'readme', type: 'files', path: docs, include: ['**/*.md'] }],
+            keys: [keyRecord(key)],
+          },
+        ],
+      },
+      { PG_URL: url },
+    );
+    const post = async (path: string, query: string) =>
+      (await (
+        await fetch(`${h.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query, options: { response_format: 'json' } }),
+        })
+      ).json()) as {
+        results?: { snippet: string }[];
+        citations?: { text: string }[];
+      };
+    try {
+      const deadline = Date.now() + 20_000;
+      let results: { snippet: string }[] = [];
+      while (results.length === 0 && Date.now() < deadline) {
+        results = (await post('/agent/search', 'how do I revoke an API key')).results ?? [];
+        if (results.length === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(results.length).toBeGreaterThan(0);
+      expect(results[0]?.snippet).not.toMatch(/curl|```/);
+      expect(results[0]?.snippet.toLowerCase()).toContain('revok');
+      const answer = await post('/agent/query', 'how do I revoke an API key');
+      expect(answer.citations?.length).toBeGreaterThan(0);
+      for (const citation of answer.citations ?? [])
+        expect(citation.text).not.toMatch(/curl |\$KEY|```|-H '/);
+    } finally {
+      await h.stop();
+    }
+  });
+});
