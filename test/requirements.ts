@@ -171,6 +171,10 @@ export const REQUIREMENTS: Record<string, string> = {
   'knowledge:query-long-questions': 'issue 8.14: long natural questions get a cited answer end to end',
   'knowledge:code-ranks-below-prose':
     'issue 8.15: code blocks rank below prose and are never quoted as answer sentences (both stores)',
+  'cli:pluralisation': 'issue 8.16: counts read "1 workspace", "2 workspaces"',
+  'rest:mcp-config-client-syntax':
+    "issue 8.16: each client snippet uses that client's documented variable syntax and says where the key comes from",
+  'cli:address-in-use': 'issue 8.16: a busy port is named as host:port with how to pick another',
   'breaker:counts-fast-failures':
     'issue 8.8: 5xx and answers that are not MCP are classified at once and open the breaker, both eras',
   'breaker:ignores-answers': 'issue 8.8: a 4xx, a JSON-RPC error or a tool error never opens the breaker',

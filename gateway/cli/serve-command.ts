@@ -87,8 +87,11 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') io.err(`${values.config ?? values.kubeconfig ?? 'config'}: no such file`);
-    else if (code === 'EADDRINUSE') io.err('the address is already in use; pick another with --port');
-    else io.err(`failed to start: ${(error as Error).message}`);
+    else if (code === 'EADDRINUSE') {
+      const { address, port: busy } = error as { address?: string; port?: number };
+      const where = address === undefined ? 'the address' : `${address}:${busy ?? '?'}`;
+      io.err(`${where} is already in use; pick another port with --port N (npm start -- --port N)`);
+    } else io.err(`failed to start: ${(error as Error).message}`);
     return 1;
   }
   const origin = namespace === undefined ? `config ${values.config}` : `kubernetes namespace ${namespace}`;

@@ -25,6 +25,9 @@ export async function validateCommand(args: string[], io: CliIo): Promise<number
   const workspaces = result.config.workspaces;
   const keys = workspaces.reduce((n, w) => n + w.keys.length, 0);
   const sources = workspaces.reduce((n, w) => n + w.mcpSources.length, 0);
-  io.err(`${file}: valid (${workspaces.length} workspaces, ${sources} MCP sources, ${keys} keys)`);
+  const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+  io.err(
+    `${file}: valid (${count(workspaces.length, 'workspace')}, ${count(sources, 'MCP source')}, ${count(keys, 'key')})`,
+  );
   return 0;
 }

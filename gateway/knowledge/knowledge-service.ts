@@ -49,7 +49,7 @@ export interface DocumentPage {
     char_start: number;
     char_end: number;
   }[];
-  readonly nextCursor?: string;
+  readonly next_cursor?: string;
 }
 
 export interface QueryResult {
@@ -236,7 +236,7 @@ export class KnowledgeService {
       total_chunks: document.chunkCount,
       chunks,
       ...(next < document.chunkCount
-        ? { nextCursor: encodeCursor({ docId, nextChunk: next, version: document.contentHash.slice(0, 16) }) }
+        ? { next_cursor: encodeCursor({ docId, nextChunk: next, version: document.contentHash.slice(0, 16) }) }
         : {}),
     };
   }

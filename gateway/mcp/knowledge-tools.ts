@@ -16,12 +16,12 @@ export const KNOWLEDGE_TOOLS: readonly Tool[] = [
   {
     name: 'get_document',
     description:
-      'Returns bounded chunks of one document by its doc_id (from search results). Pass nextCursor back as cursor for the next page.',
+      'Returns bounded chunks of one document by its doc_id (from search results). Pass next_cursor back as cursor for the next page.',
     inputSchema: {
       type: 'object',
       properties: {
         doc_id: { type: 'string' },
-        cursor: { type: 'string', description: 'nextCursor of the previous page' },
+        cursor: { type: 'string', description: 'next_cursor of the previous page' },
       },
       required: ['doc_id'],
     },

@@ -15,13 +15,16 @@ function gatewayBaseUrl(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
 
+/** One entry per client; `note` says where the key comes from, in that client's own terms. */
 export function clientConfigs(endpoint: string, serverName: string) {
   const header = `Bearer \${${KEY_ENV_VAR}}`;
   return {
     claude_code: {
       command: `claude mcp add --transport http ${serverName} ${endpoint} --header "Authorization: Bearer $${KEY_ENV_VAR}"`,
+      note: `Your shell expands $${KEY_ENV_VAR} when you run the command, so Claude Code stores the key itself; run it again after rotating the key.`,
     },
     cursor: {
+      note: `Cursor reads ${KEY_ENV_VAR} from its environment (\${env:…}) each time it connects.`,
       file: '~/.cursor/mcp.json',
       json: {
         mcpServers: {
@@ -30,6 +33,7 @@ export function clientConfigs(endpoint: string, serverName: string) {
       },
     },
     vscode: {
+      note: 'VS Code prompts for the key the first time it starts the server and keeps it in its secret storage; the file holds no key.',
       file: '.vscode/mcp.json',
       json: {
         inputs: [
@@ -50,6 +54,7 @@ export function clientConfigs(endpoint: string, serverName: string) {
       },
     },
     claude_desktop: {
+      note: `Claude Desktop speaks stdio: mcp-remote bridges it to this endpoint and expands ${KEY_ENV_VAR} from the env block, where you paste the key (the app does not read your shell environment).`,
       file: 'claude_desktop_config.json',
       json: {
         mcpServers: {
@@ -62,8 +67,16 @@ export function clientConfigs(endpoint: string, serverName: string) {
       },
     },
     windsurf: {
+      note: `Windsurf expands \${env:${KEY_ENV_VAR}} from its environment when it connects.`,
       file: '~/.codeium/windsurf/mcp_config.json',
-      json: { mcpServers: { [serverName]: { serverUrl: endpoint, headers: { Authorization: header } } } },
+      json: {
+        mcpServers: {
+          [serverName]: {
+            serverUrl: endpoint,
+            headers: { Authorization: `Bearer \${env:${KEY_ENV_VAR}}` },
+          },
+        },
+      },
     },
   };
 }

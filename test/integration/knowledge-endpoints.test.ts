@@ -356,14 +356,14 @@ describe('MCP tools of the gateway', () => {
           structuredContent: {
             total_chunks: number;
             chunks: { n: number; text: string }[];
-            nextCursor?: string;
+            next_cursor?: string;
           };
         };
       };
       const content = response.result.structuredContent;
       expect(content.chunks.reduce((n, c) => n + c.text.length, 0)).toBeLessThanOrEqual(8000 + 1500);
       seen.push(...content.chunks.map((c) => c.n));
-      cursor = content.nextCursor;
+      cursor = content.next_cursor;
       if (cursor === undefined) {
         expect(seen).toEqual(Array.from({ length: content.total_chunks }, (_, i) => i));
         break;

@@ -151,6 +151,22 @@ describe('GET /agent/mcp/config', () => {
     expect(JSON.stringify(body.clients)).toContain(body.auth.env_var);
   });
 
+  it('rest:mcp-config-client-syntax — each client gets its own variable syntax and a note saying where the key comes from', async () => {
+    const body = (await (await get(`${h.url}/agent/mcp/config?response_format=json`, reader.key)).json()) as {
+      clients: Record<string, { note: string; command?: string; json?: unknown }>;
+    };
+    const text = (client: string) =>
+      JSON.stringify(body.clients[client]?.json ?? body.clients[client]?.command);
+    expect(text('windsurf')).toContain('Bearer ${env:AGENT_GATEWAY_API_KEY}');
+    expect(text('cursor')).toContain('Bearer ${env:AGENT_GATEWAY_API_KEY}');
+    expect(text('vscode')).toContain('${input:agent-gateway-key}');
+    expect(text('claude_code')).toContain('Bearer $AGENT_GATEWAY_API_KEY');
+    expect(text('claude_desktop')).toContain('Bearer ${AGENT_GATEWAY_API_KEY}');
+    for (const client of Object.values(body.clients)) expect(client.note.length).toBeGreaterThan(20);
+    expect(body.clients['claude_code']?.note).toContain('stores the key itself');
+    expect(body.clients['vscode']?.note).toContain('prompts');
+  });
+
   it('rest:mcp-config-toon — the TOON form decodes to the same document', async () => {
     const toon = decode(await (await get(`${h.url}/agent/mcp/config`, reader.key)).text());
     const json = await (await get(`${h.url}/agent/mcp/config?response_format=json`, reader.key)).json();

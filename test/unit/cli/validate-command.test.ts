@@ -13,7 +13,7 @@ describe('validate-config', () => {
     await removeTempDir(dir);
   });
 
-  it('exits 0 and summarises a valid file', async () => {
+  it('cli:pluralisation — exits 0 and summarises a valid file with counts in the right number', async () => {
     const file = join(dir, 'ok.yaml');
     await writeFile(
       file,
@@ -22,7 +22,7 @@ describe('validate-config', () => {
     const run = await cli('validate-config', file);
     expect(run.code).toBe(0);
     expect(run.out).toEqual([]);
-    expect(run.err.join('\n')).toContain('valid (1 workspaces, 1 MCP sources, 0 keys)');
+    expect(run.err.join('\n')).toContain('valid (1 workspace, 1 MCP source, 0 keys)');
   });
 
   it('exits 1 and lists every problem prefixed with its path', async () => {

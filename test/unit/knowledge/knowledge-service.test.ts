@@ -263,7 +263,7 @@ describe('KnowledgeService.getDocument', () => {
     do {
       const page = await service.getDocument(principal, docId, cursor);
       pages.push(page);
-      cursor = page.nextCursor;
+      cursor = page.next_cursor;
     } while (cursor !== undefined && pages.length < 100);
     return pages;
   }
@@ -274,8 +274,8 @@ describe('KnowledgeService.getDocument', () => {
     expect(expected.length).toBeGreaterThan(PAGE_MAX_CHUNKS);
     const pages = await allPages(reader, manual);
     expect(pages.length).toBeGreaterThan(1);
-    expect(pages[0]!.nextCursor).toBeDefined();
-    expect(pages.at(-1)!.nextCursor).toBeUndefined();
+    expect(pages[0]!.next_cursor).toBeDefined();
+    expect(pages.at(-1)!.next_cursor).toBeUndefined();
     for (const page of pages) {
       expect(page).toMatchObject({
         doc_id: manual,
@@ -302,16 +302,16 @@ describe('KnowledgeService.getDocument', () => {
   it('returns a short document in one page without a cursor', async () => {
     const { revoke } = await seed();
     const page = await service.getDocument(reader, revoke, undefined);
-    expect(page.nextCursor).toBeUndefined();
+    expect(page.next_cursor).toBeUndefined();
     expect(page.total_chunks).toBe(1);
     expect(page.chunks).toHaveLength(1);
-    expect('nextCursor' in page).toBe(false);
+    expect('next_cursor' in page).toBe(false);
   });
 
   it('rejects invalid cursors', async () => {
     const { manual, revoke } = await seed();
     const first = await service.getDocument(reader, manual, undefined);
-    const cursor = first.nextCursor!;
+    const cursor = first.next_cursor!;
     const decoded = decodeCursor(cursor)!;
     const invalid = [
       'garbage',
@@ -328,7 +328,7 @@ describe('KnowledgeService.getDocument', () => {
 
   it('rejects a cursor issued before the document changed', async () => {
     const { manual } = await seed();
-    const cursor = (await service.getDocument(reader, manual, undefined)).nextCursor!;
+    const cursor = (await service.getDocument(reader, manual, undefined)).next_cursor!;
     await indexDocument(store.workspace('acme'), {
       sourceId: 'docs',
       externalId: 'manual.txt',
@@ -351,7 +351,7 @@ describe('KnowledgeService.getDocument', () => {
     await expect(service.getDocument(outsider, revoke, undefined)).rejects.toBeInstanceOf(DocumentNotFound);
     // A cursor does not open a document the key cannot see.
     const { manual } = await seed();
-    const cursor = (await service.getDocument(reader, manual, undefined)).nextCursor!;
+    const cursor = (await service.getDocument(reader, manual, undefined)).next_cursor!;
     await expect(service.getDocument(nothing, manual, cursor)).rejects.toBeInstanceOf(DocumentNotFound);
     await expect(service.getDocument(outsider, manual, cursor)).rejects.toBeInstanceOf(DocumentNotFound);
   });
