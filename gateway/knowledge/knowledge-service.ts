@@ -236,7 +236,9 @@ export class KnowledgeService {
       total_chunks: document.chunkCount,
       chunks,
       ...(next < document.chunkCount
-        ? { next_cursor: encodeCursor({ docId, nextChunk: next, version: document.contentHash.slice(0, 16) }) }
+        ? {
+            next_cursor: encodeCursor({ docId, nextChunk: next, version: document.contentHash.slice(0, 16) }),
+          }
         : {}),
     };
   }
