@@ -190,6 +190,9 @@ export const REQUIREMENTS: Record<string, string> = {
   'kube:key-id-clash': 'issue 9: a key id identifies one key across workspaces',
   'kube:secret-ref': 'issue 9: credentials come from rendered Secrets; rotation changes the reference',
   'kube:revision-annotation': 'issue 9: stale parts of an older revision are ignored',
+  'crd:generated-up-to-date': 'issue 9: crds/ is generated from the zod schemas and checked in',
+  'crd:conventions':
+    'issue 9: structural schemas with descriptions and bounds, status subresource, columns, categories',
   // issue 9: the operator's reconcile core
   'operator:plan-valid':
     'issue 9: the operator renders CRs into a document the gateway config contract accepts',

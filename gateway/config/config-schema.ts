@@ -8,6 +8,7 @@ import { SecretRefSchema } from './secret-ref.js';
 const NAME = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
 const nameSchema = z
   .string()
+  .max(40)
   .regex(NAME, 'must be 1-40 lower-case letters, digits or hyphens, not starting or ending with a hyphen');
 
 /** Glob patterns over source names or namespaced tool names; `*` matches any run of characters. */
@@ -22,7 +23,9 @@ const isoInstant = z.iso.datetime({
   error: 'must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z',
 });
 
-export const AccessSchema = z.enum(['read', 'write']);
+export const AccessSchema = z
+  .enum(['read', 'write'])
+  .describe('read: read-only tools and the knowledge endpoints; write: every tool (write includes read).');
 export type Access = z.infer<typeof AccessSchema>;
 
 export const ApiKeySchema = z.strictObject({
@@ -30,8 +33,8 @@ export const ApiKeySchema = z.strictObject({
   name: z.string().min(1).max(100).optional(),
   hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lower-case hex digits>'),
   access: AccessSchema.default('read'),
-  sources: z.array(patternSchema).default(['*']),
-  tools: z.array(patternSchema).default(['*']),
+  sources: z.array(patternSchema).max(100).default(['*']),
+  tools: z.array(patternSchema).max(100).default(['*']),
   createdAt: isoInstant.optional(),
   expiresAt: isoInstant.optional(),
   revoked: z.boolean().default(false),
@@ -47,92 +50,156 @@ const CredentialSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
-const TimeoutsSchema = z.strictObject({
-  connectMs: z.number().int().min(100).max(300_000).default(10_000),
-  listMs: z.number().int().min(100).max(300_000).default(15_000),
-  callMs: z.number().int().min(100).max(3_600_000).default(60_000),
-});
+export const TimeoutsSchema = z
+  .strictObject({
+    connectMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(300_000)
+      .default(10_000)
+      .describe('Milliseconds to connect and (for 2025-era servers) initialise.'),
+    listMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(300_000)
+      .default(15_000)
+      .describe('Milliseconds for one tools/resources/prompts list request.'),
+    callMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(3_600_000)
+      .default(60_000)
+      .describe('Milliseconds for one tools/call, resources/read or prompts/get.'),
+  })
+  .describe('Upstream time-outs; a hop that takes longer fails with upstream_timeout.');
 
 /** Per-source circuit breaker (D14): opens when the failure rate of recent calls crosses the
  * threshold, answers at once while open, and lets one probe through after `resetTimeoutMs`. */
-const BreakerSchema = z.strictObject({
-  failureThresholdPercent: z.number().int().min(1).max(100).default(50),
-  /** Calls in the rolling window before the failure rate is judged at all. */
-  minimumCalls: z.number().int().min(1).max(1000).default(5),
-  windowMs: z.number().int().min(1000).max(600_000).default(30_000),
-  resetTimeoutMs: z.number().int().min(100).max(600_000).default(15_000),
-});
+export const BreakerSchema = z
+  .strictObject({
+    failureThresholdPercent: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(50)
+      .describe('The breaker opens when more than this percentage of recent hops failed.'),
+    /** Calls in the rolling window before the failure rate is judged at all. */
+    minimumCalls: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(5)
+      .describe('Hops in the window before the failure rate is judged at all.'),
+    windowMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(600_000)
+      .default(30_000)
+      .describe('Length of the rolling window, milliseconds.'),
+    resetTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(600_000)
+      .default(15_000)
+      .describe('How long the breaker stays open before one probe is let through, milliseconds.'),
+  })
+  .describe(
+    'Per-source circuit breaker: unreachable, timed-out, 5xx and not-MCP answers count; 4xx and tool errors do not.',
+  );
 export type BreakerConfig = z.infer<typeof BreakerSchema>;
 
 /** Upstream answers larger than this are cut off while streaming (issue 8): the whole JSON body,
  * or one event of an event stream. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-const SourceLimitsSchema = z.strictObject({
-  maxResponseBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .max(256 * 1024 * 1024)
-    .default(DEFAULT_MAX_RESPONSE_BYTES),
-});
-
-const ToolFilterSchema = z.strictObject({
-  include: z.array(patternSchema).default(['*']),
-  exclude: z.array(patternSchema).default([]),
-});
-
-export const McpSourceSchema = z
+export const SourceLimitsSchema = z
   .strictObject({
-    name: nameSchema,
-    description: z.string().max(500).optional(),
-    transport: z.enum(['streamable-http', 'sse', 'stdio']),
-    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).default([]),
-    cwd: z.string().min(1).optional(),
-    env: z
-      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), SecretRefSchema]))
-      .default({}),
-    credential: CredentialSchema.optional(),
-    timeouts: TimeoutsSchema.default({ connectMs: 10_000, listMs: 15_000, callMs: 60_000 }),
-    tools: ToolFilterSchema.default({ include: ['*'], exclude: [] }),
-    breaker: BreakerSchema.default({
-      failureThresholdPercent: 50,
-      minimumCalls: 5,
-      windowMs: 30_000,
-      resetTimeoutMs: 15_000,
-    }),
-    limits: SourceLimitsSchema.default({ maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES }),
-    /** Per-tool overrides of the permission derived from MCP annotations (upstream tool names). */
-    permissions: z.record(z.string().min(1), AccessSchema).default({}),
+    maxResponseBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(DEFAULT_MAX_RESPONSE_BYTES)
+      .describe(
+        'Largest upstream answer accepted, in bytes (per event on an event stream); larger ones fail with upstream_response_too_large.',
+      ),
   })
-  .superRefine((source, ctx) => {
-    if (source.transport === 'stdio') {
-      if (source.command === undefined)
-        ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required when transport is stdio' });
-      if (source.url !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['url'], message: 'is not allowed when transport is stdio' });
-      if (source.credential !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['credential'],
-          message: 'is not used by stdio sources; pass secrets through env',
-        });
-    } else {
-      if (source.url === undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['url'],
-          message: `is required when transport is ${source.transport}`,
-        });
-      if (source.command !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['command'],
-          message: 'is only allowed when transport is stdio',
-        });
-    }
-  });
+  .describe('Limits on what the upstream may send.');
+
+export const ToolFilterSchema = z
+  .strictObject({
+    include: z
+      .array(patternSchema)
+      .max(100)
+      .default(['*'])
+      .describe('Glob patterns over upstream tool names to serve (* matches any run of characters).'),
+    exclude: z
+      .array(patternSchema)
+      .max(100)
+      .default([])
+      .describe('Glob patterns over upstream tool names to leave out, applied after include.'),
+  })
+  .describe('Which of the upstream tools the workspace serves.');
+
+/** The fields of an MCP source without the cross-field rules (the CRDs reuse them). */
+export const McpSourceFieldsSchema = z.strictObject({
+  name: nameSchema,
+  description: z.string().max(500).optional(),
+  transport: z.enum(['streamable-http', 'sse', 'stdio']),
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  command: z.string().min(1).optional(),
+  args: z.array(z.string()).default([]),
+  cwd: z.string().min(1).optional(),
+  env: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), SecretRefSchema]))
+    .default({}),
+  credential: CredentialSchema.optional(),
+  timeouts: TimeoutsSchema.default({ connectMs: 10_000, listMs: 15_000, callMs: 60_000 }),
+  tools: ToolFilterSchema.default({ include: ['*'], exclude: [] }),
+  breaker: BreakerSchema.default({
+    failureThresholdPercent: 50,
+    minimumCalls: 5,
+    windowMs: 30_000,
+    resetTimeoutMs: 15_000,
+  }),
+  limits: SourceLimitsSchema.default({ maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES }),
+  /** Per-tool overrides of the permission derived from MCP annotations (upstream tool names). */
+  permissions: z.record(z.string().min(1).max(128), AccessSchema).default({}),
+});
+
+export const McpSourceSchema = McpSourceFieldsSchema.superRefine((source, ctx) => {
+  if (source.transport === 'stdio') {
+    if (source.command === undefined)
+      ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required when transport is stdio' });
+    if (source.url !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'is not allowed when transport is stdio' });
+    if (source.credential !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['credential'],
+        message: 'is not used by stdio sources; pass secrets through env',
+      });
+  } else {
+    if (source.url === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: `is required when transport is ${source.transport}`,
+      });
+    if (source.command !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message: 'is only allowed when transport is stdio',
+      });
+  }
+});
 export type McpSourceConfig = z.infer<typeof McpSourceSchema>;
 
 /** Data sources feed the workspace's knowledge index (issue 4). `files`: a directory tree. */

@@ -1,0 +1,100 @@
+// McpSource: one upstream MCP server of a workspace. Its tools appear as <name>__<tool>. The fields
+// are the config contract's (gateway/config/config-schema.ts) minus stdio, which runs only in the
+// embedded gateway, with the credential taken from a Secret of this namespace.
+import { z } from 'zod';
+import {
+  AccessSchema,
+  BreakerSchema,
+  SourceLimitsSchema,
+  TimeoutsSchema,
+  ToolFilterSchema,
+} from '../../../gateway/config/index.js';
+import {
+  ConditionsSchema,
+  CredentialRefSchema,
+  ObservedGenerationSchema,
+  WorkspaceRefSchema,
+} from './common.js';
+import {
+  AGE_COLUMN,
+  IMMUTABLE_WORKSPACE_REF,
+  READY_COLUMN,
+  SHORT_NAME_RULE,
+  WORKSPACE_COLUMN,
+  type CrdDefinition,
+} from './crd-definition.js';
+
+export const McpSourceSpecSchema = z
+  .strictObject({
+    workspaceRef: WorkspaceRefSchema,
+    description: z.string().max(500).optional().describe('What the source offers; shown in /agent/sources.'),
+    transport: z
+      .enum(['streamable-http', 'sse', 'stdio'])
+      .describe(
+        'streamable-http (2025 and 2026 servers; 2024 HTTP+SSE servers are detected) or sse. stdio is embedded-only.',
+      ),
+    url: z
+      .string()
+      .min(1)
+      .max(2048)
+      .regex(/^https?:\/\/[^\s]+$/)
+      .describe('The MCP endpoint (http or https URL).'),
+    credential: CredentialRefSchema.optional(),
+    timeouts: TimeoutsSchema.optional(),
+    limits: SourceLimitsSchema.optional(),
+    tools: ToolFilterSchema.optional(),
+    breaker: BreakerSchema.optional(),
+    permissions: z
+      .record(z.string().min(1).max(128), AccessSchema)
+      .optional()
+      .describe(
+        'Per-tool access overrides by upstream tool name (read or write); otherwise readOnlyHint decides.',
+      ),
+  })
+  .describe('An upstream MCP server of a workspace.');
+
+export const McpSourceStatusSchema = z
+  .strictObject({
+    observedGeneration: ObservedGenerationSchema.optional(),
+    conditions: ConditionsSchema.optional(),
+  })
+  .describe('Whether the source is rendered for the gateways.');
+
+export const MCP_SOURCE: CrdDefinition = {
+  kind: 'McpSource',
+  plural: 'mcpsources',
+  singular: 'mcpsource',
+  shortNames: ['agwmcp'],
+  description: 'An upstream MCP server of an Agent Gateway workspace; its tools appear as <name>__<tool>.',
+  spec: McpSourceSpecSchema,
+  status: McpSourceStatusSchema,
+  rules: {
+    '': [SHORT_NAME_RULE],
+    spec: [
+      {
+        rule: "self.transport != 'stdio'",
+        message:
+          'transport stdio runs a local process and is only available in the embedded gateway; in Kubernetes use streamable-http or sse',
+      },
+    ],
+    'spec.workspaceRef': IMMUTABLE_WORKSPACE_REF,
+    'spec.credential': [
+      {
+        rule: "self.type != 'header' || has(self.headerName)",
+        message: 'credential.headerName is required when credential.type is header',
+      },
+      {
+        rule: "self.type != 'bearer' || !has(self.headerName)",
+        message: 'credential.headerName is only used when credential.type is header',
+      },
+    ],
+  },
+  printerColumns: [
+    WORKSPACE_COLUMN,
+    { name: 'Transport', type: 'string', jsonPath: '.spec.transport', description: 'MCP transport' },
+    { name: 'URL', type: 'string', jsonPath: '.spec.url', description: 'The MCP endpoint' },
+    READY_COLUMN,
+    AGE_COLUMN,
+  ],
+  selectableFields: ['.spec.workspaceRef.name'],
+};

@@ -1,0 +1,52 @@
+// Workspace: one tenant of the gateway. Every ApiKey, McpSource and DataSource names one in its
+// namespace; the workspace name is what keys are bound to and what the gateways serve.
+import { z } from 'zod';
+import { ConditionsSchema, ObservedGenerationSchema } from './common.js';
+import {
+  AGE_COLUMN,
+  READY_COLUMN,
+  REASON_COLUMN,
+  SHORT_NAME_RULE,
+  type CrdDefinition,
+} from './crd-definition.js';
+
+export const WorkspaceSpecSchema = z
+  .strictObject({
+    displayName: z.string().max(200).optional().describe('A human-readable name shown to operators.'),
+    description: z.string().max(2000).optional().describe('What this workspace is for.'),
+  })
+  .describe('A workspace: the unit of isolation; an API key sees only its own workspace.');
+
+export const WorkspaceStatusSchema = z
+  .strictObject({
+    observedGeneration: ObservedGenerationSchema.optional(),
+    conditions: ConditionsSchema.optional(),
+    keys: z.number().int().min(0).optional().describe('API keys served for this workspace.'),
+    sources: z.number().int().min(0).optional().describe('MCP and data sources served for this workspace.'),
+    revision: z
+      .string()
+      .max(64)
+      .optional()
+      .describe('Revision of the configuration rendered for the gateways (shown in /agent/sources).'),
+  })
+  .describe('What the operator last rendered for this workspace.');
+
+export const WORKSPACE: CrdDefinition = {
+  kind: 'Workspace',
+  plural: 'workspaces',
+  singular: 'workspace',
+  shortNames: ['agws'],
+  description:
+    'A workspace of Agent Gateway: one endpoint per workspace for AI agents, in front of its MCP and data sources. Its name must be unique across namespaces.',
+  spec: WorkspaceSpecSchema,
+  status: WorkspaceStatusSchema,
+  rules: { '': [SHORT_NAME_RULE] },
+  printerColumns: [
+    READY_COLUMN,
+    REASON_COLUMN,
+    { name: 'Keys', type: 'integer', jsonPath: '.status.keys', description: 'API keys served' },
+    { name: 'Sources', type: 'integer', jsonPath: '.status.sources', description: 'Sources served' },
+    AGE_COLUMN,
+  ],
+  selectableFields: [],
+};
