@@ -20,7 +20,7 @@ function jsonSchemaOf(schema: z.ZodType): JsonSchema {
     target: 'openapi-3.0',
     io: 'input',
     unrepresentable: 'throw',
-  }) as JsonSchema;
+  });
 }
 
 export function crdDocument(definition: CrdDefinition): Record<string, unknown> {
