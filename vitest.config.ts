@@ -7,6 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/infra/kube-global-setup.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: '.test-results/vitest.json' },
   },

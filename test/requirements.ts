@@ -193,6 +193,10 @@ export const REQUIREMENTS: Record<string, string> = {
   'crd:generated-up-to-date': 'issue 9: crds/ is generated from the zod schemas and checked in',
   'crd:conventions':
     'issue 9: structural schemas with descriptions and bounds, status subresource, columns, categories',
+  'crd:examples-admitted': 'issue 9: the examples pass the real apiserver validation',
+  'crd:cel-rejects': 'issue 9: invalid resources are refused at kubectl apply with the CEL/schema message',
+  'crd:workspace-ref-immutable': 'issue 9: workspaceRef cannot change',
+  'crd:explain-and-columns': 'issue 9: kubectl explain descriptions, printer columns, selectable fields',
   // issue 9: the operator's reconcile core
   'operator:plan-valid':
     'issue 9: the operator renders CRs into a document the gateway config contract accepts',

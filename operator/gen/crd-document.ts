@@ -31,7 +31,8 @@ export function crdDocument(definition: CrdDefinition): Record<string, unknown> 
     properties: {
       apiVersion: { type: 'string', maxLength: 64, description: 'agentgateway.dev/v1alpha1' },
       kind: { type: 'string', maxLength: 64, description: definition.kind },
-      metadata: { type: 'object', description: 'Standard object metadata.' },
+      // The apiserver forbids anything but type (and name/generateName) on metadata.
+      metadata: { type: 'object' },
       spec: jsonSchemaOf(definition.spec),
       status: jsonSchemaOf(definition.status),
     },

@@ -57,7 +57,7 @@ export function structural(
   }
   if (out['type'] === 'object' && isRecord(out['additionalProperties']) && out['maxProperties'] === undefined)
     out['maxProperties'] = 200;
-  if (isProperty && path !== '' && typeof out['description'] !== 'string')
+  if (isProperty && path !== '' && path !== 'metadata' && typeof out['description'] !== 'string')
     problems.push(`${path}: has no description (kubectl explain shows it)`);
   if (out['type'] === 'string' && out['maxLength'] === undefined && out['enum'] === undefined)
     problems.push(`${path}: string without maxLength or enum`);
