@@ -4,6 +4,8 @@ export interface CliIo {
   err(line: string): void;
   now(): Date;
   readonly env: NodeJS.ProcessEnv;
+  /** Standard input as text (secrets are read from here, never from argv). */
+  readStdin?(): Promise<string>;
 }
 
 export function processIo(): CliIo {
@@ -12,5 +14,10 @@ export function processIo(): CliIo {
     err: (line) => process.stderr.write(`${line}\n`),
     now: () => new Date(),
     env: process.env,
+    async readStdin() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
   };
 }

@@ -3,7 +3,7 @@
 // Only the key's hash is ever written to the config file.
 import { parseArgs } from 'node:util';
 import { AccessSchema } from '../config/index.js';
-import { generateKey } from '../auth/index.js';
+import { generateKey, hashKey, parseKey } from '../auth/index.js';
 import {
   appendKey,
   loadEditable,
@@ -166,5 +166,22 @@ export async function keyList(args: string[], io: CliIo): Promise<number> {
     io.out([key.id, key.workspace, key.access, status, fingerprint, key.name ?? ''].join('\t'));
   }
   warnUnrelated(io, values.config, parsed.problems, 'Keys are listed as written');
+  return 0;
+}
+
+/** `key hash`: reads a key on stdin and prints the keyId and keyHash of a bring-your-own ApiKey, so
+ * the plaintext never has to enter the cluster. */
+export async function keyHash(args: string[], io: CliIo): Promise<number> {
+  parseArgs({ args, options: {}, strict: true });
+  const key = ((await io.readStdin?.()) ?? '').trim();
+  const parsed = parseKey(key);
+  if (parsed === undefined) {
+    io.err(
+      'key hash reads one agent-gateway key on stdin (agw_…); what it read is not one (format or checksum).',
+    );
+    return 1;
+  }
+  io.out(`keyId: ${parsed.id}`);
+  io.out(`keyHash: ${hashKey(key)}`);
   return 0;
 }

@@ -1,0 +1,59 @@
+// `agent-gateway operator --gateway-namespace N [--kubeconfig PATH] [--lease-namespace N]
+// [--identity ID] [--log-level L]`: runs the Kubernetes operator (operator/operator-main.ts) until
+// SIGINT/SIGTERM. Several replicas may run; a Lease makes exactly one of them reconcile.
+import { parseArgs } from 'node:util';
+import { runOperator } from '../../operator/operator-main.js';
+import { loadKubeConfig } from '../config/kube/index.js';
+import { createPinoLogger, type LogLevel } from '../telemetry/index.js';
+import type { CliIo } from './cli-io.js';
+
+const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+const USAGE =
+  'usage: agent-gateway operator --gateway-namespace N [--kubeconfig PATH] [--lease-namespace N] [--identity ID] [--log-level info]';
+
+export async function operatorCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      'gateway-namespace': { type: 'string' },
+      'lease-namespace': { type: 'string' },
+      kubeconfig: { type: 'string' },
+      identity: { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+    strict: true,
+  });
+  const gatewayNamespace = values['gateway-namespace'] ?? io.env['POD_NAMESPACE'];
+  if (gatewayNamespace === undefined) {
+    io.err(USAGE);
+    return 2;
+  }
+  const level = values['log-level'] ?? io.env['LOG_LEVEL'] ?? 'info';
+  if (!LEVELS.has(level)) {
+    io.err(`--log-level must be one of ${[...LEVELS].join(', ')}`);
+    return 2;
+  }
+  const logger = createPinoLogger({ level: level as LogLevel });
+  const operator = runOperator({
+    kubeConfig: loadKubeConfig(values.kubeconfig),
+    gatewayNamespace,
+    logger,
+    ...(values['lease-namespace'] === undefined ? {} : { leaseNamespace: values['lease-namespace'] }),
+    ...(values.identity === undefined ? {} : { identity: values.identity }),
+  });
+  io.err(
+    `agent gateway operator ${operator.identity} watching; rendering into namespace ${gatewayNamespace}`,
+  );
+  await new Promise<void>((resolve) => {
+    const onSignal = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  await operator.stop();
+  io.err('agent gateway operator stopped');
+  return 0;
+}

@@ -1,0 +1,110 @@
+// Every write the operator makes, in one place: Server-Side Apply (field manager
+// `agent-gateway-operator`, forced) for the Secrets and ConfigMaps it owns, deletes that tolerate
+// 404, and status through the status subresource (merge patch), so spec edits alone bump generation.
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+} from '@kubernetes/client-node';
+import { GROUP, VERSION } from '../api/v1alpha1/index.js';
+
+export const FIELD_MANAGER = 'agent-gateway-operator';
+
+export interface ObjectToApply {
+  readonly kind: 'Secret' | 'ConfigMap';
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  /** Text data; Secrets are base64-encoded here. */
+  readonly data: Readonly<Record<string, string>>;
+  readonly ownerReferences?: readonly Record<string, unknown>[];
+}
+
+/** The port the controllers write through (an in-memory twin records writes in unit tests). */
+export interface KubeWriter {
+  apply(object: ObjectToApply): Promise<void>;
+  remove(kind: 'Secret' | 'ConfigMap', namespace: string, name: string): Promise<void>;
+  patchStatus(
+    plural: string,
+    namespace: string,
+    name: string,
+    status: Record<string, unknown>,
+  ): Promise<void>;
+}
+
+function isNotFound(error: unknown): boolean {
+  return (error as { code?: number }).code === 404;
+}
+
+export class ApiKubeWriter implements KubeWriter {
+  private readonly core: CoreV1Api;
+  private readonly custom: CustomObjectsApi;
+
+  constructor(kubeConfig: KubeConfig) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  }
+
+  async apply(object: ObjectToApply): Promise<void> {
+    const metadata = {
+      name: object.name,
+      namespace: object.namespace,
+      labels: { ...object.labels },
+      annotations: { ...object.annotations },
+      ...(object.ownerReferences === undefined ? {} : { ownerReferences: object.ownerReferences }),
+    };
+    const ssa = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+    const request = {
+      name: object.name,
+      namespace: object.namespace,
+      fieldManager: FIELD_MANAGER,
+      force: true,
+    };
+    if (object.kind === 'Secret') {
+      const data = Object.fromEntries(
+        Object.entries(object.data).map(([key, value]) => [
+          key,
+          Buffer.from(value, 'utf8').toString('base64'),
+        ]),
+      );
+      await this.core.patchNamespacedSecret(
+        { ...request, body: { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', data } },
+        ssa,
+      );
+    } else {
+      await this.core.patchNamespacedConfigMap(
+        { ...request, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { ...object.data } } },
+        ssa,
+      );
+    }
+  }
+
+  async remove(kind: 'Secret' | 'ConfigMap', namespace: string, name: string): Promise<void> {
+    try {
+      if (kind === 'Secret') await this.core.deleteNamespacedSecret({ name, namespace });
+      else await this.core.deleteNamespacedConfigMap({ name, namespace });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+
+  async patchStatus(
+    plural: string,
+    namespace: string,
+    name: string,
+    status: Record<string, unknown>,
+  ): Promise<void> {
+    try {
+      await this.custom.patchNamespacedCustomObjectStatus(
+        { group: GROUP, version: VERSION, namespace, plural, name, body: { status } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    } catch (error) {
+      // The resource was deleted meanwhile: nothing to report on.
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}

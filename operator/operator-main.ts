@@ -1,0 +1,232 @@
+// The operator's composition root (`agent-gateway operator`): informers on the four kinds, on
+// Secrets (references, issued keys, rendered parts) and on the rendered ConfigMaps; a work queue of
+// workspaces fed by their events; a Lease so only the leader reconciles; a periodic resync that
+// re-enqueues every workspace and sweeps orphans (the test control plane has no garbage collector).
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1ConfigMap,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  RENDERED_SELECTOR,
+  WORKSPACE_LABEL,
+  WORKSPACE_NAMESPACE_LABEL,
+} from '../gateway/config/kube/index.js';
+import type { Logger } from '../gateway/telemetry/logger.js';
+import { GROUP, VERSION } from './api/v1alpha1/index.js';
+import {
+  WorkspaceController,
+  type ControllerCaches,
+  type RenderedRef,
+  type Resource,
+} from './controllers/workspace-controller.js';
+import { ApiKubeWriter, type KubeWriter } from './kube/kube-writer.js';
+import { LeaderElector } from './runtime/leader-election.js';
+import { ResourceWatcher, type ChangeKind } from './runtime/resource-watcher.js';
+import { WorkQueue } from './runtime/work-queue.js';
+
+export interface OperatorOptions {
+  readonly kubeConfig: KubeConfig;
+  /** Where the rendered Secrets and ConfigMaps go (the gateways' namespace). */
+  readonly gatewayNamespace: string;
+  /** Where the leader-election Lease lives (default: the gateway namespace). */
+  readonly leaseNamespace?: string;
+  readonly identity?: string;
+  readonly logger: Logger;
+  readonly resyncMs?: number;
+  readonly leaseDurationMs?: number;
+  readonly writer?: KubeWriter;
+}
+
+export interface RunningOperator {
+  readonly identity: string;
+  isLeader(): boolean;
+  /** Resolves when every informer has listed once. */
+  readonly synced: Promise<void>;
+  /** Resolves when the leader has nothing queued or running (tests). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+type CustomObject = Resource<Record<string, unknown>> & KubernetesObject;
+
+export function runOperator(options: OperatorOptions): RunningOperator {
+  const { kubeConfig, gatewayNamespace, logger } = options;
+  const identity = options.identity ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  let queue: WorkQueue | undefined;
+  let controller: WorkspaceController | undefined;
+  const enqueue = (namespace: string | undefined, workspace: string | undefined) => {
+    if (namespace !== undefined && workspace !== undefined)
+      queue?.add(WorkspaceController.key(namespace, workspace));
+  };
+
+  const customWatcher = (plural: string, onChange: (object: CustomObject, change: ChangeKind) => void) =>
+    new ResourceWatcher<CustomObject>({
+      kubeConfig,
+      name: plural,
+      path: `/apis/${GROUP}/${VERSION}/${plural}`,
+      list: () =>
+        custom.listCustomObjectForAllNamespaces({
+          group: GROUP,
+          version: VERSION,
+          resourcePlural: plural,
+        }) as Promise<{
+          items: CustomObject[];
+        }>,
+      logger,
+      onChange,
+    });
+
+  const workspaces = customWatcher('workspaces', (object) => {
+    // Every Workspace of that name: one of them may win or lose the name.
+    for (const other of workspaces.list())
+      if (other.metadata?.name === object.metadata.name)
+        enqueue(other.metadata?.namespace, other.metadata?.name);
+    enqueue(object.metadata.namespace, object.metadata.name);
+  });
+  const byWorkspaceRef = (object: CustomObject) =>
+    enqueue(object.metadata.namespace, (object.spec['workspaceRef'] as { name?: string } | undefined)?.name);
+  const apiKeys = customWatcher('apikeys', (object, change) => {
+    if (change === 'delete')
+      void controller
+        ?.removeKeySecret(object.metadata.namespace, object.metadata.name)
+        .catch(() => undefined);
+    byWorkspaceRef(object);
+  });
+  const mcpSources = customWatcher('mcpsources', byWorkspaceRef);
+  const dataSources = customWatcher('datasources', byWorkspaceRef);
+  const secrets = new ResourceWatcher<V1Secret>({
+    kubeConfig,
+    name: 'secrets',
+    path: '/api/v1/secrets',
+    list: () => core.listSecretForAllNamespaces(),
+    logger,
+    onChange: (secret, change) => {
+      const labels = secret.metadata?.labels ?? {};
+      if (secret.metadata?.namespace === gatewayNamespace && labels[MANAGED_BY_LABEL] === MANAGED_BY_VALUE) {
+        // A rendered part deleted by someone else is written again.
+        if (change === 'delete') enqueue(labels[WORKSPACE_NAMESPACE_LABEL], labels[WORKSPACE_LABEL]);
+        return;
+      }
+      // A referenced Secret changed (rotation): every workspace of its namespace re-renders.
+      for (const workspace of workspaces.list(secret.metadata?.namespace))
+        enqueue(workspace.metadata?.namespace, workspace.metadata?.name);
+    },
+  });
+  const configMaps = new ResourceWatcher<V1ConfigMap>({
+    kubeConfig,
+    name: 'rendered-configmaps',
+    path: `/api/v1/namespaces/${gatewayNamespace}/configmaps`,
+    list: () =>
+      core.listNamespacedConfigMap({ namespace: gatewayNamespace, labelSelector: RENDERED_SELECTOR }),
+    labelSelector: RENDERED_SELECTOR,
+    logger,
+    onChange: (object, change) => {
+      const labels = object.metadata?.labels ?? {};
+      if (change === 'delete') enqueue(labels[WORKSPACE_NAMESPACE_LABEL], labels[WORKSPACE_LABEL]);
+    },
+  });
+
+  const asResources = <V>(items: readonly CustomObject[]) => items as unknown as readonly Resource<V>[];
+  const renderedRef = (kind: 'Secret' | 'ConfigMap', object: V1Secret | V1ConfigMap): RenderedRef => ({
+    kind,
+    name: object.metadata?.name ?? '',
+    labels: object.metadata?.labels ?? {},
+    annotations: object.metadata?.annotations ?? {},
+  });
+  const caches: ControllerCaches = {
+    workspaces: () => asResources(workspaces.list()),
+    apiKeys: (namespace) => asResources(apiKeys.list(namespace)),
+    mcpSources: (namespace) => asResources(mcpSources.list(namespace)),
+    dataSources: (namespace) => asResources(dataSources.list(namespace)),
+    secret: (namespace, name) => secrets.get(name, namespace),
+    rendered: () => [
+      ...configMaps.list(gatewayNamespace).map((o) => renderedRef('ConfigMap', o)),
+      ...secrets
+        .list(gatewayNamespace)
+        .filter(
+          (o) =>
+            o.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE &&
+            o.metadata.labels[WORKSPACE_LABEL] !== undefined,
+        )
+        .map((o) => renderedRef('Secret', o)),
+    ],
+  };
+  const writer = options.writer ?? new ApiKubeWriter(kubeConfig);
+  const watchers = [workspaces, apiKeys, mcpSources, dataSources, secrets, configMaps];
+  const synced = Promise.all(watchers.map((w) => w.synced)).then(() => undefined);
+
+  const enqueueAll = () => {
+    for (const workspace of workspaces.list())
+      enqueue(workspace.metadata?.namespace, workspace.metadata?.name);
+  };
+  let resync: NodeJS.Timeout | undefined;
+  const startLeading = () => {
+    controller = new WorkspaceController({ caches, writer, gatewayNamespace, logger });
+    const active = controller;
+    queue = new WorkQueue((key) => active.reconcile(key), {
+      onError: (key, error, retryInMs) =>
+        logger.warn(
+          {
+            workspace: key,
+            err: (error as { name?: string }).name,
+            status: (error as { code?: number }).code,
+            retryInMs,
+          },
+          'reconcile failed; retrying',
+        ),
+    });
+    void synced.then(async () => {
+      enqueueAll();
+      await active.sweepOrphans().catch(() => undefined);
+    });
+    resync = setInterval(() => {
+      enqueueAll();
+      void active.sweepOrphans().catch(() => undefined);
+    }, options.resyncMs ?? 30_000);
+    resync.unref();
+  };
+  const stopLeading = () => {
+    if (resync !== undefined) clearInterval(resync);
+    queue?.stop();
+    queue = undefined;
+    controller = undefined;
+  };
+  const elector = new LeaderElector({
+    kubeConfig,
+    namespace: options.leaseNamespace ?? gatewayNamespace,
+    name: 'agent-gateway-operator',
+    identity,
+    logger,
+    ...(options.leaseDurationMs === undefined
+      ? {}
+      : {
+          leaseDurationMs: options.leaseDurationMs,
+          renewDeadlineMs: Math.floor(options.leaseDurationMs * 0.66),
+          retryMs: Math.max(200, Math.floor(options.leaseDurationMs / 7)),
+        }),
+    onStartedLeading: startLeading,
+    onStoppedLeading: stopLeading,
+  });
+  elector.start();
+  return {
+    identity,
+    isLeader: () => elector.isLeader,
+    synced,
+    idle: () => queue?.idle() ?? Promise.resolve(),
+    async stop() {
+      stopLeading();
+      await elector.stop();
+      await Promise.all(watchers.map((w) => w.stop()));
+    },
+  };
+}
