@@ -197,6 +197,13 @@ export const REQUIREMENTS: Record<string, string> = {
   'crd:cel-rejects': 'issue 9: invalid resources are refused at kubectl apply with the CEL/schema message',
   'crd:workspace-ref-immutable': 'issue 9: workspaceRef cannot change',
   'crd:explain-and-columns': 'issue 9: kubectl explain descriptions, printer columns, selectable fields',
+  'kube:e2e-serve':
+    'issue 9 e2e 1: kubectl apply of the examples → operator → two gateways serve tools, a call and search',
+  'kube:e2e-revoke': 'issue 9 e2e 2: revoking an ApiKey makes every gateway refuse the key',
+  'kube:e2e-missing-secret':
+    'issue 9 e2e 3: a missing Secret is Ready=False without affecting the rest; creating it recovers',
+  'kube:e2e-isolation': 'issue 9 e2e 6: cross-workspace isolation holds through the operator path',
+  'operator:leader-failover': 'issue 9 e2e 5: the standby operator takes over the Lease and keeps rendering',
   // issue 9: the operator's reconcile core
   'operator:plan-valid':
     'issue 9: the operator renders CRs into a document the gateway config contract accepts',

@@ -1,0 +1,346 @@
+// The Kubernetes config plane end to end on a real kube-apiserver (issue 9): `kubectl apply` of
+// examples/kubernetes (pointed at a real MCP server and a real directory) → the operator, a real
+// `agent-gateway operator` process, renders → two real `agent-gateway serve --kubernetes` processes
+// serve /agent/tools, /mcp tools/call and /agent/search with the key read from the ApiKey's Secret.
+// Then revocation, a missing Secret, cross-workspace isolation and leader failover.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChild, type Child } from '../bench/child-process.js';
+import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { get, mcpPost } from '../support/gateway-harness.js';
+import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
+
+const UPSTREAM_TOKEN = 'replace-with-the-upstream-token';
+let tenant: string;
+let gatewayNs: string;
+let upstream: RunningModernServer;
+let docs: string;
+let operator: Child;
+let gateways: { child: Child; url: string }[] = [];
+let key: string;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function startOperator(identity: string): Promise<Child> {
+  return startChild(
+    [
+      'bin/agent-gateway.js',
+      'operator',
+      '--gateway-namespace',
+      gatewayNs,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--identity',
+      identity,
+      '--log-level',
+      'warn',
+    ],
+    /watching/,
+    'stderr',
+  );
+}
+
+async function startGatewayProcess(): Promise<{ child: Child; url: string }> {
+  const child = await startChild(
+    [
+      'bin/agent-gateway.js',
+      'serve',
+      '--kubernetes',
+      '--namespace',
+      gatewayNs,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--port',
+      '0',
+      '--log-level',
+      'warn',
+    ],
+    /listening on/,
+    'stderr',
+  );
+  return { child, url: /listening on (\S+)/.exec(child.line)?.[1] as string };
+}
+
+async function readIssuedKey(namespace: string, apiKey: string): Promise<string> {
+  const secretName = await until(`${apiKey} status.secretName`, async () => {
+    const out = await kubectlOk([
+      'get',
+      'apikey',
+      apiKey,
+      '-n',
+      namespace,
+      '-o',
+      'jsonpath={.status.secretName}',
+    ]);
+    return out.trim() === '' ? undefined : out.trim();
+  });
+  const encoded = await kubectlOk([
+    'get',
+    'secret',
+    secretName,
+    '-n',
+    namespace,
+    '-o',
+    'jsonpath={.data.key}',
+  ]);
+  return Buffer.from(encoded, 'base64').toString('utf8');
+}
+
+async function statusOf(url: string, path: string, bearer: string): Promise<number> {
+  return (await get(`${url}${path}`, bearer)).status;
+}
+
+beforeAll(async () => {
+  tenant = await freshNamespace('tenant');
+  gatewayNs = await freshNamespace('agw');
+  upstream = await startModernServer({ bearerToken: UPSTREAM_TOKEN });
+  docs = await mkdtemp(join(tmpdir(), 'agw-kube-docs-'));
+  await writeFile(
+    join(docs, 'onboarding.md'),
+    '# Onboarding\n\nThe pelican rota decides who reviews upstream changes each week.\n',
+  );
+  const examples = await Promise.all(
+    ['workspace.yaml', 'apikey.yaml', 'mcpsource.yaml', 'datasource.yaml'].map((f) =>
+      readFile(join('examples/kubernetes', f), 'utf8'),
+    ),
+  );
+  const document = examples
+    .join('\n---\n')
+    .replace('http://docs-mcp.example.svc:8080/mcp', upstream.url)
+    .replace('/srv/handbook', docs);
+  await kubectlOk(['apply', '-n', tenant, '-f', '-'], document);
+  operator = await startOperator('operator-a');
+  gateways = [await startGatewayProcess(), await startGatewayProcess()];
+  key = await readIssuedKey(tenant, 'ci-reader');
+  for (const gateway of gateways)
+    await until('the key to be served', async () =>
+      (await statusOf(gateway.url, '/agent/tools', key)) === 200 ? true : undefined,
+    );
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(gateways.map((g) => g.child.stop()));
+  await operator?.stop();
+  await upstream?.close();
+  await rm(docs, { recursive: true, force: true });
+});
+
+describe('kubectl apply → operator → gateways', () => {
+  it('kube:e2e-serve — both gateways serve tools, a tools/call and search with the key from the ApiKey Secret', async () => {
+    for (const gateway of gateways) {
+      const tools = (await (await get(`${gateway.url}/agent/tools?response_format=json`, key)).json()) as {
+        tools: { name: string }[];
+      };
+      expect(tools.tools.map((t) => t.name)).toContain('docs__echo');
+      const call = (await (
+        await mcpPost(gateway.url, key, {
+          method: 'tools/call',
+          params: { name: 'docs__echo', arguments: { text: 'through the operator' } },
+        })
+      ).json()) as { result: { content: { text: string }[] } };
+      expect(call.result.content[0]?.text).toBe('through the operator');
+      const hits = await until('the handbook to be indexed', async () => {
+        const response = await fetch(`${gateway.url}/agent/search`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'pelican rota', options: { response_format: 'json' } }),
+        });
+        const body = (await response.json()) as { results: { title: string }[] };
+        return body.results.length > 0 ? body.results : undefined;
+      });
+      expect(hits[0]?.title).toBe('Onboarding');
+    }
+    // The upstream saw the credential from the Secret, never the caller's key.
+    expect(upstream.log.every((entry) => entry.authorization === `Bearer ${UPSTREAM_TOKEN}`)).toBe(true);
+    const status = JSON.parse(
+      await kubectlOk(['get', 'apikey', 'ci-reader', '-n', tenant, '-o', 'json']),
+    ) as { status: { conditions: { type: string; status: string; reason: string }[] } };
+    expect(status.status.conditions.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'KeyIssued',
+    });
+  });
+
+  it('kube:e2e-revoke — revoking the ApiKey makes every gateway refuse the key; un-revoking restores it', async () => {
+    await kubectlOk([
+      'patch',
+      'apikey',
+      'ci-reader',
+      '-n',
+      tenant,
+      '--type',
+      'merge',
+      '-p',
+      '{"spec":{"revoked":true}}',
+    ]);
+    for (const gateway of gateways)
+      await until('401 after revocation', async () =>
+        (await statusOf(gateway.url, '/agent/tools', key)) === 401 ? true : undefined,
+      );
+    await kubectlOk([
+      'patch',
+      'apikey',
+      'ci-reader',
+      '-n',
+      tenant,
+      '--type',
+      'merge',
+      '-p',
+      '{"spec":{"revoked":false}}',
+    ]);
+    for (const gateway of gateways)
+      await until('200 after un-revocation', async () =>
+        (await statusOf(gateway.url, '/agent/tools', key)) === 200 ? true : undefined,
+      );
+  });
+
+  it('kube:e2e-missing-secret — a source whose Secret is missing is Ready=False; the rest keeps serving; creating the Secret recovers it', async () => {
+    const source = JSON.stringify({
+      apiVersion: 'agentgateway.dev/v1alpha1',
+      kind: 'McpSource',
+      metadata: { name: 'later' },
+      spec: {
+        workspaceRef: { name: 'acme' },
+        transport: 'streamable-http',
+        url: upstream.url,
+        credential: { type: 'bearer', secretKeyRef: { name: 'later-token', key: 'token' } },
+      },
+    });
+    await kubectlOk(['apply', '-n', tenant, '-f', '-'], source);
+    const reason = await until('the SecretNotFound condition', async () => {
+      const out = await kubectlOk([
+        'get',
+        'mcpsource',
+        'later',
+        '-n',
+        tenant,
+        '-o',
+        'jsonpath={.status.conditions[?(@.type=="Ready")].reason}',
+      ]);
+      return out === 'SecretNotFound' ? out : undefined;
+    });
+    expect(reason).toBe('SecretNotFound');
+    for (const gateway of gateways) expect(await statusOf(gateway.url, '/agent/tools', key)).toBe(200);
+    await kubectlOk([
+      'create',
+      'secret',
+      'generic',
+      'later-token',
+      '-n',
+      tenant,
+      `--from-literal=token=${UPSTREAM_TOKEN}`,
+    ]);
+    for (const gateway of gateways)
+      await until('the recovered source to be served', async () => {
+        const body = (await (await get(`${gateway.url}/agent/tools?response_format=json`, key)).json()) as {
+          tools: { name: string }[];
+        };
+        return body.tools.some((t) => t.name === 'later__echo') ? true : undefined;
+      });
+  });
+
+  it('kube:e2e-isolation — a key of another workspace never sees this workspace’s tools or documents', async () => {
+    const other = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        {
+          apiVersion: 'agentgateway.dev/v1alpha1',
+          kind: 'Workspace',
+          metadata: { name: 'globex' },
+          spec: {},
+        },
+        {
+          apiVersion: 'agentgateway.dev/v1alpha1',
+          kind: 'ApiKey',
+          metadata: { name: 'globex-writer' },
+          spec: { workspaceRef: { name: 'globex' }, access: 'write' },
+        },
+      ],
+    });
+    await kubectlOk(['apply', '-n', tenant, '-f', '-'], other);
+    const otherKey = await readIssuedKey(tenant, 'globex-writer');
+    for (const gateway of gateways) {
+      await until('the other key to be served', async () =>
+        (await statusOf(gateway.url, '/agent/tools', otherKey)) === 200 ? true : undefined,
+      );
+      const tools = (await (
+        await get(`${gateway.url}/agent/tools?response_format=json`, otherKey)
+      ).json()) as {
+        tools: unknown[];
+      };
+      expect(tools.tools).toEqual([]);
+      const call = (await (
+        await mcpPost(gateway.url, otherKey, {
+          method: 'tools/call',
+          params: { name: 'docs__echo', arguments: { text: 'x' } },
+        })
+      ).json()) as { error?: { message: string } };
+      expect(call.error?.message).toContain('Unknown tool');
+      const search = (await (
+        await fetch(`${gateway.url}/agent/search`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${otherKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'pelican rota', options: { response_format: 'json' } }),
+        })
+      ).json()) as { results: unknown[] };
+      expect(search.results).toEqual([]);
+    }
+  });
+
+  it('operator:leader-failover — with two operators one leads; when it dies the other takes over and keeps rendering', async () => {
+    const standby = await startOperator('operator-b');
+    const holder = async () =>
+      (
+        await kubectl([
+          'get',
+          'lease',
+          'agent-gateway-operator',
+          '-n',
+          gatewayNs,
+          '-o',
+          'jsonpath={.spec.holderIdentity}',
+        ])
+      ).stdout;
+    expect(await holder()).toBe('operator-a');
+    operator.process.kill('SIGKILL');
+    await until(
+      'operator-b to hold the lease',
+      async () => ((await holder()) === 'operator-b' ? true : undefined),
+      40_000,
+    );
+    operator = standby;
+    await kubectlOk([
+      'patch',
+      'apikey',
+      'ci-reader',
+      '-n',
+      tenant,
+      '--type',
+      'merge',
+      '-p',
+      '{"spec":{"rotation":1}}',
+    ]);
+    const rotated = await until('a rotated key', async () => {
+      const next = await readIssuedKey(tenant, 'ci-reader');
+      return next !== key ? next : undefined;
+    });
+    for (const gateway of gateways) {
+      await until('the rotated key to be served', async () =>
+        (await statusOf(gateway.url, '/agent/tools', rotated)) === 200 ? true : undefined,
+      );
+      expect(await statusOf(gateway.url, '/agent/tools', key)).toBe(401);
+    }
+    key = rotated;
+  }, 90_000);
+});
