@@ -28,7 +28,15 @@ export function registerSourcesRoutes(app: FastifyInstance, catalog: ToolCatalog
         .filter((s) => visible(s.name))
         .map((s) => dataSourceRecord(s, sync.state(workspace.name, s.name))),
     ];
-    return sendAgentBody(request, reply, { workspace: workspace.name, sources: records });
+    // Which version of this workspace's configuration answered: the operator's rendered revision
+    // (Kubernetes), or the file's reload counter (embedded).
+    const snapshot = request.snapshot;
+    const revision = snapshot.workspaceRevisions?.get(workspace.name) ?? `file-${snapshot.revision}`;
+    return sendAgentBody(request, reply, {
+      workspace: workspace.name,
+      config_revision: revision,
+      sources: records,
+    });
   });
 
   app.post<{ Params: { id: string } }>('/agent/sources/:id/refresh', async (request, reply) => {

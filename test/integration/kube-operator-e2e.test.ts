@@ -160,6 +160,26 @@ describe('kubectl apply → operator → gateways', () => {
       });
       expect(hits[0]?.title).toBe('Onboarding');
     }
+    // Every gateway reports the revision the operator rendered (Workspace status.revision).
+    const rendered = await until('the Workspace revision', async () => {
+      const out = await kubectlOk([
+        'get',
+        'workspace',
+        'acme',
+        '-n',
+        tenant,
+        '-o',
+        'jsonpath={.status.revision}',
+      ]);
+      return /^[0-9a-f]{16}$/.test(out) ? out : undefined;
+    });
+    for (const gateway of gateways)
+      await until('the gateway to serve that revision', async () => {
+        const body = (await (await get(`${gateway.url}/agent/sources?response_format=json`, key)).json()) as {
+          config_revision: string;
+        };
+        return body.config_revision === rendered ? true : undefined;
+      });
     // The upstream saw the credential from the Secret, never the caller's key.
     expect(upstream.log.every((entry) => entry.authorization === `Bearer ${UPSTREAM_TOKEN}`)).toBe(true);
     const status = JSON.parse(
