@@ -203,6 +203,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'kube:e2e-missing-secret':
     'issue 9 e2e 3: a missing Secret is Ready=False without affecting the rest; creating it recovers',
   'kube:e2e-isolation': 'issue 9 e2e 6: cross-workspace isolation holds through the operator path',
+  'kube:apiserver-outage':
+    'issue 9 e2e 4: 30 s without the apiserver under load: zero failed requests; a later change is picked up',
   'operator:leader-failover': 'issue 9 e2e 5: the standby operator takes over the Lease and keeps rendering',
   // issue 9: the operator's reconcile core
   'operator:plan-valid':

@@ -44,8 +44,12 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
   io.err(
     `agent gateway operator ${operator.identity} watching; rendering into namespace ${gatewayNamespace}`,
   );
+  // The operator serves nothing, and its retry timers are unref'd: without this the process would
+  // exit as soon as every watch is down (an apiserver outage) instead of waiting to reconnect.
+  const keepAlive = setInterval(() => undefined, 60_000);
   await new Promise<void>((resolve) => {
     const onSignal = () => {
+      clearInterval(keepAlive);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       resolve();

@@ -2,12 +2,12 @@
 // stops on an error (it does on anything but a 410 or a client time-out), with its cache readable
 // and every add/update/delete reported. The operator's reconcilers read these caches.
 import {
-  makeInformer,
   type Informer,
   type KubeConfig,
   type KubernetesObject,
   type ObjectCache,
 } from '@kubernetes/client-node';
+import { makeListWatch } from '../../gateway/config/kube/list-watch.js';
 import type { Logger } from '../../gateway/telemetry/logger.js';
 
 export type ChangeKind = 'add' | 'update' | 'delete';
@@ -33,7 +33,7 @@ export class ResourceWatcher<T extends KubernetesObject> {
 
   constructor(private readonly options: ResourceWatcherOptions<T>) {
     this.synced = new Promise((resolve) => (this.resolveSynced = resolve));
-    this.informer = makeInformer<T>(
+    this.informer = makeListWatch<T>(
       options.kubeConfig,
       options.path,
       async () => {

@@ -185,6 +185,32 @@ EOF
   chmod 600 "$KUBE_TEST_DIR/kubeconfig"
 }
 
+launch_apiserver() {  # starts kube-apiserver against the running etcd and waits for /readyz
+  local api d=$KUBE_TEST_DIR i
+  api=$(apiserver_bin)
+  local p=$d/pki
+  setsid "$api" \
+    --etcd-servers="http://127.0.0.1:$KUBE_TEST_ETCD_PORT" \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$KUBE_TEST_PORT" \
+    --cert-dir="$d/apiserver-certs" --tls-cert-file="$p/srv.crt" --tls-private-key-file="$p/srv.key" \
+    --client-ca-file="$p/ca.crt" --token-auth-file="$p/tokens.csv" \
+    --authorization-mode=RBAC \
+    --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
+    --disable-admission-plugins=ServiceAccount \
+    --service-account-issuer="https://127.0.0.1:$KUBE_TEST_PORT" \
+    --service-account-key-file="$p/sa.pub" --service-account-signing-key-file="$p/sa.key" \
+    --endpoint-reconciler-type=none --profiling=false --v=0 ${KUBE_TEST_APISERVER_ARGS:-} > "$d/apiserver.log" 2>&1 < /dev/null &
+  echo "$! $api" > "$d/apiserver.pid"
+  local tok; tok=$(head -1 "$p/tokens.csv" | cut -d, -f1)
+  for ((i = 0; i < KUBE_TEST_TIMEOUT * 4; i++)); do
+    [[ $(curl -s --cacert "$p/ca.crt" -H "Authorization: Bearer $tok" \
+      "https://127.0.0.1:$KUBE_TEST_PORT/readyz" 2>/dev/null) == ok ]] && break
+    pid_alive "$d/apiserver.pid" || { tail -30 "$d/apiserver.log" >&2; die "kube-apiserver exited"; }
+    sleep 0.25
+  done
+  ((i < KUBE_TEST_TIMEOUT * 4)) || { tail -30 "$d/apiserver.log" >&2; die "no /readyz after ${KUBE_TEST_TIMEOUT}s"; }
+}
+
 cmd_start() {
   local api etcd d=$KUBE_TEST_DIR t0=$SECONDS
   api=$(apiserver_bin); etcd=$(etcd_bin)
@@ -210,27 +236,7 @@ cmd_start() {
     sleep 0.2
   done
   log "etcd healthy after $((SECONDS - t0))s"
-  local p=$d/pki
-  setsid "$api" \
-    --etcd-servers="http://127.0.0.1:$KUBE_TEST_ETCD_PORT" \
-    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$KUBE_TEST_PORT" \
-    --cert-dir="$d/apiserver-certs" --tls-cert-file="$p/srv.crt" --tls-private-key-file="$p/srv.key" \
-    --client-ca-file="$p/ca.crt" --token-auth-file="$p/tokens.csv" \
-    --authorization-mode=RBAC \
-    --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
-    --disable-admission-plugins=ServiceAccount \
-    --service-account-issuer="https://127.0.0.1:$KUBE_TEST_PORT" \
-    --service-account-key-file="$p/sa.pub" --service-account-signing-key-file="$p/sa.key" \
-    --endpoint-reconciler-type=none --profiling=false --v=0 ${KUBE_TEST_APISERVER_ARGS:-} > "$d/apiserver.log" 2>&1 < /dev/null &
-  echo "$! $api" > "$d/apiserver.pid"
-  local tok; tok=$(head -1 "$p/tokens.csv" | cut -d, -f1)
-  for ((i = 0; i < KUBE_TEST_TIMEOUT * 4; i++)); do
-    [[ $(curl -s --cacert "$p/ca.crt" -H "Authorization: Bearer $tok" \
-      "https://127.0.0.1:$KUBE_TEST_PORT/readyz" 2>/dev/null) == ok ]] && break
-    pid_alive "$d/apiserver.pid" || { tail -30 "$d/apiserver.log" >&2; die "kube-apiserver exited"; }
-    sleep 0.25
-  done
-  ((i < KUBE_TEST_TIMEOUT * 4)) || { tail -30 "$d/apiserver.log" >&2; die "no /readyz after ${KUBE_TEST_TIMEOUT}s"; }
+  launch_apiserver
   log "kube-apiserver $KUBE_VERSION ready on https://127.0.0.1:$KUBE_TEST_PORT after $((SECONDS - t0))s (logs: $d)"
   print_env
 }
@@ -248,6 +254,16 @@ stop_one() {  # $1 = pid file
   rm -f "$f"
 }
 
+# Outage drills: stop and start only the apiserver; etcd (and so every object) stays.
+cmd_apiserver_stop() { stop_one "$KUBE_TEST_DIR/apiserver.pid"; }
+cmd_apiserver_start() {
+  pid_alive "$KUBE_TEST_DIR/etcd.pid" || die "etcd is not running in $KUBE_TEST_DIR"
+  pid_alive "$KUBE_TEST_DIR/apiserver.pid" && { log "apiserver already running"; return; }
+  local t0=$SECONDS
+  launch_apiserver
+  log "kube-apiserver back after $((SECONDS - t0))s"
+}
+
 cmd_stop() {
   stop_one "$KUBE_TEST_DIR/apiserver.pid"
   stop_one "$KUBE_TEST_DIR/etcd.pid"
@@ -259,5 +275,7 @@ case ${1:-} in
   start) cmd_start ;;
   stop) cmd_stop ;;
   env) print_env ;;
-  *) echo "usage: $0 build|start|stop|env   (env vars: KUBE_VERSION ETCD_VERSION HELM_VERSION KUBE_TEST_BIN KUBE_TEST_DIR KUBE_TEST_PORT ...)" >&2; exit 2 ;;
+  apiserver-stop) cmd_apiserver_stop ;;
+  apiserver-start) cmd_apiserver_start ;;
+  *) echo "usage: $0 build|start|stop|env|apiserver-stop|apiserver-start   (env vars: KUBE_VERSION ETCD_VERSION HELM_VERSION KUBE_TEST_BIN KUBE_TEST_DIR KUBE_TEST_PORT ...)" >&2; exit 2 ;;
 esac

@@ -5,7 +5,6 @@
 // keeps serving what it has while the API is unreachable.
 import {
   CoreV1Api,
-  makeInformer,
   type Informer,
   type KubeConfig,
   type KubernetesObject,
@@ -13,6 +12,7 @@ import {
   type V1Secret,
 } from '@kubernetes/client-node';
 import type { Logger } from '../../telemetry/logger.js';
+import { makeListWatch } from './list-watch.js';
 import { RENDERED_SELECTOR, type PartKind } from './rendered-contract.js';
 import type { ObjectFeed, ObjectFeedHandlers, RenderedObject } from './rendered-object.js';
 
@@ -81,7 +81,7 @@ class KindWatcher<T extends KubernetesObject> {
   ) {
     this.backoffMs = options.minBackoffMs ?? 250;
     this.syncedPromise = new Promise((resolve) => (this.resolveSynced = resolve));
-    this.informer = makeInformer<T>(
+    this.informer = makeListWatch<T>(
       options.kubeConfig,
       path,
       async () => {

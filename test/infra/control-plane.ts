@@ -1,0 +1,77 @@
+// A real kube-apiserver + etcd on free loopback ports in a fresh directory (kube-test-env.sh), with
+// this project's CRDs installed. The run shares one (kube-global-setup.ts); a test that stops the
+// apiserver on purpose starts its own.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const SCRIPT = 'test/infra/kube-test-env.sh';
+
+export interface ControlPlane {
+  readonly kubeconfig: string;
+  readonly bin: string;
+  /** Stops only the apiserver; etcd and every object stay. */
+  apiserverStop(): Promise<void>;
+  apiserverStart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export function kubeBinDir(): string {
+  return join(process.env['KUBE_TEST_BIN'] ?? join(homedir(), '.cache', 'kube-test-env'), 'bin');
+}
+
+export async function startControlPlane(): Promise<ControlPlane> {
+  const bin = kubeBinDir();
+  if (!existsSync(join(bin, 'kube-apiserver')))
+    throw new Error(
+      'the test control plane is not built: run `bash test/infra/ensure-kube.sh` (npm test does)',
+    );
+  const dir = await mkdtemp(join(tmpdir(), 'agw-kube-'));
+  const env = {
+    ...process.env,
+    KUBE_TEST_DIR: dir,
+    KUBE_TEST_PORT: String(await freePort()),
+    KUBE_TEST_ETCD_PORT: String(await freePort()),
+    KUBE_TEST_ETCD_PEER_PORT: String(await freePort()),
+  };
+  const script = (command: string) => run('bash', [SCRIPT, command], { env, maxBuffer: 1 << 20 });
+  await script('start');
+  const kubeconfig = join(dir, 'kubeconfig');
+  const kubectl = (...args: string[]) => run(join(bin, 'kubectl'), ['--kubeconfig', kubeconfig, ...args]);
+  await kubectl('apply', '--server-side', '-f', 'crds/');
+  await kubectl(
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd',
+    '-l',
+    'app.kubernetes.io/part-of=agent-gateway',
+  );
+  return {
+    kubeconfig,
+    bin,
+    apiserverStop: async () => {
+      await script('apiserver-stop');
+    },
+    apiserverStart: async () => {
+      await script('apiserver-start');
+    },
+    stop: async () => {
+      await script('stop').catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
