@@ -16,7 +16,7 @@ const OUTAGE_MS = 30_000;
 let plane: ControlPlane;
 let upstream: RunningModernServer;
 let operator: Child;
-let gateways: { child: Child; url: string }[] = [];
+const gateways: { child: Child; url: string }[] = [];
 
 async function kubectl(args: string[], input?: string): Promise<string> {
   const child = run(join(plane.bin, 'kubectl'), ['--kubeconfig', plane.kubeconfig, ...args]);
