@@ -205,6 +205,9 @@ export const REQUIREMENTS: Record<string, string> = {
   'kube:e2e-isolation': 'issue 9 e2e 6: cross-workspace isolation holds through the operator path',
   'kube:apiserver-outage':
     'issue 9 e2e 4: 30 s without the apiserver under load: zero failed requests; a later change is picked up',
+  'kube:e2e-secret-rotation': 'issue 9: rotating a referenced Secret reaches the gateways within seconds',
+  'kube:e2e-workspace-deleted':
+    'issue 9: deleting a Workspace removes its keys from service and what was rendered for it',
   'operator:leader-failover': 'issue 9 e2e 5: the standby operator takes over the Lease and keeps rendering',
   // issue 9: the operator's reconcile core
   'operator:plan-valid':

@@ -318,6 +318,61 @@ describe('kubectl apply → operator → gateways', () => {
     }
   });
 
+  it('kube:e2e-secret-rotation — rotating a referenced Secret re-renders the workspace within seconds', async () => {
+    const revision = async () =>
+      kubectlOk(['get', 'workspace', 'acme', '-n', tenant, '-o', 'jsonpath={.status.revision}']);
+    const before = await revision();
+    await kubectlOk([
+      'create',
+      'secret',
+      'generic',
+      'later-token',
+      '-n',
+      tenant,
+      '--from-literal=token=rotated-value',
+      '--dry-run=client',
+      '-o',
+      'yaml',
+    ]).then((yaml) => kubectlOk(['apply', '-n', tenant, '-f', '-'], yaml));
+    const after = await until('a new revision', async () => {
+      const now = await revision();
+      return now !== before && now !== '' ? now : undefined;
+    });
+    for (const gateway of gateways)
+      await until('the gateways to serve it', async () => {
+        const body = (await (await get(`${gateway.url}/agent/sources?response_format=json`, key)).json()) as {
+          config_revision: string;
+        };
+        return body.config_revision === after ? true : undefined;
+      });
+  });
+
+  it('kube:e2e-workspace-deleted — deleting a Workspace takes its keys out of service and removes what was rendered', async () => {
+    const otherKey = await readIssuedKey(tenant, 'globex-writer');
+    for (const gateway of gateways) expect(await statusOf(gateway.url, '/agent/tools', otherKey)).toBe(200);
+    await kubectlOk(['delete', 'workspace', 'globex', '-n', tenant]);
+    for (const gateway of gateways)
+      await until('the deleted workspace key to be refused', async () =>
+        (await statusOf(gateway.url, '/agent/tools', otherKey)) === 401 ? true : undefined,
+      );
+    const left = await until('the rendered objects to go', async () => {
+      const out = await kubectlOk([
+        'get',
+        'secrets,configmaps',
+        '-n',
+        gatewayNs,
+        '-l',
+        'agentgateway.dev/workspace=globex',
+        '-o',
+        'name',
+      ]);
+      return out.trim() === '' ? 'none' : undefined;
+    });
+    expect(left).toBe('none');
+    // The other workspace is untouched.
+    for (const gateway of gateways) expect(await statusOf(gateway.url, '/agent/tools', key)).toBe(200);
+  });
+
   it('operator:leader-failover — with two operators one leads; when it dies the other takes over and keeps rendering', async () => {
     const standby = await startOperator('operator-b');
     const holder = async () =>
