@@ -208,6 +208,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'kube:e2e-secret-rotation': 'issue 9: rotating a referenced Secret reaches the gateways within seconds',
   'kube:e2e-workspace-deleted':
     'issue 9: deleting a Workspace removes its keys from service and what was rendered for it',
+  'operator:queue-dedupe': 'issue 9: the work queue deduplicates and re-runs a key changed while running',
+  'operator:queue-backoff': 'issue 9: failing keys are retried with per-key exponential backoff',
   'operator:leader-failover': 'issue 9 e2e 5: the standby operator takes over the Lease and keeps rendering',
   // issue 9: the operator's reconcile core
   'operator:plan-valid':

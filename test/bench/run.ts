@@ -1,5 +1,6 @@
 // `npm run bench`: runs every benchmark and prints numbers, ratios and conditions. Never asserts.
 import { abuseBench } from './abuse-bench.js';
+import { kubeBench } from './kube-bench.js';
 import { mcpProxyBench } from './mcp-proxy-bench.js';
 import { restBench } from './rest-bench.js';
 import { pgRetrievalBench } from './pg-retrieval-bench.js';
@@ -11,3 +12,4 @@ if (only === undefined || only === 'mcp') await mcpProxyBench();
 if (only === undefined || only === 'knowledge') await retrievalBench();
 if (only === undefined || only === 'knowledge' || only === 'postgres') await pgRetrievalBench();
 if (only === undefined || only === 'abuse') await abuseBench();
+if (only === undefined || only === 'kube') await kubeBench();
