@@ -210,6 +210,10 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 9: deleting a Workspace removes its keys from service and what was rendered for it',
   'operator:queue-dedupe': 'issue 9: the work queue deduplicates and re-runs a key changed while running',
   'operator:queue-backoff': 'issue 9: failing keys are retried with per-key exponential backoff',
+  'operator:name-conflict':
+    'issue 9: workspace names are global; the older Workspace wins, the other is told why',
+  'operator:skip-unchanged': 'issue 9: unchanged workspaces cause no writes (content revision compared)',
+  'operator:orphan-sweep': 'issue 9: rendered objects whose Workspace is gone are deleted (no GC needed)',
   'operator:leader-failover': 'issue 9 e2e 5: the standby operator takes over the Lease and keeps rendering',
   // issue 9: the operator's reconcile core
   'operator:plan-valid':
