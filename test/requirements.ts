@@ -214,6 +214,9 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 9: workspace names are global; the older Workspace wins, the other is told why',
   'operator:skip-unchanged': 'issue 9: unchanged workspaces cause no writes (content revision compared)',
   'operator:orphan-sweep': 'issue 9: rendered objects whose Workspace is gone are deleted (no GC needed)',
+  'cli:key-hash': 'issue 9: key hash turns a key on stdin into keyId + keyHash for a bring-your-own ApiKey',
+  'kube:e2e-bring-your-own-key':
+    'issue 9: a bring-your-own ApiKey is served with no plaintext in the cluster',
   'operator:leader-failover': 'issue 9 e2e 5: the standby operator takes over the Lease and keeps rendering',
   // issue 9: the operator's reconcile core
   'operator:plan-valid':

@@ -318,6 +318,29 @@ describe('kubectl apply → operator → gateways', () => {
     }
   });
 
+  it('kube:e2e-bring-your-own-key — an ApiKey with keyId + keyHash is served without any plaintext in the cluster', async () => {
+    const { generateKey } = await import('../../gateway/auth/index.js');
+    const own = generateKey();
+    await kubectlOk(
+      ['apply', '-n', tenant, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'agentgateway.dev/v1alpha1',
+        kind: 'ApiKey',
+        metadata: { name: 'own-key' },
+        spec: { workspaceRef: { name: 'acme' }, keyId: own.id, keyHash: own.hash },
+      }),
+    );
+    for (const gateway of gateways)
+      await until('the own key to be served', async () =>
+        (await statusOf(gateway.url, '/agent/tools', own.key)) === 200 ? true : undefined,
+      );
+    const secrets = await kubectlOk(['get', 'secrets', '-n', tenant, '-o', 'name']);
+    expect(secrets).not.toContain('own-key-key');
+    const everything = await kubectlOk(['get', 'secrets,configmaps', '-A', '-o', 'json']);
+    expect(everything).not.toContain(Buffer.from(own.key).toString('base64'));
+    expect(everything).not.toContain(own.key);
+  });
+
   it('kube:e2e-secret-rotation — rotating a referenced Secret re-renders the workspace within seconds', async () => {
     const revision = async () =>
       kubectlOk(['get', 'workspace', 'acme', '-n', tenant, '-o', 'jsonpath={.status.revision}']);

@@ -252,3 +252,29 @@ describe('key commands', () => {
     });
   });
 });
+
+describe('key hash', () => {
+  it('cli:key-hash — prints keyId and keyHash of a key read on stdin; refuses anything else', async () => {
+    const { runCli } = await import('../../../gateway/cli/cli-main.js');
+    const key = generateKey();
+    const run = async (input: string) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runCli(['key', 'hash'], {
+        out: (line) => out.push(line),
+        err: (line) => err.push(line),
+        now: () => NOW,
+        env: {},
+        readStdin: () => Promise.resolve(input),
+      });
+      return { code, out, err };
+    };
+    const good = await run(`${key.key}\n`);
+    expect(good.code).toBe(0);
+    expect(good.out).toEqual([`keyId: ${key.id}`, `keyHash: ${key.hash}`]);
+    const bad = await run(`${key.key.slice(0, -1)}x`);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toEqual([]);
+    expect(bad.err.join('\n')).not.toContain(key.key.slice(0, -1));
+  });
+});
