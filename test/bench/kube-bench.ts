@@ -227,6 +227,23 @@ async function convergence(): Promise<void> {
   }
 }
 
+/** Rendered parts as Kubernetes objects in the gateway namespace (Secret data base64-encoded). */
+function asObjects(parts: ReturnType<typeof renderWorkspace>['parts']): unknown[] {
+  return parts.map((part) => ({
+    apiVersion: 'v1',
+    kind: part.kind,
+    metadata: { name: part.name, namespace: 'agw', labels: part.labels, annotations: part.annotations },
+    ...(part.kind === 'Secret'
+      ? {
+          type: 'Opaque',
+          data: Object.fromEntries(
+            Object.entries(part.data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+          ),
+        }
+      : { data: part.data }),
+  }));
+}
+
 async function largeWorkspace(): Promise<void> {
   const cluster = new Cluster(await startControlPlane());
   try {
@@ -245,19 +262,7 @@ async function largeWorkspace(): Promise<void> {
         keys: keys.map((k) => ({ id: k.id, hash: k.hash, access: 'read' })),
         credentials: new Map(),
       });
-      const items = rendered.parts.map((part) => ({
-        apiVersion: 'v1',
-        kind: part.kind,
-        metadata: { name: part.name, namespace: 'agw', labels: part.labels, annotations: part.annotations },
-        ...(part.kind === 'Secret'
-          ? {
-              type: 'Opaque',
-              data: Object.fromEntries(
-                Object.entries(part.data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
-              ),
-            }
-          : { data: part.data }),
-      }));
+      const items = asObjects(rendered.parts);
       const started = performance.now();
       await cluster.kubectl(
         ['apply', '--server-side', '--force-conflicts', '-f', '-'],
@@ -283,19 +288,7 @@ async function largeWorkspace(): Promise<void> {
       keys: keys.map((k, i) => ({ id: k.id, hash: k.hash, access: 'read', revoked: i === index })),
       credentials: new Map(),
     });
-    const items = again.parts.map((part) => ({
-      apiVersion: 'v1',
-      kind: part.kind,
-      metadata: { name: part.name, namespace: 'agw', labels: part.labels, annotations: part.annotations },
-      ...(part.kind === 'Secret'
-        ? {
-            type: 'Opaque',
-            data: Object.fromEntries(
-              Object.entries(part.data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
-            ),
-          }
-        : { data: part.data }),
-    }));
+    const items = asObjects(again.parts);
     const started = performance.now();
     await cluster.kubectl(
       ['apply', '--server-side', '--force-conflicts', '-f', '-'],
