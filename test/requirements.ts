@@ -178,6 +178,10 @@ export const REQUIREMENTS: Record<string, string> = {
   'breaker:counts-fast-failures':
     'issue 8.8: 5xx and answers that are not MCP are classified at once and open the breaker, both eras',
   'breaker:ignores-answers': 'issue 8.8: a 4xx, a JSON-RPC error or a tool error never opens the breaker',
+  // issue 10: shared state and limits
+  'limits:gcra': 'issue 10: GCRA admits N per period smoothly; refusals change nothing',
+  'limits:all-or-nothing': 'issue 10: a request refused by one rule is counted by none',
+  'limits:quota-daily': 'issue 10: daily quotas reset at the UTC day; retries never add quota',
   // issue 9: the gateway's Kubernetes config source (KubeConfigSource) and the rendered-object contract
   'kube:render-split': 'issue 9 / D16: a workspace is split over objects under 1 MiB; 20,000 keys work',
   'kube:fragment-prototype-safe': 'issue 9: fragments cannot pollute prototypes',

@@ -1,0 +1,87 @@
+// The RateLimiter port (D6) and its in-memory twin (embedded shape, unit tests, and the per-replica
+// fallback while Redis is unreachable). `admit` checks every rule and counts the request against
+// all of them only when every one admits it.
+import { gcra } from './gcra.js';
+import { ADMITTED, dayStart, DAY_MS, type LimitRule, type LimitVerdict } from './limit-rules.js';
+
+export interface RateLimiter {
+  admit(rules: readonly LimitRule[]): Promise<LimitVerdict>;
+  /** Whether decisions are shared with the other replicas right now. */
+  readonly shared: boolean;
+  close(): Promise<void>;
+}
+
+interface Evaluated {
+  readonly rule: LimitRule;
+  readonly allowed: boolean;
+  readonly remaining: number;
+  readonly retryAfterMs: number;
+  readonly resetMs: number;
+  readonly commit: () => void;
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  readonly shared = false;
+  private readonly tats = new Map<string, number>();
+  private readonly counts = new Map<string, { day: number; count: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  admit(rules: readonly LimitRule[]): Promise<LimitVerdict> {
+    if (rules.length === 0) return Promise.resolve(ADMITTED);
+    const now = this.now();
+    const evaluated = rules.map((rule) =>
+      rule.kind === 'rate' ? this.rate(rule, now) : this.quota(rule, now),
+    );
+    return Promise.resolve(decide(evaluated));
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  private rate(rule: LimitRule, now: number): Evaluated {
+    const step = gcra(this.tats.get(rule.key), now, rule.limit, rule.periodMs);
+    return { rule, ...step, commit: () => this.tats.set(rule.key, step.tat) };
+  }
+
+  private quota(rule: LimitRule, now: number): Evaluated {
+    const day = dayStart(now);
+    const stored = this.counts.get(rule.key);
+    const count = stored !== undefined && stored.day === day ? stored.count : 0;
+    const resetMs = day + DAY_MS - now;
+    const allowed = count < rule.limit;
+    return {
+      rule,
+      allowed,
+      remaining: allowed ? rule.limit - count - 1 : 0,
+      retryAfterMs: allowed ? 0 : resetMs,
+      resetMs,
+      commit: () => this.counts.set(rule.key, { day, count: count + 1 }),
+    };
+  }
+}
+
+/** All-or-nothing: the first refusing rule answers; otherwise every rule counts the request. */
+export function decide(evaluated: readonly Evaluated[]): LimitVerdict {
+  const refused = evaluated.filter((e) => !e.allowed).sort((a, b) => b.retryAfterMs - a.retryAfterMs)[0];
+  if (refused !== undefined)
+    return {
+      allowed: false,
+      rule: refused.rule,
+      remaining: 0,
+      retryAfterMs: refused.retryAfterMs,
+      resetMs: refused.resetMs,
+    };
+  for (const e of evaluated) e.commit();
+  const tightest = [...evaluated].sort((a, b) => a.remaining - b.remaining)[0];
+  return tightest === undefined
+    ? ADMITTED
+    : {
+        allowed: true,
+        rule: tightest.rule,
+        remaining: tightest.remaining,
+        retryAfterMs: 0,
+        resetMs: tightest.resetMs,
+      };
+}
