@@ -182,6 +182,10 @@ export const REQUIREMENTS: Record<string, string> = {
   'limits:gcra': 'issue 10: GCRA admits N per period smoothly; refusals change nothing',
   'limits:all-or-nothing': 'issue 10: a request refused by one rule is counted by none',
   'limits:quota-daily': 'issue 10: daily quotas reset at the UTC day; retries never add quota',
+  'limits:contract': 'issue 10 / D6: one contract for the memory and Redis limiters',
+  'limits:shared-exact': 'issue 10: replicas sharing Redis admit exactly N between them',
+  'limits:redis-down-fallback':
+    'issue 10: with Redis down each replica enforces its share and no request fails; sharing resumes',
   // issue 9: the gateway's Kubernetes config source (KubeConfigSource) and the rendered-object contract
   'kube:render-split': 'issue 9 / D16: a workspace is split over objects under 1 MiB; 20,000 keys work',
   'kube:fragment-prototype-safe': 'issue 9: fragments cannot pollute prototypes',
