@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, it, expect } from 'vitest';
+import { corruptLastCharacter } from '../../support/corrupt-key.js';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { authenticate, generateKey, hashKey, parseKey } from '../../../gateway/auth/index.js';
@@ -272,7 +273,7 @@ describe('key hash', () => {
     const good = await run(`${key.key}\n`);
     expect(good.code).toBe(0);
     expect(good.out).toEqual([`keyId: ${key.id}`, `keyHash: ${key.hash}`]);
-    const bad = await run(`${key.key.slice(0, -1)}x`);
+    const bad = await run(corruptLastCharacter(key.key));
     expect(bad.code).toBe(1);
     expect(bad.out).toEqual([]);
     expect(bad.err.join('\n')).not.toContain(key.key.slice(0, -1));
