@@ -6,6 +6,9 @@ import type { Logger as PinoLogger } from 'pino';
 import type { ConfigSource } from './config/index.js';
 import type { ToolCatalog } from './discovery/index.js';
 import { wellFormed } from './platform/well-formed-text.js';
+import { limitHook } from './limits/limit-hook.js';
+import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
+import type { SharedStateStatus } from './rest/sources-route.js';
 import { GatewayError } from './errors/index.js';
 import { authHook } from './platform/auth-hook.js';
 import { checkRequestTarget } from './platform/request-target.js';
@@ -37,6 +40,10 @@ export interface AppDeps {
   readonly lifecycle: Lifecycle;
   readonly now?: () => Date;
   readonly inflight?: InflightTracker;
+  /** Rates and quotas (issue 10); the memory twin when absent. */
+  readonly limiter?: RateLimiter;
+  /** What /agent/sources reports as `shared_state`. */
+  readonly sharedState?: () => SharedStateStatus;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -73,6 +80,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   app.addHook('onRequest', checkRequestTarget);
   app.addHook('onRequest', authHook(deps.now ?? (() => new Date())));
+  const limiter = deps.limiter ?? new MemoryRateLimiter();
+  app.addHook(
+    'preHandler',
+    limitHook(limiter, () => deps.config.current().config.sharedState.redis?.keyPrefix ?? 'agw:'),
+  );
   // REST input is made well-formed before validation (/mcp bodies are relayed as sent).
   app.addHook('preValidation', async (request) => {
     if (request.routeOptions.url?.startsWith('/agent/') === true) {
@@ -104,7 +116,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   registerHealthRoutes(app, deps.lifecycle);
-  registerSourcesRoutes(app, deps.catalog, deps.sync);
+  registerSourcesRoutes(app, deps.catalog, deps.sync, deps.sharedState ?? (() => 'local'));
   registerKnowledgeRoutes(app, deps.knowledge);
   registerToolsRoute(app, deps.catalog);
   registerMcpConfigRoute(app);

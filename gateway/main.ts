@@ -8,10 +8,17 @@ import { parseDocument } from 'yaml';
 import {
   FileConfigSource,
   processSecretReader,
+  resolveSecret,
   type ConfigSource,
   type DataSourceConfig,
   type SecretReader,
+  type SharedStateConfig,
 } from './config/index.js';
+import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
+import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
+import { createRedis, redisReady } from './shared-state/redis-connection.js';
+import { ReplicaRegistry } from './shared-state/replica-registry.js';
+import type { SharedStateStatus } from './rest/sources-route.js';
 import { KubeConfigSource, InformerObjectFeed, loadKubeConfig } from './config/kube/index.js';
 import {
   MemoryDiscoveryCache,
@@ -107,6 +114,43 @@ async function chooseConfig(options: ServeOptions): Promise<ConfigChoice> {
   };
 }
 
+/** Redis-backed shared state when configured (issue 10), else this replica's memory. */
+async function openSharedState(
+  settings: SharedStateConfig,
+  secrets: SecretReader,
+  logger: PinoLogger,
+): Promise<{ limiter: RateLimiter; status: () => SharedStateStatus; close(): Promise<void> }> {
+  const redisSettings = settings.redis;
+  if (redisSettings === undefined)
+    return { limiter: new MemoryRateLimiter(), status: () => 'local', close: () => Promise.resolve() };
+  const redis = createRedis({
+    url: resolveSecret(redisSettings.url, secrets),
+    logger,
+    connectTimeoutMs: redisSettings.connectTimeoutMs,
+  });
+  const ready = await redisReady(redis, redisSettings.connectTimeoutMs);
+  logger.info(
+    { ready },
+    ready ? 'shared state: redis connected' : 'shared state: redis not reachable yet; using local state',
+  );
+  const registry = new ReplicaRegistry(redis, `${redisSettings.keyPrefix}replicas`);
+  registry.start();
+  const limiter = new RedisRateLimiter({
+    redis,
+    logger,
+    timeoutMs: redisSettings.commandTimeoutMs,
+    replicas: () => registry.replicas(),
+  });
+  return {
+    limiter,
+    status: () => (redis.status === 'ready' ? 'redis' : 'redis-unavailable'),
+    async close() {
+      await registry.stop();
+      redis.disconnect();
+    },
+  };
+}
+
 export async function startGateway(options: ServeOptions): Promise<RunningGateway> {
   const logger = options.logger;
   const { config, secrets, synced, describe, keyHint } = await chooseConfig(options);
@@ -153,7 +197,10 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     logger,
     answerer: (answerer) => chatAnswerer(answerer, secrets),
   });
+  const shared = await openSharedState(config.current().config.sharedState, secrets, logger);
   const app = buildApp({
+    limiter: shared.limiter,
+    sharedState: shared.status,
     config,
     catalog,
     pool,
@@ -198,6 +245,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       await Promise.race([pool.close(), deadline]);
       breakers.close();
       await bridge.close();
+      await shared.close();
       sync.stop();
       await store.close();
       await config.close();

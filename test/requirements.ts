@@ -186,6 +186,11 @@ export const REQUIREMENTS: Record<string, string> = {
   'limits:shared-exact': 'issue 10: replicas sharing Redis admit exactly N between them',
   'limits:redis-down-fallback':
     'issue 10: with Redis down each replica enforces its share and no request fails; sharing resumes',
+  'limits:replicas-exact':
+    'issue 10 test 4: N per minute across three replicas: exactly N succeed, then 429 with Retry-After; retries add nothing',
+  'limits:tool-call-quota':
+    'issue 10: daily tool-call quotas count tools/call across replicas, not other requests',
+  'limits:redis-outage': 'issue 10 test 5: Redis killed under load: zero failed requests; sharing resumes',
   // issue 9: the gateway's Kubernetes config source (KubeConfigSource) and the rendered-object contract
   'kube:render-split': 'issue 9 / D16: a workspace is split over objects under 1 MiB; 20,000 keys work',
   'kube:fragment-prototype-safe': 'issue 9: fragments cannot pollute prototypes',

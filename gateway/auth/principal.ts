@@ -11,6 +11,8 @@ export interface Principal {
   readonly access: Access;
   readonly sourcePatterns: readonly string[];
   readonly toolPatterns: readonly string[];
+  /** The key's own rate and quota limits (the workspace's are on `workspace.limits`). */
+  readonly limits: ApiKeyConfig['limits'];
 }
 
 export function principalFor(key: ApiKeyConfig, workspace: WorkspaceConfig): Principal {
@@ -22,5 +24,6 @@ export function principalFor(key: ApiKeyConfig, workspace: WorkspaceConfig): Pri
     access: key.access,
     sourcePatterns: key.sources,
     toolPatterns: key.tools,
+    limits: key.limits,
   };
 }

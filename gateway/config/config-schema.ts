@@ -28,6 +28,30 @@ export const AccessSchema = z
   .describe('read: read-only tools and the knowledge endpoints; write: every tool (write includes read).');
 export type Access = z.infer<typeof AccessSchema>;
 
+/** Request rates and daily quotas (issue 10), per workspace and per key; absent means unlimited.
+ * Counted once across all replicas when shared state is configured. */
+export const LimitsSchema = z
+  .strictObject({
+    requestsPerSecond: z.number().int().min(1).max(1_000_000).optional().describe('Requests per second.'),
+    requestsPerMinute: z.number().int().min(1).max(60_000_000).optional().describe('Requests per minute.'),
+    toolCallsPerDay: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000_000)
+      .optional()
+      .describe('MCP tools/call requests per UTC day.'),
+    searchesPerDay: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000_000)
+      .optional()
+      .describe('Searches and queries (/agent/search, /agent/query, the search tool) per UTC day.'),
+  })
+  .describe('Request rates and daily quotas; unset fields are unlimited.');
+export type LimitsConfig = z.infer<typeof LimitsSchema>;
+
 export const ApiKeySchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9]{10}$/, 'must be the 10-character key id embedded in the key'),
   name: z.string().min(1).max(100).optional(),
@@ -38,6 +62,7 @@ export const ApiKeySchema = z.strictObject({
   createdAt: isoInstant.optional(),
   expiresAt: isoInstant.optional(),
   revoked: z.boolean().default(false),
+  limits: LimitsSchema.optional(),
 });
 export type ApiKeyConfig = z.infer<typeof ApiKeySchema>;
 
@@ -315,6 +340,7 @@ export const WorkspaceSchema = z
   .strictObject({
     name: nameSchema,
     displayName: z.string().max(200).optional(),
+    limits: LimitsSchema.optional(),
     mcpSources: z.array(McpSourceSchema).default([]),
     keys: z.array(ApiKeySchema).default([]),
     dataSources: z.array(DataSourceSchema).default([]),
@@ -426,6 +452,25 @@ export const KnowledgeSchema = z.strictObject({
   answerer: AnswererSchema.optional(),
 });
 
+/** State shared by all gateway replicas (issue 10): without it every replica keeps its own. */
+export const SharedStateSchema = z.strictObject({
+  redis: z
+    .strictObject({
+      /** redis://[user:password@]host:port[/db], rediss:// for TLS; as a secret reference. */
+      url: SecretRefSchema,
+      keyPrefix: z
+        .string()
+        .max(64)
+        .regex(/^[A-Za-z0-9:_.-]*$/)
+        .default('agw:'),
+      connectTimeoutMs: z.number().int().min(100).max(60_000).default(2000),
+      /** A shared-state command slower than this falls back to local state for that request. */
+      commandTimeoutMs: z.number().int().min(5).max(10_000).default(50),
+    })
+    .optional(),
+});
+export type SharedStateConfig = z.infer<typeof SharedStateSchema>;
+
 export const GatewayConfigSchema = z
   .strictObject({
     version: z.literal(1, { error: 'must be 1 (the only config version so far)' }),
@@ -440,6 +485,7 @@ export const GatewayConfigSchema = z
     }),
     workspaces: z.array(WorkspaceSchema).default([]),
     knowledge: KnowledgeSchema.default({ sqlitePath: ':memory:', usageHints: false }),
+    sharedState: SharedStateSchema.default({}),
   })
   .superRefine((config, ctx) => {
     reportDuplicates(

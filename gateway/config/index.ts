@@ -17,6 +17,8 @@ export {
   ToolFilterSchema,
   KnowledgeSchema,
   AnswererSchema,
+  LimitsSchema,
+  SharedStateSchema,
   SOURCE_TYPES,
 } from './config-schema.js';
 export type {
@@ -29,6 +31,8 @@ export type {
   ApiKeyConfig,
   ServerConfig,
   Access,
+  LimitsConfig,
+  SharedStateConfig,
 } from './config-schema.js';
 export { parseConfigText, validateConfig, formatProblems, formatPath } from './config-loader.js';
 export type { ConfigProblem, ConfigParseResult } from './config-loader.js';

@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'payload_too_large'
   | 'not_acceptable'
+  | 'rate_limited'
   | 'upstream_unreachable'
   | 'upstream_timeout'
   | 'upstream_circuit_open'
@@ -108,6 +109,13 @@ export const ERROR_CATALOGUE = {
     jsonRpcCode: -32000,
     emitAs: 'http',
     message: 'None of the accepted response types can be produced.',
+  },
+  rate_limited: {
+    status: 429,
+    errorClass: 'request',
+    jsonRpcCode: -31018,
+    emitAs: 'http',
+    message: 'A rate or usage limit of this key or workspace is reached; retry after the Retry-After delay.',
   },
   upstream_unreachable: {
     status: 502,

@@ -14,7 +14,16 @@ const NEEDS_WRITE = new GatewayError('forbidden', 'Refreshing a source needs an 
   headers: { 'www-authenticate': 'Bearer realm="agent-gateway", error="insufficient_scope", scope="write"' },
 });
 
-export function registerSourcesRoutes(app: FastifyInstance, catalog: ToolCatalog, sync: SyncEngine): void {
+/** `local`: this replica's memory only; `redis`: shared with the other replicas; `redis-unavailable`:
+ * configured but unreachable right now (serving from local state). */
+export type SharedStateStatus = 'local' | 'redis' | 'redis-unavailable';
+
+export function registerSourcesRoutes(
+  app: FastifyInstance,
+  catalog: ToolCatalog,
+  sync: SyncEngine,
+  sharedState: () => SharedStateStatus,
+): void {
   app.get('/agent/sources', async (request, reply) => {
     const principal = requirePrincipal(request.principal);
     const workspace = principal.workspace;
@@ -35,6 +44,7 @@ export function registerSourcesRoutes(app: FastifyInstance, catalog: ToolCatalog
     return sendAgentBody(request, reply, {
       workspace: workspace.name,
       config_revision: revision,
+      shared_state: sharedState(),
       sources: records,
     });
   });

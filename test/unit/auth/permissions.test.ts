@@ -20,6 +20,7 @@ function principal(access: Access, sourcePatterns: string[], toolPatterns: strin
     access,
     sourcePatterns,
     toolPatterns,
+    limits: undefined,
   };
 }
 

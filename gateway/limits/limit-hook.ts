@@ -1,0 +1,81 @@
+// Enforces rates and quotas on every authenticated request, after the body is parsed (so a /mcp
+// tools/call is known as one) and before anything runs. A refusal is 429 `rate_limited` with
+// `Retry-After` and the IETF RateLimit/RateLimit-Policy fields (on /mcp the error handler renders
+// it as a JSON-RPC error with the request's id); an admitted request carries the fields too.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../errors/index.js';
+import type { LimitRule, LimitVerdict } from './limit-rules.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { requestRules, type RequestKind } from './request-rules.js';
+
+const SEARCH_ROUTES = new Set(['/agent/search', '/agent/query']);
+
+interface RpcShape {
+  readonly id?: unknown;
+  readonly method?: unknown;
+  readonly params?: { readonly name?: unknown };
+}
+
+/** The /mcp body is still raw bytes here (the inbound ladder validates it later); read it leniently
+ * to tell tool calls and searches apart and to answer a refusal with the request's id. */
+function rpcOf(request: FastifyRequest): RpcShape | undefined {
+  if ((request.routeOptions.url ?? '') !== '/mcp') return undefined;
+  const body = request.body;
+  if (!Buffer.isBuffer(body)) return undefined;
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as RpcShape)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function kindOf(request: FastifyRequest, rpc: RpcShape | undefined): RequestKind {
+  if (SEARCH_ROUTES.has(request.routeOptions.url ?? '')) return 'search';
+  if (rpc?.method === 'tools/call') return rpc.params?.name === 'search' ? 'search' : 'tool-call';
+  return 'request';
+}
+
+function fields(rule: LimitRule, verdict: LimitVerdict): Record<string, string> {
+  const windowS = Math.ceil(rule.periodMs / 1000);
+  return {
+    'ratelimit-policy': `"${rule.policy}";q=${rule.limit};w=${windowS}`,
+    ratelimit: `"${rule.policy}";r=${verdict.remaining};t=${Math.ceil(verdict.resetMs / 1000)}`,
+  };
+}
+
+export function limitHook(limiter: RateLimiter, prefix: () => string) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const principal = request.principal;
+    if (principal === undefined) return;
+    if (principal.limits === undefined && principal.workspace.limits === undefined) return;
+    const rpc = rpcOf(request);
+    const rules = requestRules(
+      prefix(),
+      principal.workspace,
+      { id: principal.keyId, limits: principal.limits },
+      kindOf(request, rpc),
+    );
+    if (rules.length === 0) return;
+    const verdict = await limiter.admit(rules);
+    const rule = verdict.rule;
+    if (verdict.allowed) {
+      if (rule !== undefined)
+        for (const [name, value] of Object.entries(fields(rule, verdict))) void reply.header(name, value);
+      return;
+    }
+    const retryAfterS = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+    // On /mcp the JSON-RPC error answers the request by its id.
+    const id = rpc?.id;
+    if (typeof id === 'string' || typeof id === 'number') request.rpcId = id;
+    throw new GatewayError(
+      'rate_limited',
+      `The ${rule?.policy ?? 'rate'} limit (${rule?.limit ?? '?'} per ${rule === undefined ? '?' : Math.ceil(rule.periodMs / 1000)} s) is reached; retry after ${retryAfterS} s.`,
+      {
+        headers: { 'retry-after': String(retryAfterS), ...(rule === undefined ? {} : fields(rule, verdict)) },
+      },
+    );
+  };
+}

@@ -1,0 +1,159 @@
+// Limits counted once across replicas (issue 10 tests 4 and 5): three real gateway processes with
+// the same config share one real redis-server. A key limited to N requests a minute gets exactly N
+// answers between them and 429s with Retry-After and RateLimit fields after that (a JSON-RPC error
+// with the request id on /mcp); retrying after a refusal adds nothing. Then Redis is killed by PID
+// under load: no request fails, /agent/sources says so, and sharing resumes when it is back.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startChild, type Child } from '../bench/child-process.js';
+import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { startRedis, type RunningRedis } from '../infra/redis-server.js';
+import { get, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+
+const LIMIT = 10;
+const limited = newKey();
+const roomy = newKey();
+const metered = newKey();
+let redis: RunningRedis;
+let upstream: RunningModernServer;
+let dir: string;
+let gateways: { child: Child; url: string }[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  upstream = await startModernServer();
+  dir = await mkdtemp(join(tmpdir(), 'agw-shared-'));
+  const configPath = join(dir, 'gateway.yaml');
+  await writeFile(
+    configPath,
+    stringify({
+      version: 1,
+      server: { host: '127.0.0.1', port: 0 },
+      sharedState: { redis: { url: { env: 'REDIS_URL' }, commandTimeoutMs: 50 } },
+      workspaces: [
+        {
+          name: 'demo',
+          mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
+          keys: [
+            keyRecord(limited, { limits: { requestsPerMinute: LIMIT } }),
+            keyRecord(roomy, { limits: { requestsPerMinute: 1_000_000 } }),
+            keyRecord(metered, { limits: { toolCallsPerDay: 3 } }),
+          ],
+        },
+      ],
+    }),
+  );
+  for (let i = 0; i < 3; i += 1) {
+    const child = await startChild(
+      ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'warn'],
+      /listening on/,
+      'stderr',
+      { ...process.env, REDIS_URL: redis.url },
+    );
+    gateways.push({ child, url: /listening on (\S+)/.exec(child.line)?.[1] as string });
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(gateways.map((g) => g.child.stop()));
+  await upstream?.close();
+  await redis?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function sharedState(url: string): Promise<string> {
+  const body = (await (await get(`${url}/agent/sources?response_format=json`, roomy.key)).json()) as {
+    shared_state: string;
+  };
+  return body.shared_state;
+}
+
+it('limits:replicas-exact — N requests a minute across three replicas: exactly N succeed, then 429 with Retry-After', async () => {
+  for (const gateway of gateways) expect(await sharedState(gateway.url)).toBe('redis');
+  const responses = await Promise.all(
+    Array.from({ length: 45 }, (_, i) => {
+      const url = (gateways[i % 3] as { url: string }).url;
+      return i % 2 === 0
+        ? get(`${url}/agent/tools`, limited.key)
+        : mcpPost(url, limited.key, { method: 'tools/list', id: 1000 + i });
+    }),
+  );
+  const ok = responses.filter((r) => r.status === 200);
+  const refused = responses.filter((r) => r.status === 429);
+  expect(ok).toHaveLength(LIMIT);
+  expect(refused).toHaveLength(45 - LIMIT);
+  for (const response of refused) {
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(response.headers.get('ratelimit-policy')).toBe(`"key-minute";q=${LIMIT};w=60`);
+    expect(response.headers.get('ratelimit')).toMatch(/^"key-minute";r=0;t=\d+$/);
+  }
+  const mcpRefusal = refused.find((r) => r.url.endsWith('/mcp'));
+  const body = (await mcpRefusal?.json()) as { id: number; error: { code: number; data: { code: string } } };
+  expect(body.error).toMatchObject({ code: -31018, data: { code: 'rate_limited' } });
+  expect(body.id).toBeGreaterThanOrEqual(1000);
+  // Retrying after a refusal adds no quota: every retry is refused too.
+  const retries = await Promise.all(gateways.map((g) => get(`${g.url}/agent/tools`, limited.key)));
+  expect(retries.map((r) => r.status)).toEqual([429, 429, 429]);
+});
+
+it('limits:tool-call-quota — a daily tool-call quota counts tools/call across replicas, not lists', async () => {
+  const call = (i: number) =>
+    mcpPost((gateways[i % 3] as { url: string }).url, metered.key, {
+      method: 'tools/call',
+      params: { name: 'up__echo', arguments: { text: String(i) } },
+    });
+  const statuses = [];
+  for (let i = 0; i < 5; i += 1) statuses.push((await call(i)).status);
+  expect(statuses).toEqual([200, 200, 200, 429, 429]);
+  const list = await mcpPost((gateways[0] as { url: string }).url, metered.key, { method: 'tools/list' });
+  expect(list.status).toBe(200);
+  const refused = await call(9);
+  expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(refused.headers.get('ratelimit-policy')).toBe('"key-tool-calls-day";q=3;w=86400');
+});
+
+it('limits:redis-outage — Redis killed by PID under load: zero failed requests; sharing resumes after its restart', async () => {
+  let loading = true;
+  let ok = 0;
+  const failures: string[] = [];
+  const worker = async (url: string, index: number) => {
+    while (loading) {
+      try {
+        const response =
+          index % 2 === 0
+            ? await get(`${url}/agent/tools`, roomy.key)
+            : await mcpPost(url, roomy.key, {
+                method: 'tools/call',
+                params: { name: 'up__echo', arguments: { text: 'x' } },
+              });
+        const text = await response.text();
+        if (response.status === 200 && !text.includes('"error"')) ok += 1;
+        else failures.push(`${response.status} ${text.slice(0, 100)}`);
+      } catch (error) {
+        failures.push(`thrown ${(error as Error).message}`);
+      }
+    }
+  };
+  const load = gateways.flatMap((g) => [0, 1].map((i) => worker(g.url, i)));
+  try {
+    await new Promise((r) => setTimeout(r, 500));
+    await redis.kill();
+    await new Promise((r) => setTimeout(r, 3000));
+    for (const gateway of gateways) expect(await sharedState(gateway.url)).toBe('redis-unavailable');
+    await redis.restart();
+    const deadline = Date.now() + 15_000;
+    for (const gateway of gateways) {
+      while ((await sharedState(gateway.url)) !== 'redis' && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await sharedState(gateway.url)).toBe('redis');
+    }
+  } finally {
+    loading = false;
+    await Promise.all(load);
+  }
+  expect(failures).toEqual([]);
+  expect(ok).toBeGreaterThan(100);
+}, 60_000);
