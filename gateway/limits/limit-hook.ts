@@ -25,7 +25,7 @@ function rpcOf(request: FastifyRequest): RpcShape | undefined {
   try {
     const parsed = JSON.parse(body.toString('utf8')) as unknown;
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as RpcShape)
+      ? (parsed)
       : undefined;
   } catch {
     return undefined;

@@ -20,7 +20,7 @@ const metered = newKey();
 let redis: RunningRedis;
 let upstream: RunningModernServer;
 let dir: string;
-let gateways: { child: Child; url: string }[] = [];
+const gateways: { child: Child; url: string }[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
