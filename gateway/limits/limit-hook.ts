@@ -24,9 +24,7 @@ function rpcOf(request: FastifyRequest): RpcShape | undefined {
   if (!Buffer.isBuffer(body)) return undefined;
   try {
     const parsed = JSON.parse(body.toString('utf8')) as unknown;
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed)
-      : undefined;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
