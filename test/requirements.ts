@@ -186,6 +186,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'limits:shared-exact': 'issue 10: replicas sharing Redis admit exactly N between them',
   'limits:redis-down-fallback':
     'issue 10: with Redis down each replica enforces its share and no request fails; sharing resumes',
+  'operator:limits-passthrough': 'issue 10: Workspace and ApiKey limits in Kubernetes reach the gateways',
   'limits:replicas-exact':
     'issue 10 test 4: N per minute across three replicas: exactly N succeed, then 429 with Retry-After; retries add nothing',
   'limits:tool-call-quota':

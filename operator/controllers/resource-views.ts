@@ -17,7 +17,11 @@ export interface SecretKeyRef {
 
 export interface WorkspaceView {
   readonly metadata: ResourceMeta;
-  readonly spec: { readonly displayName?: string; readonly description?: string };
+  readonly spec: {
+    readonly displayName?: string;
+    readonly description?: string;
+    readonly limits?: Readonly<Record<string, number>>;
+  };
 }
 
 export interface ApiKeyView {
@@ -33,6 +37,7 @@ export interface ApiKeyView {
     readonly rotation?: number;
     readonly keyId?: string;
     readonly keyHash?: string;
+    readonly limits?: Readonly<Record<string, number>>;
   };
   readonly status?: {
     readonly secretName?: string;

@@ -143,6 +143,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       tools: spec.tools ?? ['*'],
       ...(spec.expiresAt === undefined ? {} : { expiresAt: spec.expiresAt }),
       revoked: spec.revoked ?? false,
+      ...(spec.limits === undefined ? {} : { limits: spec.limits }),
     });
     keyStatus.set(resource.metadata.name, keyCondition(spec, now));
   }
@@ -154,6 +155,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       ...(input.workspace.spec.displayName === undefined
         ? {}
         : { displayName: input.workspace.spec.displayName }),
+      ...(input.workspace.spec.limits === undefined ? {} : { limits: input.workspace.spec.limits }),
       mcpSources,
       dataSources,
       keys,

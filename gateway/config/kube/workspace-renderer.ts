@@ -24,6 +24,8 @@ export interface WorkspaceToRender {
   readonly name: string;
   readonly namespace: string;
   readonly displayName?: string;
+  /** The workspace's rate and quota limits (config contract `limits`). */
+  readonly limits?: Readonly<Record<string, number>>;
   readonly mcpSources: readonly unknown[];
   readonly dataSources: readonly unknown[];
   readonly keys: readonly unknown[];
@@ -73,6 +75,7 @@ export function renderWorkspace(
 ): RenderedWorkspace {
   const head: Record<string, unknown> = { name: workspace.name };
   if (workspace.displayName !== undefined) head['displayName'] = workspace.displayName;
+  if (workspace.limits !== undefined) head['limits'] = workspace.limits;
   const configFragments = pack(
     head,
     [

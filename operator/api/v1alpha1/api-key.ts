@@ -3,7 +3,7 @@
 // the gateways only its hash. `rotation` issues a new key; `keyId` + `keyHash` (from
 // `agent-gateway key hash`) bring your own key, so the plaintext never enters the cluster.
 import { z } from 'zod';
-import { AccessSchema } from '../../../gateway/config/index.js';
+import { AccessSchema, LimitsSchema } from '../../../gateway/config/index.js';
 import { ConditionsSchema, ObservedGenerationSchema, WorkspaceRefSchema } from './common.js';
 import {
   AGE_COLUMN,
@@ -41,6 +41,7 @@ export const ApiKeySpecSchema = z
       .optional()
       .describe('When the key stops working (RFC 3339, e.g. 2027-01-31T00:00:00Z).'),
     revoked: z.boolean().default(false).describe('true refuses the key on every gateway within seconds.'),
+    limits: LimitsSchema.optional(),
     rotation: z
       .number()
       .int()

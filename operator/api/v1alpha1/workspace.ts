@@ -1,6 +1,7 @@
 // Workspace: one tenant of the gateway. Every ApiKey, McpSource and DataSource names one in its
 // namespace; the workspace name is what keys are bound to and what the gateways serve.
 import { z } from 'zod';
+import { LimitsSchema } from '../../../gateway/config/index.js';
 import { ConditionsSchema, ObservedGenerationSchema } from './common.js';
 import {
   AGE_COLUMN,
@@ -14,6 +15,7 @@ export const WorkspaceSpecSchema = z
   .strictObject({
     displayName: z.string().max(200).optional().describe('A human-readable name shown to operators.'),
     description: z.string().max(2000).optional().describe('What this workspace is for.'),
+    limits: LimitsSchema.optional(),
   })
   .describe('A workspace: the unit of isolation; an API key sees only its own workspace.');
 

@@ -195,3 +195,32 @@ describe('planWorkspace (operator reconcile core)', () => {
     expect([...plan.render.credentials.values()]).toEqual(['postgresql://u:p@db/crm']);
   });
 });
+
+describe('limits', () => {
+  it('operator:limits-passthrough — Workspace and ApiKey limits reach the rendered workspace and pass the config contract', () => {
+    const key = generateKey();
+    const plan = planWorkspace(
+      input({
+        workspace: {
+          metadata: meta('demo'),
+          spec: { displayName: 'Demo', limits: { requestsPerMinute: 600, searchesPerDay: 1000 } },
+        },
+        apiKeys: [
+          {
+            metadata: meta('ci'),
+            spec: { workspaceRef: { name: 'demo' }, limits: { requestsPerSecond: 5 } },
+          },
+        ],
+        keyMaterial: new Map([['ci', { id: key.id, hash: key.hash }]]),
+      }),
+    );
+    expect(plan.render.limits).toEqual({ requestsPerMinute: 600, searchesPerDay: 1000 });
+    const { credentials: _credentials, namespace: _namespace, ...document } = plan.render;
+    const result = validateWorkspace(document);
+    expect(result.ok).toBe(true);
+    if (result.ok) {
+      expect(result.workspace.limits).toEqual({ requestsPerMinute: 600, searchesPerDay: 1000 });
+      expect(result.workspace.keys[0]?.limits).toEqual({ requestsPerSecond: 5 });
+    }
+  });
+});
