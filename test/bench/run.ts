@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark and prints numbers, ratios and conditions. Never asserts.
 import { abuseBench } from './abuse-bench.js';
 import { kubeBench } from './kube-bench.js';
+import { limitsBench } from './limits-bench.js';
 import { mcpProxyBench } from './mcp-proxy-bench.js';
 import { restBench } from './rest-bench.js';
 import { pgRetrievalBench } from './pg-retrieval-bench.js';
@@ -13,3 +14,4 @@ if (only === undefined || only === 'knowledge') await retrievalBench();
 if (only === undefined || only === 'knowledge' || only === 'postgres') await pgRetrievalBench();
 if (only === undefined || only === 'abuse') await abuseBench();
 if (only === undefined || only === 'kube') await kubeBench();
+if (only === undefined || only === 'limits') await limitsBench();
