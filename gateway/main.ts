@@ -25,7 +25,9 @@ import {
   SourceStatusRegistry,
   ToolCatalog,
   type CachedToolList,
+  type DiscoveryCache,
 } from './discovery/index.js';
+import { RedisDiscoveryCache } from './discovery/redis-discovery-cache.js';
 import { chatAnswerer, connectorFor, KnowledgeService, SyncEngine } from './knowledge/index.js';
 import { openKnowledgeStore } from './knowledge/open-store.js';
 import { ElicitationBridge } from './mcp/index.js';
@@ -119,10 +121,20 @@ async function openSharedState(
   settings: SharedStateConfig,
   secrets: SecretReader,
   logger: PinoLogger,
-): Promise<{ limiter: RateLimiter; status: () => SharedStateStatus; close(): Promise<void> }> {
+): Promise<{
+  limiter: RateLimiter;
+  discovery: DiscoveryCache<CachedToolList>;
+  status: () => SharedStateStatus;
+  close(): Promise<void>;
+}> {
   const redisSettings = settings.redis;
   if (redisSettings === undefined)
-    return { limiter: new MemoryRateLimiter(), status: () => 'local', close: () => Promise.resolve() };
+    return {
+      limiter: new MemoryRateLimiter(),
+      discovery: new MemoryDiscoveryCache<CachedToolList>(),
+      status: () => 'local',
+      close: () => Promise.resolve(),
+    };
   const redis = createRedis({
     url: resolveSecret(redisSettings.url, secrets),
     logger,
@@ -141,11 +153,23 @@ async function openSharedState(
     timeoutMs: redisSettings.commandTimeoutMs,
     replicas: () => registry.replicas(),
   });
+  const subscriber = redis.duplicate();
+  subscriber.on('error', () => undefined);
+  void subscriber.connect().catch(() => undefined);
+  const discovery = new RedisDiscoveryCache<CachedToolList>({
+    redis,
+    subscriber,
+    keyPrefix: redisSettings.keyPrefix,
+    timeoutMs: redisSettings.commandTimeoutMs,
+    logger,
+  });
   return {
     limiter,
+    discovery,
     status: () => (redis.status === 'ready' ? 'redis' : 'redis-unavailable'),
     async close() {
       await registry.stop();
+      subscriber.disconnect();
       redis.disconnect();
     },
   };
@@ -160,7 +184,8 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     clientInfo: { name: 'agent-gateway', version: GATEWAY_VERSION },
     logger,
   });
-  const cache = new MemoryDiscoveryCache<CachedToolList>();
+  const shared = await openSharedState(config.current().config.sharedState, secrets, logger);
+  const cache = shared.discovery;
   const breakers = new BreakerRegistry();
   const catalog = new ToolCatalog({
     pool,
@@ -171,7 +196,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     listTtlMs: 30_000,
   });
   const unsubscribe = config.subscribe((snapshot) => {
-    cache.invalidate('');
+    cache.dropLocal();
     pool.retain(snapshot.config);
     sync.schedule(snapshot.config);
   });
@@ -197,7 +222,6 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     logger,
     answerer: (answerer) => chatAnswerer(answerer, secrets),
   });
-  const shared = await openSharedState(config.current().config.sharedState, secrets, logger);
   const app = buildApp({
     limiter: shared.limiter,
     sharedState: shared.status,

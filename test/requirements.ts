@@ -187,6 +187,9 @@ export const REQUIREMENTS: Record<string, string> = {
   'limits:redis-down-fallback':
     'issue 10: with Redis down each replica enforces its share and no request fails; sharing resumes',
   'operator:limits-passthrough': 'issue 10: Workspace and ApiKey limits in Kubernetes reach the gateways',
+  'discovery:single-flight': 'issue 10: one lister per cold key; the others wait for its result',
+  'discovery:shared-cache':
+    'issue 10 test 2: replicas share upstream lists through Redis: one list for a cold stampede, one per refresh',
   'limits:replicas-exact':
     'issue 10 test 4: N per minute across three replicas: exactly N succeed, then 429 with Retry-After; retries add nothing',
   'limits:tool-call-quota':

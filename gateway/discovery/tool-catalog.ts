@@ -31,10 +31,17 @@ export interface CatalogTool {
   readonly definition: Tool;
 }
 
-/** A raw upstream list as cached, with the time it stops being fresh. */
+/** A raw upstream list as cached (shared between replicas with Redis), with the time it stops
+ * being fresh and what the listing replica learned about the source, so every replica can report
+ * it in /agent/sources. */
 export interface CachedToolList {
   readonly tools: readonly Tool[];
   readonly expiresAt: number;
+  readonly checkedAt?: string;
+  readonly era?: string | undefined;
+  readonly eraDetectedAt?: string;
+  readonly transportInUse?: string;
+  readonly skippedTools?: SourceState['skippedTools'];
 }
 
 export interface WorkspaceCatalog {
@@ -86,7 +93,7 @@ export const MAX_LIST_TTL_MS = 24 * 60 * 60 * 1000;
 export class ToolCatalog {
   constructor(private readonly deps: ToolCatalogDeps) {
     // An upstream's list-changed signal drops its cached list at once.
-    deps.pool.onToolsChanged((workspace, source) => this.invalidate(workspace, source));
+    deps.pool.onToolsChanged((workspace, source) => void this.invalidate(workspace, source));
   }
 
   static cacheKey(workspace: string, source: McpSourceConfig): string {
@@ -114,8 +121,8 @@ export class ToolCatalog {
   }
 
   /** Forgets the cached list of one source so the next read asks the upstream again. */
-  invalidate(workspace: string, sourceName: string): void {
-    this.deps.cache.invalidate(`${workspace}/${sourceName}/`);
+  invalidate(workspace: string, sourceName: string): Promise<void> {
+    return this.deps.cache.invalidate(`${workspace}/${sourceName}/`);
   }
 
   private async sourceTools(
@@ -124,40 +131,36 @@ export class ToolCatalog {
   ): Promise<{ tools: CatalogTool[]; ttlMs: number }> {
     const key = ToolCatalog.cacheKey(workspace, source);
     const now = this.deps.now ?? Date.now;
-    const cached = this.deps.cache.get(key);
-    if (cached !== undefined)
-      return { tools: toCatalogTools(source, cached.tools), ttlMs: Math.max(0, cached.expiresAt - now()) };
+    const fromCache = (cached: CachedToolList) => {
+      const tools = toCatalogTools(source, cached.tools);
+      // Listed by another replica (or earlier here): report what that listing learned.
+      if (cached.checkedAt !== undefined && this.deps.statuses.get(workspace, source.name).status !== 'ready')
+        this.deps.statuses.set(workspace, source.name, {
+          status: 'ready',
+          toolCount: tools.length,
+          checkedAt: cached.checkedAt,
+          error: undefined,
+          era: cached.era,
+          eraDetectedAt: cached.eraDetectedAt,
+          transportInUse: cached.transportInUse,
+          skippedTools: cached.skippedTools ?? [],
+        });
+      return { tools, ttlMs: Math.max(0, cached.expiresAt - now()) };
+    };
+    const cached = await this.deps.cache.get(key);
+    if (cached !== undefined) return fromCache(cached);
     try {
-      const listed = await this.deps.breakers.runDiscovery(workspace, source, () =>
-        withSessionRecovery(this.deps.pool, workspace, source, async (connection) => ({
-          ...(await connection.listTools(AbortSignal.timeout(source.timeouts.listMs))),
-          era: connection.era,
-          connectedAt: connection.connectedAt,
-          transportInUse: connection.transport ?? source.transport,
-        })),
-      );
-      const { ttlMs, era, connectedAt, transportInUse } = listed;
-      const { accepted: tools, skipped } = screenNames(source.name, listed.tools);
-      if (skipped.length > 0)
-        this.deps.logger.warn(
-          { workspace, source: source.name, skipped: skipped.slice(0, 20), skippedCount: skipped.length },
-          'upstream tools skipped: names outside the tool-name grammar or colliding',
-        );
-      // Honour the upstream's own hint when it gives one (0 means do not reuse); otherwise our default.
-      const lifetime = Math.max(0, Math.min(ttlMs ?? this.deps.listTtlMs, MAX_LIST_TTL_MS));
-      this.deps.cache.set(key, { tools, expiresAt: now() + lifetime }, lifetime);
-      const catalogTools = toCatalogTools(source, tools);
-      this.deps.statuses.set(workspace, source.name, {
-        status: 'ready',
-        toolCount: catalogTools.length,
-        checkedAt: new Date().toISOString(),
-        error: undefined,
-        era,
-        eraDetectedAt: connectedAt,
-        transportInUse,
-        skippedTools: skipped,
+      // One lister per key across replicas; the others wait for its result in the cache.
+      let own: { tools: CatalogTool[]; ttlMs: number } | undefined;
+      await this.deps.cache.exclusive(key, source.timeouts.listMs, async () => {
+        if ((await this.deps.cache.get(key)) !== undefined) return;
+        own = await this.listUpstream(workspace, source, key);
       });
-      return { tools: catalogTools, ttlMs: lifetime };
+      if (own !== undefined) return own;
+      const shared = await this.deps.cache.get(key);
+      if (shared !== undefined) return fromCache(shared);
+      // Nothing cacheable came from the other lister (ttl 0, or it failed): list here.
+      return await this.listUpstream(workspace, source, key);
     } catch (error) {
       const code = classifyUpstreamError(error);
       if (code !== 'upstream_circuit_open') this.deps.pool.discard(workspace, source.name);
@@ -174,5 +177,56 @@ export class ToolCatalog {
       this.deps.logger.warn({ workspace, source: source.name, code }, 'upstream tool discovery failed');
       return { tools: [], ttlMs: 0 };
     }
+  }
+
+  private async listUpstream(
+    workspace: string,
+    source: McpSourceConfig,
+    key: string,
+  ): Promise<{ tools: CatalogTool[]; ttlMs: number }> {
+    const now = this.deps.now ?? Date.now;
+    const listed = await this.deps.breakers.runDiscovery(workspace, source, () =>
+      withSessionRecovery(this.deps.pool, workspace, source, async (connection) => ({
+        ...(await connection.listTools(AbortSignal.timeout(source.timeouts.listMs))),
+        era: connection.era,
+        connectedAt: connection.connectedAt,
+        transportInUse: connection.transport ?? source.transport,
+      })),
+    );
+    const { ttlMs, era, connectedAt, transportInUse } = listed;
+    const { accepted: tools, skipped } = screenNames(source.name, listed.tools);
+    if (skipped.length > 0)
+      this.deps.logger.warn(
+        { workspace, source: source.name, skipped: skipped.slice(0, 20), skippedCount: skipped.length },
+        'upstream tools skipped: names outside the tool-name grammar or colliding',
+      );
+    // Honour the upstream's own hint when it gives one (0 means do not reuse); otherwise our default.
+    const lifetime = Math.max(0, Math.min(ttlMs ?? this.deps.listTtlMs, MAX_LIST_TTL_MS));
+    const checkedAt = new Date().toISOString();
+    await this.deps.cache.set(
+      key,
+      {
+        tools,
+        expiresAt: now() + lifetime,
+        checkedAt,
+        era,
+        eraDetectedAt: connectedAt,
+        transportInUse,
+        skippedTools: skipped,
+      },
+      lifetime,
+    );
+    const catalogTools = toCatalogTools(source, tools);
+    this.deps.statuses.set(workspace, source.name, {
+      status: 'ready',
+      toolCount: catalogTools.length,
+      checkedAt,
+      error: undefined,
+      era,
+      eraDetectedAt: connectedAt,
+      transportInUse,
+      skippedTools: skipped,
+    });
+    return { tools: catalogTools, ttlMs: lifetime };
   }
 }

@@ -56,7 +56,7 @@ export function registerSourcesRoutes(
     const workspace = principal.workspace;
     const mcp = workspace.mcpSources.find((s) => s.name === id && canSeeSource(principal, s.name));
     if (mcp !== undefined) {
-      catalog.invalidate(workspace.name, mcp.name);
+      await catalog.invalidate(workspace.name, mcp.name);
       const { sources } = await catalog.workspaceCatalog(workspace, (name) => name === mcp.name);
       return sendAgentBody(request, reply, {
         source: sourceRecord(mcp, sources.get(mcp.name)!, catalog.breakerState(workspace.name, mcp.name)),

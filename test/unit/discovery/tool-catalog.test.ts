@@ -206,7 +206,7 @@ describe('ToolCatalog', () => {
     const ws = workspace([source('docs')]);
     await catalog.workspaceCatalog(ws);
     behaviour.set('docs', [tool('read'), tool('write')]);
-    catalog.invalidate('demo', 'docs');
+    await catalog.invalidate('demo', 'docs');
     const result = await catalog.workspaceCatalog(ws);
     expect(upstreams.lists.get('docs')).toBe(2);
     expect(upstreams.connects.get('docs')).toBe(1);

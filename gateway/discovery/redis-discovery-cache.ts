@@ -1,0 +1,139 @@
+// The DiscoveryCache shared by every replica (issue 10): upstream lists live in Redis with the
+// upstream's own lifetime, with this replica's copy in front (L1, same expiry). An invalidation
+// (refresh, list_changed) deletes the shared entries and is published, so every replica drops its
+// copy at once. `exclusive` takes a short Redis lock per key: of N replicas asking for a cold key,
+// one lists the upstream and the others wait for its entry. When Redis is unavailable every call
+// degrades to the local copy and a local lister; nothing fails because of Redis.
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../telemetry/logger.js';
+import { MemoryDiscoveryCache, type DiscoveryCache } from './discovery-cache.js';
+
+export interface RedisDiscoveryCacheOptions {
+  readonly redis: Redis;
+  /** A second connection for pub/sub (a subscribed connection cannot send other commands). */
+  readonly subscriber: Redis;
+  readonly keyPrefix: string;
+  readonly timeoutMs: number;
+  readonly logger: Logger;
+}
+
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
+  private readonly local = new MemoryDiscoveryCache<T>();
+  private readonly channel: string;
+  private readonly owner = randomBytes(8).toString('hex');
+
+  constructor(private readonly options: RedisDiscoveryCacheOptions) {
+    this.channel = `${options.keyPrefix}discovery-invalidate`;
+    const subscribe = () => void options.subscriber.subscribe(this.channel).catch(() => undefined);
+    options.subscriber.on('ready', subscribe);
+    if (options.subscriber.status === 'ready') subscribe();
+    options.subscriber.on('message', (channel: string, prefix: string) => {
+      if (channel === this.channel) void this.local.invalidate(prefix);
+    });
+  }
+
+  private entryKey(key: string): string {
+    return `${this.options.keyPrefix}discovery:${key}`;
+  }
+
+  async get(key: string): Promise<T | undefined> {
+    const local = this.local.read(key);
+    if (local !== undefined) return local;
+    try {
+      const result = await this.timed(
+        this.options.redis.multi().get(this.entryKey(key)).pttl(this.entryKey(key)).exec(),
+      );
+      const [[, raw], [, ttl]] = (result ?? [
+        [null, null],
+        [null, -2],
+      ]) as [[unknown, string | null], [unknown, number]];
+      if (raw === null || typeof ttl !== 'number' || ttl <= 0) return undefined;
+      const value = JSON.parse(raw) as T;
+      await this.local.set(key, value, ttl);
+      return value;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async set(key: string, value: T, ttlMs: number): Promise<void> {
+    await this.local.set(key, value, ttlMs);
+    if (ttlMs <= 0) return;
+    await this.timed(this.options.redis.set(this.entryKey(key), JSON.stringify(value), 'PX', ttlMs)).catch(
+      () => undefined,
+    );
+  }
+
+  async invalidate(prefix: string): Promise<void> {
+    await this.local.invalidate(prefix);
+    try {
+      const pattern = `${this.entryKey(prefix).replace(/[*?[\]\\]/g, '\\$&')}*`;
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.timed(
+          this.options.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 200),
+        );
+        if (keys.length > 0) await this.timed(this.options.redis.del(...keys));
+        cursor = next;
+      } while (cursor !== '0');
+      await this.timed(this.options.redis.publish(this.channel, prefix));
+    } catch (error) {
+      this.options.logger.warn(
+        { err: (error as Error).name },
+        'shared discovery cache not invalidated (redis unavailable)',
+      );
+    }
+  }
+
+  dropLocal(): void {
+    this.local.dropLocal();
+  }
+
+  exclusive(key: string, waitMs: number, load: () => Promise<void>): Promise<void> {
+    // First one caller per replica, then one replica per deployment.
+    return this.local.exclusive(key, waitMs, async () => {
+      const lock = `${this.options.keyPrefix}discovery-lock:${key}`;
+      let acquired: boolean;
+      try {
+        acquired =
+          (await this.timed(this.options.redis.set(lock, this.owner, 'PX', waitMs + 1000, 'NX'))) === 'OK';
+      } catch {
+        acquired = true; // Redis unavailable: list here.
+      }
+      if (acquired) {
+        try {
+          await load();
+        } finally {
+          await this.timed(this.options.redis.eval(RELEASE, 1, lock, this.owner)).catch(() => undefined);
+        }
+        return;
+      }
+      const deadline = Date.now() + waitMs;
+      while (Date.now() < deadline) {
+        if ((await this.get(key)) !== undefined) return;
+        const held = await this.timed(this.options.redis.exists(lock)).catch(() => 0);
+        if (held === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    });
+  }
+
+  private timed<R>(promise: Promise<R>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('redis timeout')), this.options.timeoutMs);
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+}

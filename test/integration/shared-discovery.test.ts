@@ -1,0 +1,96 @@
+// The discovery cache shared through Redis (issue 10 test 2): three real gateway processes with one
+// config and one real redis-server in front of one upstream whose log counts tools/list requests.
+// A cold stampede on all three costs one upstream list; later lists on any replica cost none; a
+// refresh on one replica lists once and serves all three; every replica reports the source ready.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startChild, type Child } from '../bench/child-process.js';
+import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { startRedis, type RunningRedis } from '../infra/redis-server.js';
+import { get, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+
+const key = newKey();
+let redis: RunningRedis;
+let upstream: RunningModernServer;
+let dir: string;
+const gateways: { child: Child; url: string }[] = [];
+
+const lists = () => upstream.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  upstream = await startModernServer();
+  dir = await mkdtemp(join(tmpdir(), 'agw-shared-disc-'));
+  const configPath = join(dir, 'gateway.yaml');
+  await writeFile(
+    configPath,
+    stringify({
+      version: 1,
+      server: { host: '127.0.0.1', port: 0 },
+      sharedState: { redis: { url: { env: 'REDIS_URL' } } },
+      workspaces: [
+        {
+          name: 'demo',
+          mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
+          keys: [keyRecord(key, { access: 'write' })],
+        },
+      ],
+    }),
+  );
+  for (let i = 0; i < 3; i += 1) {
+    const child = await startChild(
+      ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'warn'],
+      /listening on/,
+      'stderr',
+      { ...process.env, REDIS_URL: redis.url },
+    );
+    gateways.push({ child, url: /listening on (\S+)/.exec(child.line)?.[1] as string });
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(gateways.map((g) => g.child.stop()));
+  await upstream?.close();
+  await redis?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function toolNames(url: string): Promise<string[]> {
+  const body = (await (await mcpPost(url, key.key, { method: 'tools/list' })).json()) as {
+    result: { tools: { name: string }[] };
+  };
+  return body.result.tools.map((t) => t.name);
+}
+
+it('discovery:shared-cache — a cold stampede on three replicas lists the upstream once; later lists on any replica not at all; a refresh serves all', async () => {
+  // The start-up warm-up of each replica already asked for the list: one upstream call between them.
+  const deadline = Date.now() + 10_000;
+  while (lists() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const stampede = await Promise.all(gateways.flatMap((g) => [toolNames(g.url), toolNames(g.url)]));
+  for (const names of stampede) expect(names).toContain('up__echo');
+  expect(lists()).toBe(1);
+  for (const gateway of gateways) {
+    expect(await toolNames(gateway.url)).toContain('up__echo');
+    const sources = (await (
+      await get(`${gateway.url}/agent/sources?response_format=json`, key.key)
+    ).json()) as {
+      shared_state: string;
+      sources: { id: string; status: string; era: string | null }[];
+    };
+    expect(sources.shared_state).toBe('redis');
+    expect(sources.sources.find((s) => s.id === 'up')).toMatchObject({ status: 'ready', era: 'modern' });
+  }
+  expect(lists()).toBe(1);
+  const refreshed = await fetch(`${(gateways[0] as { url: string }).url}/agent/sources/up/refresh`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.key}` },
+  });
+  expect(refreshed.status).toBe(200);
+  expect(lists()).toBe(2);
+  await new Promise((r) => setTimeout(r, 200));
+  for (const gateway of gateways) expect(await toolNames(gateway.url)).toContain('up__echo');
+  expect(lists()).toBe(2);
+});
