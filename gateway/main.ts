@@ -28,6 +28,8 @@ import {
   type DiscoveryCache,
 } from './discovery/index.js';
 import { RedisDiscoveryCache } from './discovery/redis-discovery-cache.js';
+import { RedisSessionStore } from './upstream/redis-session-store.js';
+import { LocalSessionStore, type SessionStore } from './upstream/session-store.js';
 import { chatAnswerer, connectorFor, KnowledgeService, SyncEngine } from './knowledge/index.js';
 import { openKnowledgeStore } from './knowledge/open-store.js';
 import { ElicitationBridge } from './mcp/index.js';
@@ -124,6 +126,7 @@ async function openSharedState(
 ): Promise<{
   limiter: RateLimiter;
   discovery: DiscoveryCache<CachedToolList>;
+  sessions: SessionStore;
   status: () => SharedStateStatus;
   close(): Promise<void>;
 }> {
@@ -132,6 +135,7 @@ async function openSharedState(
     return {
       limiter: new MemoryRateLimiter(),
       discovery: new MemoryDiscoveryCache<CachedToolList>(),
+      sessions: new LocalSessionStore(),
       status: () => 'local',
       close: () => Promise.resolve(),
     };
@@ -166,6 +170,7 @@ async function openSharedState(
   return {
     limiter,
     discovery,
+    sessions: new RedisSessionStore(redis, redisSettings.keyPrefix, redisSettings.commandTimeoutMs),
     status: () => (redis.status === 'ready' ? 'redis' : 'redis-unavailable'),
     async close() {
       await registry.stop();
@@ -179,12 +184,13 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const logger = options.logger;
   const { config, secrets, synced, describe, keyHint } = await chooseConfig(options);
 
+  const shared = await openSharedState(config.current().config.sharedState, secrets, logger);
   const pool = new UpstreamPool({
     secrets,
     clientInfo: { name: 'agent-gateway', version: GATEWAY_VERSION },
     logger,
+    sessions: shared.sessions,
   });
-  const shared = await openSharedState(config.current().config.sharedState, secrets, logger);
   const cache = shared.discovery;
   const breakers = new BreakerRegistry();
   const catalog = new ToolCatalog({

@@ -21,7 +21,7 @@ export async function withSessionRecovery<T>(
     return await hop(connection);
   } catch (error) {
     if (!isSessionLost(error, connection)) throw error;
-    pool.discard(workspace, source.name);
+    await pool.sessionLost(workspace, source, connection);
     return hop(await pool.get(workspace, source));
   }
 }

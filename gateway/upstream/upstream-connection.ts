@@ -13,6 +13,7 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
 import { createModernRelay, type Relay } from './modern-relay.js';
 import { guardedFetch, withResponseGuard } from './response-guard.js';
+import { sessionKey, type SessionStore, type SharedSession } from './session-store.js';
 
 export interface CallOptions {
   readonly signal: AbortSignal;
@@ -54,6 +55,8 @@ export interface UpstreamConnection {
     options: CallOptions,
   ): Promise<Record<string, unknown>>;
   readonly era: string | undefined;
+  /** The upstream session of a 2025-era Streamable HTTP connection (never shown to clients). */
+  readonly sessionId?: string | undefined;
   /** Present for 2026-07-28 HTTP upstreams: the byte-faithful relay (D4). */
   readonly relay: Relay | undefined;
   close(): Promise<void>;
@@ -62,6 +65,8 @@ export interface UpstreamConnection {
 export interface ConnectDeps {
   readonly secrets: SecretReader;
   readonly clientInfo: { readonly name: string; readonly version: string };
+  /** Where 2025-era upstream sessions are shared between replicas (issue 10); none by default. */
+  readonly sessions?: SessionStore;
 }
 
 function credentialHeaders(source: McpSourceConfig, secrets: SecretReader): Record<string, string> {
@@ -82,6 +87,7 @@ export function transportFor(
   source: McpSourceConfig,
   deps: ConnectDeps,
   kind: McpSourceConfig['transport'] = source.transport,
+  resume?: SharedSession,
 ) {
   switch (kind) {
     case 'stdio':
@@ -104,6 +110,10 @@ export function transportFor(
       return new StreamableHTTPClientTransport(new URL(source.url as string), {
         requestInit: { headers: credentialHeaders(source, deps.secrets) },
         fetch: guardedFetch({ maxBytes: source.limits.maxResponseBytes, validate: true }),
+        // Joining a session another replica opened: the SDK client skips the handshake.
+        ...(resume === undefined
+          ? {}
+          : { sessionId: resume.sessionId, protocolVersion: resume.protocolVersion }),
       });
   }
 }
@@ -117,11 +127,41 @@ function withHeaders(headers: Record<string, string>, maxResponseBytes: number):
   };
 }
 
+/** Connects, joining the session other replicas share for this source when there is one (2025-era
+ * Streamable HTTP upstreams), or opening one and sharing it. One replica at a time does this per
+ * source, so N replicas starting together open one upstream session. */
 export async function connectUpstream(
   source: McpSourceConfig,
   deps: ConnectDeps,
   events?: UpstreamEvents,
+  workspace?: string,
 ): Promise<UpstreamConnection> {
+  const sessions = deps.sessions;
+  if (sessions === undefined || workspace === undefined || source.transport !== 'streamable-http')
+    return connectOnce(source, deps, events, undefined);
+  const key = sessionKey(workspace, source);
+  let connection: UpstreamConnection | undefined;
+  await sessions.exclusive(key, source.timeouts.connectMs, async () => {
+    const shared = await sessions.get(key);
+    if (shared !== undefined) {
+      connection = await connectOnce(source, deps, events, shared).catch(() => undefined);
+      if (connection !== undefined) return;
+      await sessions.forget(key, shared.sessionId);
+    }
+    const fresh = await connectOnce(source, deps, events, undefined);
+    connection = fresh;
+    if (fresh.era === 'legacy' && fresh.sessionId !== undefined && fresh.sharedSession !== undefined)
+      await sessions.put(key, fresh.sharedSession);
+  });
+  return connection ?? connectOnce(source, deps, events, undefined);
+}
+
+async function connectOnce(
+  source: McpSourceConfig,
+  deps: ConnectDeps,
+  events: UpstreamEvents | undefined,
+  resume: SharedSession | undefined,
+): Promise<UpstreamConnection & { readonly sharedSession?: SharedSession }> {
   const newClient = () =>
     new Client(
       { name: deps.clientInfo.name, version: deps.clientInfo.version },
@@ -138,8 +178,20 @@ export async function connectUpstream(
     );
   let client = newClient();
   let transportUsed = source.transport;
+  let transport = transportFor(source, deps, source.transport, resume);
   try {
-    await connectWith(client, transportFor(source, deps), source);
+    await connectWith(client, transport, source);
+    if (resume !== undefined)
+      return wrap(
+        client,
+        source,
+        deps,
+        'streamable-http',
+        'legacy',
+        resume.capabilities,
+        resume.sessionId,
+        undefined,
+      );
   } catch (error) {
     // Era detection (duty 21): a Streamable HTTP probe and initialize that both end in 400/404/405
     // mean a 2024-11-05 HTTP+SSE server; anything else (401/403/5xx/time-out) is no evidence.
@@ -149,11 +201,34 @@ export async function connectUpstream(
       ![400, 404, 405].includes(error.status)
     )
       throw error;
+    if (resume !== undefined) throw error;
     client = newClient();
     transportUsed = 'sse';
-    await connectWith(client, transportFor(source, deps, 'sse'), source);
+    transport = transportFor(source, deps, 'sse');
+    await connectWith(client, transport, source);
   }
   const era = client.getProtocolEra();
+  const capabilities = (client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+  const sessionId = transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined;
+  const protocolVersion =
+    transport instanceof StreamableHTTPClientTransport ? transport.protocolVersion : undefined;
+  const sharedSession =
+    era === 'legacy' && sessionId !== undefined && protocolVersion !== undefined
+      ? { sessionId, protocolVersion, capabilities }
+      : undefined;
+  return wrap(client, source, deps, transportUsed, era, capabilities, sessionId, sharedSession);
+}
+
+function wrap(
+  client: Client,
+  source: McpSourceConfig,
+  deps: ConnectDeps,
+  transportUsed: McpSourceConfig['transport'],
+  era: string | undefined,
+  capabilities: Record<string, unknown>,
+  sessionId: string | undefined,
+  sharedSession: SharedSession | undefined,
+): UpstreamConnection & { readonly sharedSession?: SharedSession } {
   const relay =
     transportUsed === 'streamable-http' && era === 'modern'
       ? createModernRelay(
@@ -164,6 +239,8 @@ export async function connectUpstream(
       : undefined;
   return {
     era,
+    sessionId,
+    ...(sharedSession === undefined ? {} : { sharedSession }),
     transport: transportUsed,
     connectedAt: new Date().toISOString(),
     relay,
@@ -190,7 +267,7 @@ export async function connectUpstream(
       return { tools, ttlMs };
     },
     async listResources(callSignal) {
-      if (client.getServerCapabilities()?.resources === undefined) return [];
+      if (capabilities['resources'] === undefined) return [];
       return collectPages(async (cursor) => {
         const page = await withResponseGuard(callSignal, (signal) =>
           client.listResources(cursor === undefined ? {} : { cursor }, {
@@ -205,7 +282,7 @@ export async function connectUpstream(
       });
     },
     async listPrompts(callSignal) {
-      if (client.getServerCapabilities()?.prompts === undefined) return [];
+      if (capabilities['prompts'] === undefined) return [];
       return collectPages(async (cursor) => {
         const page = await withResponseGuard(callSignal, (signal) =>
           client.listPrompts(cursor === undefined ? {} : { cursor }, {

@@ -5,6 +5,7 @@ import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import type { GatewayConfig, McpSourceConfig } from '../config/index.js';
 import { connectBridged, type BridgedConnection, type ServerRequestHandler } from './bridged-connection.js';
 import type { Logger } from '../telemetry/logger.js';
+import { sessionKey } from './session-store.js';
 import {
   connectUpstream,
   type ConnectDeps,
@@ -17,7 +18,11 @@ interface PoolEntry {
   readonly connection: Promise<UpstreamConnection>;
 }
 
-export type Connector = (source: McpSourceConfig, events: UpstreamEvents) => Promise<UpstreamConnection>;
+export type Connector = (
+  source: McpSourceConfig,
+  events: UpstreamEvents,
+  workspace: string,
+) => Promise<UpstreamConnection>;
 export type ToolsChangedListener = (workspace: string, source: string) => void;
 
 export class UpstreamPool {
@@ -30,7 +35,8 @@ export class UpstreamPool {
     connector?: Connector,
     private readonly logger: Logger = deps.logger,
   ) {
-    this.connect = connector ?? ((source, events) => connectUpstream(source, deps, events));
+    this.connect =
+      connector ?? ((source, events, workspace) => connectUpstream(source, deps, events, workspace));
   }
 
   static fingerprint(source: McpSourceConfig): string {
@@ -43,11 +49,15 @@ export class UpstreamPool {
     const existing = this.entries.get(key);
     if (existing !== undefined && existing.fingerprint === fingerprint) return existing.connection;
     if (existing !== undefined) void this.closeEntry(key, existing);
-    const connection = this.connect(source, {
-      toolsChanged: () => {
-        for (const listener of this.toolsChangedListeners) listener(workspace, source.name);
+    const connection = this.connect(
+      source,
+      {
+        toolsChanged: () => {
+          for (const listener of this.toolsChangedListeners) listener(workspace, source.name);
+        },
       },
-    });
+      workspace,
+    );
     const entry = { fingerprint, connection };
     this.entries.set(key, entry);
     void connection.catch(() => {
@@ -69,6 +79,18 @@ export class UpstreamPool {
   onToolsChanged(listener: ToolsChangedListener): () => void {
     this.toolsChangedListeners.add(listener);
     return () => this.toolsChangedListeners.delete(listener);
+  }
+
+  /** The upstream forgot this connection's session (404): forget it everywhere it is shared, so the
+   * next connection of any replica opens a new one, and drop this one. */
+  async sessionLost(
+    workspace: string,
+    source: McpSourceConfig,
+    connection: UpstreamConnection,
+  ): Promise<void> {
+    if (this.deps.sessions !== undefined && connection.sessionId !== undefined)
+      await this.deps.sessions.forget(sessionKey(workspace, source), connection.sessionId);
+    this.discard(workspace, source.name);
   }
 
   /** Drops the connection after a failure so the next request reconnects. */

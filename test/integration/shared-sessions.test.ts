@@ -1,0 +1,89 @@
+// Upstream sessions shared through Redis (issue 10 test 1): three real gateway processes in front of
+// one real 2025-era sessionful upstream (v1 SDK). Calls through A, B and C use one upstream session
+// (the upstream's log proves it); when the upstream forgets it, the next call re-initialises once,
+// and every replica then continues in the new session.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startChild, type Child } from '../bench/child-process.js';
+import {
+  startLegacySessionfulServer,
+  type RunningLegacySessionfulServer,
+} from '../fixtures/upstreams/legacy-sessionful-server.js';
+import { startRedis, type RunningRedis } from '../infra/redis-server.js';
+import { keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+
+const key = newKey();
+let redis: RunningRedis;
+let upstream: RunningLegacySessionfulServer;
+let dir: string;
+const gateways: { child: Child; url: string }[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  upstream = await startLegacySessionfulServer();
+  dir = await mkdtemp(join(tmpdir(), 'agw-shared-sess-'));
+  const configPath = join(dir, 'gateway.yaml');
+  await writeFile(
+    configPath,
+    stringify({
+      version: 1,
+      server: { host: '127.0.0.1', port: 0 },
+      sharedState: { redis: { url: { env: 'REDIS_URL' } } },
+      workspaces: [
+        {
+          name: 'demo',
+          mcpSources: [{ name: 'legacy', transport: 'streamable-http', url: upstream.url }],
+          keys: [keyRecord(key, { access: 'write' })],
+        },
+      ],
+    }),
+  );
+  for (let i = 0; i < 3; i += 1) {
+    const child = await startChild(
+      ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'warn'],
+      /listening on/,
+      'stderr',
+      { ...process.env, REDIS_URL: redis.url },
+    );
+    gateways.push({ child, url: /listening on (\S+)/.exec(child.line)?.[1] as string });
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(gateways.map((g) => g.child.stop()));
+  await upstream?.close();
+  await redis?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function echo(gateway: { url: string }, text: string): Promise<string | undefined> {
+  const body = (await (
+    await mcpPost(gateway.url, key.key, {
+      method: 'tools/call',
+      params: { name: 'legacy__echo', arguments: { text } },
+    })
+  ).json()) as { result?: { content: { text: string }[] } };
+  return body.result?.content[0]?.text;
+}
+
+const callSessions = () =>
+  upstream.log
+    .filter((entry) => entry.rpcMethod === 'tools/call' && entry.status === 200)
+    .map((entry) => entry.sessionId);
+
+it('upstream:shared-session — calls through three replicas use one upstream session; a forgotten session is re-opened once for all', async () => {
+  for (const [index, gateway] of gateways.entries())
+    expect(await echo(gateway, `hello ${index}`)).toBe(`hello ${index}`);
+  expect(upstream.sessionsIssued).toHaveLength(1);
+  expect(new Set(callSessions())).toEqual(new Set([upstream.sessionsIssued[0]]));
+  await upstream.forgetSessions();
+  expect(await echo(gateways[1] as { url: string }, 'after')).toBe('after');
+  expect(await echo(gateways[0] as { url: string }, 'after a')).toBe('after a');
+  expect(await echo(gateways[2] as { url: string }, 'after c')).toBe('after c');
+  expect(upstream.sessionsIssued).toHaveLength(2);
+  const last = callSessions().slice(-3);
+  expect(new Set(last)).toEqual(new Set([upstream.sessionsIssued[1]]));
+});
