@@ -192,6 +192,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 10 test 2: replicas share upstream lists through Redis: one list for a cold stampede, one per refresh',
   'upstream:shared-session':
     'issue 10 test 1: replicas share one 2025-era upstream session; a forgotten one is re-opened once for all',
+  'discovery:list-changed-all-replicas':
+    'issue 10 test 2: a list_changed from the upstream refreshes the shared tool list on every replica',
   'limits:replicas-exact':
     'issue 10 test 4: N per minute across three replicas: exactly N succeed, then 429 with Retry-After; retries add nothing',
   'limits:tool-call-quota':

@@ -181,6 +181,7 @@ async function connectOnce(
   let transport = transportFor(source, deps, source.transport, resume);
   try {
     await connectWith(client, transport, source);
+    if (resume !== undefined) restoreSessionState(client, resume);
     if (resume !== undefined)
       return wrap(
         client,
@@ -324,6 +325,27 @@ function wrap(
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * A client that joins a session another process opened skips the handshake, so the SDK (2.4.0,
+ * pinned) never learns what the handshake taught it: the server's capabilities (it refuses
+ * tools/list without them) and the negotiated version (era), and it sets up no list_changed
+ * handler. The SDK has no public way to restore them across processes; this sets its internal
+ * fields the same way its own handshake does. The shared-session tests fail if an SDK upgrade
+ * renames them.
+ */
+function restoreSessionState(client: Client, session: SharedSession): void {
+  const internals = client as unknown as {
+    _serverCapabilities?: unknown;
+    _negotiatedProtocolVersion?: string;
+    _listChangedConfig?: unknown;
+    _setupListChangedHandlers?: (config: unknown) => void;
+  };
+  internals._serverCapabilities = session.capabilities;
+  internals._negotiatedProtocolVersion = session.protocolVersion;
+  if (internals._listChangedConfig !== undefined)
+    internals._setupListChangedHandlers?.(internals._listChangedConfig);
 }
 
 async function connectWith(

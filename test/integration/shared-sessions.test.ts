@@ -87,3 +87,29 @@ it('upstream:shared-session — calls through three replicas use one upstream se
   const last = callSessions().slice(-3);
   expect(new Set(last)).toEqual(new Set([upstream.sessionsIssued[1]]));
 });
+
+it('discovery:list-changed-all-replicas — a list_changed from the shared upstream session refreshes the tool list on every replica', async () => {
+  const names = async (gateway: { url: string }) =>
+    (
+      (await (await mcpPost(gateway.url, key.key, { method: 'tools/list' })).json()) as {
+        result: { tools: { name: string }[] };
+      }
+    ).result.tools.map((t) => t.name);
+  for (const gateway of gateways) expect(await names(gateway)).not.toContain('legacy__late_tool');
+  const added = (await (
+    await mcpPost((gateways[0] as { url: string }).url, key.key, {
+      method: 'tools/call',
+      params: { name: 'legacy__add_tool', arguments: { name: 'late_tool' } },
+    })
+  ).json()) as { result?: { content: { text: string }[] } };
+  expect(added.result?.content[0]?.text).toBe('added late_tool');
+  for (const gateway of gateways) {
+    const deadline = Date.now() + 10_000;
+    let seen = await names(gateway);
+    while (!seen.includes('legacy__late_tool') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = await names(gateway);
+    }
+    expect(seen).toContain('legacy__late_tool');
+  }
+});
