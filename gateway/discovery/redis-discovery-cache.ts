@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../telemetry/logger.js';
+import { within } from '../shared-state/within.js';
 import { MemoryDiscoveryCache, type DiscoveryCache } from './discovery-cache.js';
 
 export interface RedisDiscoveryCacheOptions {
@@ -122,18 +123,6 @@ export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
   }
 
   private timed<R>(promise: Promise<R>): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('redis timeout')), this.options.timeoutMs);
-      promise.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
-    });
+    return within(promise, this.options.timeoutMs);
   }
 }

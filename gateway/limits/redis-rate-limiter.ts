@@ -7,6 +7,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../telemetry/logger.js';
 import { ADMITTED, type LimitRule, type LimitVerdict } from './limit-rules.js';
+import { within } from '../shared-state/within.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 
 // KEYS[i]: one counter per rule. ARGV: per rule kind ('rate' | 'quota'), limit, periodMs.
@@ -66,13 +67,6 @@ export interface RedisRateLimiterOptions {
   readonly replicas: () => number;
 }
 
-class RedisTimeout extends Error {
-  constructor() {
-    super('redis did not answer in time');
-    this.name = 'RedisTimeout';
-  }
-}
-
 export class RedisRateLimiter implements RateLimiter {
   private readonly local = new MemoryRateLimiter();
   private degraded = false;
@@ -89,12 +83,13 @@ export class RedisRateLimiter implements RateLimiter {
     if (rules.length === 0) return ADMITTED;
     const args = rules.flatMap((rule) => [rule.kind, String(rule.limit), String(rule.periodMs)]);
     try {
-      const raw = (await this.withTimeout(
+      const raw = (await within(
         (this.options.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)['agwAdmit']!(
           rules.length,
           ...rules.map((rule) => rule.key),
           ...args,
         ),
+        this.options.timeoutMs ?? 50,
       )) as [number, number, number, number, number];
       if (this.degraded) {
         this.degraded = false;
@@ -125,22 +120,5 @@ export class RedisRateLimiter implements RateLimiter {
 
   close(): Promise<void> {
     return Promise.resolve();
-  }
-
-  private withTimeout<T>(promise: Promise<T>): Promise<T> {
-    const timeoutMs = this.options.timeoutMs ?? 50;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new RedisTimeout()), timeoutMs);
-      promise.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
-    });
   }
 }

@@ -5,6 +5,7 @@
 // hashes, so no id appears in a key. Any Redis failure falls back to a per-replica session.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { within } from '../shared-state/within.js';
 import type { SessionStore, SharedSession } from './session-store.js';
 
 const FORGET = `if redis.call('GET', KEYS[1]) then
@@ -68,18 +69,6 @@ export class RedisSessionStore implements SessionStore {
   }
 
   private timed<R>(promise: Promise<R>): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('redis timeout')), this.timeoutMs);
-      promise.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
-    });
+    return within(promise, this.timeoutMs);
   }
 }
