@@ -173,7 +173,10 @@ export function runOperator(options: OperatorOptions): RunningOperator {
   const startLeading = () => {
     controller = new WorkspaceController({ caches, writer, gatewayNamespace, logger });
     const active = controller;
+    // Workspaces reconcile independently (one at a time per workspace); 8 in parallel keeps a
+    // 50-workspace bulk apply from queueing behind one another's status writes.
     queue = new WorkQueue((key) => active.reconcile(key), {
+      concurrency: 8,
       onError: (key, error, retryInMs) =>
         logger.warn(
           {
