@@ -48,18 +48,28 @@ export async function startControlPlane(): Promise<ControlPlane> {
     KUBE_TEST_ETCD_PEER_PORT: String(await freePort()),
   };
   const script = (command: string) => run('bash', [SCRIPT, command], { env, maxBuffer: 1 << 20 });
-  await script('start');
+  const stop = async () => {
+    await script('stop').catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  };
   const kubeconfig = join(dir, 'kubeconfig');
   const kubectl = (...args: string[]) => run(join(bin, 'kubectl'), ['--kubeconfig', kubeconfig, ...args]);
-  await kubectl('apply', '--server-side', '-f', 'crds/');
-  await kubectl(
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd',
-    '-l',
-    'app.kubernetes.io/part-of=agent-gateway',
-  );
+  try {
+    await script('start');
+    await kubectl('apply', '--server-side', '-f', 'crds/');
+    await kubectl(
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      'crd',
+      '-l',
+      'app.kubernetes.io/part-of=agent-gateway',
+    );
+  } catch (error) {
+    // No teardown is registered for a setup that failed: do not leave apiserver and etcd behind.
+    await stop();
+    throw error;
+  }
   return {
     kubeconfig,
     bin,
@@ -69,9 +79,6 @@ export async function startControlPlane(): Promise<ControlPlane> {
     apiserverStart: async () => {
       await script('apiserver-start');
     },
-    stop: async () => {
-      await script('stop').catch(() => undefined);
-      await rm(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
