@@ -4,9 +4,9 @@
 // copy at once. `exclusive` takes a short Redis lock per key: of N replicas asking for a cold key,
 // one lists the upstream and the others wait for its entry. When Redis is unavailable every call
 // degrades to the local copy and a local lister; nothing fails because of Redis.
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../telemetry/logger.js';
+import { RedisLock } from '../shared-state/redis-lock.js';
 import { within } from '../shared-state/within.js';
 import { MemoryDiscoveryCache, type DiscoveryCache } from './discovery-cache.js';
 
@@ -19,15 +19,14 @@ export interface RedisDiscoveryCacheOptions {
   readonly logger: Logger;
 }
 
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-
 export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
   private readonly local = new MemoryDiscoveryCache<T>();
   private readonly channel: string;
-  private readonly owner = randomBytes(8).toString('hex');
+  private readonly lock: RedisLock;
 
   constructor(private readonly options: RedisDiscoveryCacheOptions) {
     this.channel = `${options.keyPrefix}discovery-invalidate`;
+    this.lock = new RedisLock(options.redis, options.timeoutMs);
     const subscribe = () => void options.subscriber.subscribe(this.channel).catch(() => undefined);
     options.subscriber.on('ready', subscribe);
     if (options.subscriber.status === 'ready') subscribe();
@@ -97,27 +96,14 @@ export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
     // First one caller per replica, then one replica per deployment.
     return this.local.exclusive(key, waitMs, async () => {
       const lock = `${this.options.keyPrefix}discovery-lock:${key}`;
-      let acquired: boolean;
-      try {
-        acquired =
-          (await this.timed(this.options.redis.set(lock, this.owner, 'PX', waitMs + 1000, 'NX'))) === 'OK';
-      } catch {
-        acquired = true; // Redis unavailable: list here.
-      }
-      if (acquired) {
-        try {
-          await load();
-        } finally {
-          await this.timed(this.options.redis.eval(RELEASE, 1, lock, this.owner)).catch(() => undefined);
-        }
+      if (!(await this.lock.acquire(lock, waitMs + 1000))) {
+        await this.lock.waitWhileHeld(lock, waitMs, async () => (await this.get(key)) !== undefined);
         return;
       }
-      const deadline = Date.now() + waitMs;
-      while (Date.now() < deadline) {
-        if ((await this.get(key)) !== undefined) return;
-        const held = await this.timed(this.options.redis.exists(lock)).catch(() => 0);
-        if (held === 0) return;
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      try {
+        await load();
+      } finally {
+        await this.lock.release(lock);
       }
     });
   }

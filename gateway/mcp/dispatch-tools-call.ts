@@ -3,7 +3,7 @@
 // its call time-out. A tool the key cannot see answers exactly like an unknown tool.
 import { hasAccess } from '../auth/index.js';
 import { NAMESPACE_SEPARATOR, type ToolCatalog } from '../discovery/index.js';
-import { catalogueEntry, type ErrorCode } from '../errors/index.js';
+import { catalogueEntry } from '../errors/index.js';
 import {
   bridgeableCapabilities,
   withSessionRecovery,
@@ -20,7 +20,7 @@ import { annotatedParams, paramHeaderMismatch } from './param-headers.js';
 import { encodeMirroredValue } from './header-mirror.js';
 import { derivedParamHeaders, paramHeadersOf, progressRelay, upstreamParams } from './upstream-params.js';
 import { META, RPC } from './protocol.js';
-import { upstreamFailure } from './upstream-failure.js';
+import { catalogueFailure, upstreamFailure } from './upstream-failure.js';
 import { catalogFor, isVisible } from './visible-tools.js';
 
 export interface ToolsCallDeps {
@@ -45,17 +45,6 @@ export function needsWrite(tool: string): McpError {
     entry.jsonRpcCode,
     `Permission denied: ${tool} needs an API key with write access; this key has read access.`,
     { code: 'forbidden', class: entry.errorClass, requiredPermission: 'write', grantedPermission: 'read' },
-    entry.errorClass,
-  );
-}
-
-function sourceUnavailable(code: ErrorCode, source: string): McpError {
-  const entry = catalogueEntry(code);
-  return new McpError(
-    200,
-    entry.jsonRpcCode,
-    entry.message,
-    { code, class: entry.errorClass, source },
     entry.errorClass,
   );
 }
@@ -91,7 +80,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       // The key may see this source but its tools could not be listed: say why (an open breaker, a
       // source that is down) rather than claim the tool does not exist.
       const failure = sources.get(sourceName)?.error;
-      if (failure !== undefined) throw sourceUnavailable(failure.code, sourceName);
+      if (failure !== undefined) throw catalogueFailure(failure.code, sourceName);
       throw unknownTool(name);
     }
     if (!isVisible(principal, tool)) throw unknownTool(name);

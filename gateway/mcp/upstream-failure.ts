@@ -2,7 +2,7 @@
 // failure classes apart (§7.1): a JSON-RPC error the upstream itself returned is the tool's answer
 // (tool execution); anything else is reachability or upstream authorization.
 import { ProtocolError } from '@modelcontextprotocol/client';
-import { catalogueEntry } from '../errors/index.js';
+import { catalogueEntry, type ErrorCode } from '../errors/index.js';
 import { classifyUpstreamError, UpstreamRpcError } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
 
@@ -23,7 +23,11 @@ export function upstreamFailure(error: unknown, source: string): McpError {
       'tool_execution',
     );
   }
-  const code = classifyUpstreamError(error);
+  return catalogueFailure(classifyUpstreamError(error), source);
+}
+
+/** The in-band JSON-RPC error for a catalogue failure of one source (HTTP 200, data names both). */
+export function catalogueFailure(code: ErrorCode, source: string): McpError {
   const entry = catalogueEntry(code);
   return new McpError(
     200,

@@ -3,8 +3,8 @@
 // usable together with the source's own credential, which never goes to Redis, and Redis is
 // expected behind network policy and ACLs like the rest of the gateway's state. Key names are
 // hashes, so no id appears in a key. Any Redis failure falls back to a per-replica session.
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { RedisLock } from '../shared-state/redis-lock.js';
 import { within } from '../shared-state/within.js';
 import type { SessionStore, SharedSession } from './session-store.js';
 
@@ -13,17 +13,18 @@ const FORGET = `if redis.call('GET', KEYS[1]) then
   if stored['sessionId'] == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 end
 return 0`;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
 export class RedisSessionStore implements SessionStore {
-  private readonly owner = randomBytes(8).toString('hex');
+  private readonly lock: RedisLock;
 
   constructor(
     private readonly redis: Redis,
     private readonly keyPrefix: string,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.lock = new RedisLock(redis, timeoutMs);
+  }
 
   private key(key: string): string {
     return `${this.keyPrefix}session:${key}`;
@@ -50,21 +51,12 @@ export class RedisSessionStore implements SessionStore {
 
   async exclusive(key: string, waitMs: number, work: () => Promise<void>): Promise<void> {
     const lock = `${this.keyPrefix}session-lock:${key}`;
-    let acquired: boolean;
-    try {
-      acquired = (await this.timed(this.redis.set(lock, this.owner, 'PX', waitMs + 1000, 'NX'))) === 'OK';
-    } catch {
-      acquired = true;
-    }
-    if (!acquired) {
-      const deadline = Date.now() + waitMs;
-      while (Date.now() < deadline && (await this.timed(this.redis.exists(lock)).catch(() => 0)) === 1)
-        await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const acquired = await this.lock.acquire(lock, waitMs + 1000);
+    if (!acquired) await this.lock.waitWhileHeld(lock, waitMs);
     try {
       await work();
     } finally {
-      if (acquired) await this.timed(this.redis.eval(RELEASE, 1, lock, this.owner)).catch(() => undefined);
+      if (acquired) await this.lock.release(lock);
     }
   }
 

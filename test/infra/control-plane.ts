@@ -4,10 +4,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
 const SCRIPT = 'test/infra/kube-test-env.sh';
@@ -19,14 +19,6 @@ export interface ControlPlane {
   apiserverStop(): Promise<void>;
   apiserverStart(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export function kubeBinDir(): string {

@@ -3,9 +3,10 @@
 // the same port (empty, as after a crash without persistence).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 export interface RunningRedis {
   readonly url: string;
@@ -14,14 +15,6 @@ export interface RunningRedis {
   kill(): Promise<void>;
   restart(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function accepting(port: number): Promise<boolean> {

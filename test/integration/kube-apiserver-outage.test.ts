@@ -10,6 +10,7 @@ import { startChild, type Child } from '../bench/child-process.js';
 import { startControlPlane, type ControlPlane } from '../infra/control-plane.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { get, mcpPost } from '../support/gateway-harness.js';
+import { until } from '../support/until.js';
 
 const run = promisify(execFile);
 const OUTAGE_MS = 30_000;
@@ -22,16 +23,6 @@ async function kubectl(args: string[], input?: string): Promise<string> {
   const child = run(join(plane.bin, 'kubectl'), ['--kubeconfig', plane.kubeconfig, ...args]);
   if (input !== undefined) child.child.stdin?.end(input);
   return (await child).stdout;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function issuedKey(name: string): Promise<string> {

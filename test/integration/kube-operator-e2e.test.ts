@@ -11,6 +11,7 @@ import { startChild, type Child } from '../bench/child-process.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { get, mcpPost } from '../support/gateway-harness.js';
 import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
+import { until } from '../support/until.js';
 
 const UPSTREAM_TOKEN = 'replace-with-the-upstream-token';
 let tenant: string;
@@ -20,16 +21,6 @@ let docs: string;
 let operator: Child;
 let gateways: { child: Child; url: string }[] = [];
 let key: string;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function startOperator(identity: string): Promise<Child> {
   return startChild(

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startChild, type Child } from '../bench/child-process.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
 import { get, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
 
@@ -20,7 +20,7 @@ const metered = newKey();
 let redis: RunningRedis;
 let upstream: RunningModernServer;
 let dir: string;
-const gateways: { child: Child; url: string }[] = [];
+const gateways: GatewayProcess[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -46,15 +46,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  for (let i = 0; i < 3; i += 1) {
-    const child = await startChild(
-      ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'warn'],
-      /listening on/,
-      'stderr',
-      { ...process.env, REDIS_URL: redis.url },
-    );
-    gateways.push({ child, url: /listening on (\S+)/.exec(child.line)?.[1] as string });
-  }
+  gateways.push(...(await startGatewayProcesses(configPath, 3, { ...process.env, REDIS_URL: redis.url })));
 }, 60_000);
 
 afterAll(async () => {

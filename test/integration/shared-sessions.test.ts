@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startChild, type Child } from '../bench/child-process.js';
 import {
   startLegacySessionfulServer,
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
+import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
 import { keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
 
@@ -19,7 +19,7 @@ const key = newKey();
 let redis: RunningRedis;
 let upstream: RunningLegacySessionfulServer;
 let dir: string;
-const gateways: { child: Child; url: string }[] = [];
+const gateways: GatewayProcess[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -41,15 +41,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  for (let i = 0; i < 3; i += 1) {
-    const child = await startChild(
-      ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'warn'],
-      /listening on/,
-      'stderr',
-      { ...process.env, REDIS_URL: redis.url },
-    );
-    gateways.push({ child, url: /listening on (\S+)/.exec(child.line)?.[1] as string });
-  }
+  gateways.push(...(await startGatewayProcesses(configPath, 3, { ...process.env, REDIS_URL: redis.url })));
 }, 60_000);
 
 afterAll(async () => {
