@@ -32,7 +32,7 @@ import { RedisSessionStore } from './upstream/redis-session-store.js';
 import { LocalSessionStore, type SessionStore } from './upstream/session-store.js';
 import { chatAnswerer, connectorFor, KnowledgeService, SyncEngine } from './knowledge/index.js';
 import { openKnowledgeStore } from './knowledge/open-store.js';
-import { ElicitationBridge } from './mcp/index.js';
+import { ElicitationBridge, RedisBridgeForwarder, shareSealKey } from './mcp/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
 import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
@@ -127,6 +127,7 @@ async function openSharedState(
   limiter: RateLimiter;
   discovery: DiscoveryCache<CachedToolList>;
   sessions: SessionStore;
+  bridge: ElicitationBridge;
   status: () => SharedStateStatus;
   close(): Promise<void>;
 }> {
@@ -136,6 +137,7 @@ async function openSharedState(
       limiter: new MemoryRateLimiter(),
       discovery: new MemoryDiscoveryCache<CachedToolList>(),
       sessions: new LocalSessionStore(),
+      bridge: new ElicitationBridge(),
       status: () => 'local',
       close: () => Promise.resolve(),
     };
@@ -167,11 +169,24 @@ async function openSharedState(
     timeoutMs: redisSettings.commandTimeoutMs,
     logger,
   });
+  const bridge = new ElicitationBridge({
+    forwarder: new RedisBridgeForwarder({
+      redis,
+      subscriber,
+      keyPrefix: redisSettings.keyPrefix,
+      replica: registry.id,
+      timeoutMs: redisSettings.commandTimeoutMs,
+      logger,
+    }),
+  });
+  shareSealKey(redis, redisSettings.keyPrefix, (key) => bridge.seal.adopt(key), logger);
   return {
     limiter,
     discovery,
+    bridge,
     sessions: new RedisSessionStore(redis, redisSettings.keyPrefix, redisSettings.commandTimeoutMs),
-    status: () => (redis.status === 'ready' ? 'redis' : 'redis-unavailable'),
+    // Connected is not enough: a stalled Redis keeps its socket; the limiter's last answer tells.
+    status: () => (redis.status === 'ready' && limiter.shared ? 'redis' : 'redis-unavailable'),
     async close() {
       await registry.stop();
       subscriber.disconnect();
@@ -209,7 +224,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
 
   const lifecycle: Lifecycle = { ready: false };
   const inflight = new InflightTracker();
-  const bridge = new ElicitationBridge();
+  const bridge = shared.bridge;
   const { store, lock } = await openKnowledgeStore(config.current().config.knowledge, secrets, logger);
   const connectorFactory = (source: DataSourceConfig, workspace: string) =>
     connectorFor(source, {

@@ -194,10 +194,16 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 10 test 1: replicas share one 2025-era upstream session; a forgotten one is re-opened once for all',
   'discovery:list-changed-all-replicas':
     'issue 10 test 2: a list_changed from the upstream refreshes the shared tool list on every replica',
+  'mcp:bridge-across-replicas':
+    'issue 10 test 3: a bridged elicitation started on A continues on B; a replay on C (or A) is refused',
   'limits:replicas-exact':
     'issue 10 test 4: N per minute across three replicas: exactly N succeed, then 429 with Retry-After; retries add nothing',
   'limits:tool-call-quota':
     'issue 10: daily tool-call quotas count tools/call across replicas, not other requests',
+  'limits:no-bypass':
+    'issue 10: quotas count the 2025-era face and BOM-prefixed bodies; a non-UTF-8 body reaches no upstream',
+  'limits:redis-stalled':
+    'issue 10: Redis stalled (SIGSTOP) under load: zero failures, no hang; sharing resumes',
   'limits:redis-outage': 'issue 10 test 5: Redis killed under load: zero failed requests; sharing resumes',
   // issue 9: the gateway's Kubernetes config source (KubeConfigSource) and the rendered-object contract
   'kube:render-split': 'issue 9 / D16: a workspace is split over objects under 1 MiB; 20,000 keys work',

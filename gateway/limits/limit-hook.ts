@@ -4,6 +4,7 @@
 // it as a JSON-RPC error with the request's id); an admitted request carries the fields too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/index.js';
+import { strictUtf8 } from '../platform/strict-utf8.js';
 import type { LimitRule, LimitVerdict } from './limit-rules.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestRules, type RequestKind } from './request-rules.js';
@@ -16,14 +17,16 @@ interface RpcShape {
   readonly params?: { readonly name?: unknown };
 }
 
-/** The /mcp body is still raw bytes here (the inbound ladder validates it later); read it leniently
- * to tell tool calls and searches apart and to answer a refusal with the request's id. */
+/** The /mcp body is still raw bytes here (the inbound ladder validates it later); decoded exactly as
+ * the ladder decodes it, to tell tool calls and searches apart and to answer a refusal with its id. */
 function rpcOf(request: FastifyRequest): RpcShape | undefined {
   if ((request.routeOptions.url ?? '') !== '/mcp') return undefined;
   const body = request.body;
   if (!Buffer.isBuffer(body)) return undefined;
+  const text = strictUtf8(body);
+  if (text === undefined) return undefined;
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    const parsed = JSON.parse(text) as unknown;
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : undefined;
   } catch {
     return undefined;

@@ -104,11 +104,15 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       // The retry of a bridged legacy call: continue it where it waits for the client's answer.
       try {
         return await deps.bridge.resume(
-          principal.keyId,
-          name,
-          args,
-          requestState,
-          request.params['inputResponses'],
+          {
+            keyId: principal.keyId,
+            tool: name,
+            args,
+            requestState,
+            inputResponses: request.params['inputResponses'],
+          },
+          // The owner answers within its own call time-out; a little more for the hop between replicas.
+          source.timeouts.callMs + 2000,
         );
       } catch (error) {
         throw upstreamFailure(error, source.name);

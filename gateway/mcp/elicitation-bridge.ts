@@ -1,14 +1,16 @@
 // Bridges server→client requests of legacy upstreams (elicitation, sampling) into 2026 MRTR
 // `input_required` results (spec §4.2 rule 5, duty 16). The upstream call stays open on a dedicated
 // connection while the client answers; the client's retry carries a sealed `requestState` bound to
-// its key, the tool and the arguments, and is single-use. Bridged calls live in this process's
-// memory and expire; in a multi-replica deployment retries need the same replica (sticky routing).
+// its key, the tool and the arguments, and is single-use. Bridged calls live in the memory of the
+// replica that started them (the owner, sealed into the state) and expire; a retry that reaches
+// another replica is forwarded to the owner (BridgeForwarder), which alone decides and answers.
 import { randomUUID } from 'node:crypto';
+import { NAMESPACE_SEPARATOR } from '../discovery/index.js';
 import type { BridgedConnection } from '../upstream/bridged-connection.js';
-import { McpError } from './jsonrpc.js';
+import { invalidRequestState, type BridgeForwarder, type BridgeResume } from './bridge-forwarder.js';
 import type { McpResult } from './mcp-request.js';
-import { RPC } from './protocol.js';
-import { argumentsDigest, RequestStateSeal } from './request-state-seal.js';
+import { argumentsDigest, RequestStateSeal, type SealedState } from './request-state-seal.js';
+import { upstreamFailure } from './upstream-failure.js';
 
 interface PendingInput {
   readonly key: string;
@@ -71,14 +73,29 @@ export interface BridgeStart {
   readonly call: (connection: BridgedConnection) => Promise<Record<string, unknown>>;
 }
 
+export interface ElicitationBridgeOptions {
+  readonly seal?: RequestStateSeal;
+  /** How long a call waits for the client's answer. */
+  readonly ttlMs?: number;
+  readonly now?: () => number;
+  /** Other replicas' calls; without it every state names this replica and nothing is forwarded. */
+  readonly forwarder?: BridgeForwarder;
+}
+
 export class ElicitationBridge {
   private readonly calls = new Map<string, BridgedCall>();
+  readonly seal: RequestStateSeal;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+  private readonly forwarder: BridgeForwarder | undefined;
 
-  constructor(
-    private readonly seal: RequestStateSeal = new RequestStateSeal(),
-    private readonly ttlMs = 5 * 60_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(options: ElicitationBridgeOptions = {}) {
+    this.seal = options.seal ?? new RequestStateSeal();
+    this.ttlMs = options.ttlMs ?? 5 * 60_000;
+    this.now = options.now ?? Date.now;
+    this.forwarder = options.forwarder;
+    this.forwarder?.serve((resume) => this.serveForwarded(resume));
+  }
 
   get open(): number {
     return this.calls.size;
@@ -95,34 +112,48 @@ export class ElicitationBridge {
     return this.advance(call);
   }
 
-  async resume(
-    keyId: string,
-    tool: string,
-    args: Record<string, unknown> | undefined,
-    requestState: string,
-    inputResponses: unknown,
-  ): Promise<McpResult> {
-    const state = this.seal.open(requestState, this.now());
-    const call = state === undefined ? undefined : this.calls.get(state.call);
+  /** The client's retry: continued here when this replica owns the call, else on its owner. */
+  async resume(resume: BridgeResume, timeoutMs: number): Promise<McpResult> {
+    const state = this.seal.open(resume.requestState, this.now());
+    if (state === undefined) throw invalidRequestState();
+    if (state.owner !== undefined && state.owner !== this.forwarder?.replica) {
+      if (this.forwarder === undefined) throw invalidRequestState();
+      return this.forwarder.forward(state.owner, resume, timeoutMs);
+    }
+    return this.continueHere(state, resume);
+  }
+
+  /** A retry another replica forwarded: never forwarded again; failures become the client's error. */
+  private async serveForwarded(resume: BridgeResume): Promise<McpResult> {
+    const state = this.seal.open(resume.requestState, this.now());
+    if (state === undefined || state.owner !== this.forwarder?.replica) throw invalidRequestState();
+    try {
+      return await this.continueHere(state, resume);
+    } catch (error) {
+      throw upstreamFailure(error, resume.tool.split(NAMESPACE_SEPARATOR, 1)[0] ?? '');
+    }
+  }
+
+  private continueHere(state: SealedState, resume: BridgeResume): Promise<McpResult> {
+    const call = this.calls.get(state.call);
     if (
-      state === undefined ||
       call === undefined ||
-      state.keyId !== keyId ||
-      state.tool !== tool ||
-      state.argsDigest !== argumentsDigest(args) ||
+      state.keyId !== resume.keyId ||
+      state.tool !== resume.tool ||
+      state.argsDigest !== argumentsDigest(resume.args) ||
       call.waiting?.key !== state.input
     ) {
-      throw new McpError(200, RPC.invalidParams, 'Invalid or expired requestState.', {
-        reason: 'invalid_request_state',
-      });
+      throw invalidRequestState();
     }
     const waiting = call.waiting;
     const responses =
-      typeof inputResponses === 'object' && inputResponses !== null
-        ? (inputResponses as Record<string, unknown>)
+      typeof resume.inputResponses === 'object' && resume.inputResponses !== null
+        ? (resume.inputResponses as Record<string, unknown>)
         : {};
     const answer = responses[waiting.key];
-    if (typeof answer !== 'object' || answer === null) return this.inputRequired(call, waiting);
+    if (typeof answer !== 'object' || answer === null)
+      return Promise.resolve(this.inputRequired(call, waiting));
+    // Taken before anything awaits: a concurrent replay of the same state finds nothing waiting.
     call.waiting = undefined;
     waiting.answer(answer as Record<string, unknown>);
     return this.advance(call);
@@ -148,6 +179,7 @@ export class ElicitationBridge {
       keyId: call.keyId,
       tool: call.tool,
       argsDigest: call.argsDigest,
+      ...(this.forwarder === undefined ? {} : { owner: this.forwarder.replica }),
       exp: this.now() + this.ttlMs,
     });
     return {
@@ -180,6 +212,6 @@ export class ElicitationBridge {
       call.waiting?.answer({ action: 'cancel' });
       this.finish(call);
     }
-    await Promise.resolve();
+    await this.forwarder?.close();
   }
 }

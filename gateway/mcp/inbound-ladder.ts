@@ -15,6 +15,7 @@ import {
   isModernClaim,
 } from './protocol.js';
 import { mirrors } from './header-mirror.js';
+import { strictUtf8 } from '../platform/strict-utf8.js';
 
 export interface InboundHttp {
   readonly httpMethod: string;
@@ -72,15 +73,9 @@ const contentTypeRung: Rung = ({ http }) => {
     : new McpError(415, RPC.transport, 'Unsupported Media Type: Content-Type must be application/json.');
 };
 
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
 const parseRung: Rung = (state) => {
-  let text: string;
-  try {
-    text = STRICT_UTF8.decode(state.http.body);
-  } catch {
-    return reject400(RPC.parseError, 'Parse error: the body is not valid UTF-8.');
-  }
+  const text = strictUtf8(state.http.body);
+  if (text === undefined) return reject400(RPC.parseError, 'Parse error: the body is not valid UTF-8.');
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -1,6 +1,8 @@
 // Integrity-protected `requestState` the gateway mints itself (spec MRTR security, duty 13): an HMAC
 // over the payload, which binds the API key, the tool, a digest of the arguments and an expiry.
 // The payload is readable (base64url JSON) but cannot be forged or moved to another key or call.
+// Replicas sharing Redis seal with one shared key (issue 10), adopted when Redis is reachable; the
+// keys used before stay valid for opening, so states minted while Redis was away keep working here.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const PREFIX = 'agwb1.';
@@ -13,6 +15,8 @@ export interface SealedState {
   readonly keyId: string;
   readonly tool: string;
   readonly argsDigest: string;
+  /** The replica holding the call open (absent from states minted before replicas shared them). */
+  readonly owner?: string;
   /** Expiry, ms since epoch. */
   readonly exp: number;
 }
@@ -24,8 +28,21 @@ export function argumentsDigest(args: unknown): string {
     .slice(0, 22);
 }
 
+const KEPT_KEYS = 4;
+
 export class RequestStateSeal {
-  constructor(private readonly key: Buffer = randomBytes(32)) {}
+  /** Newest first: the first seals, all of them open. */
+  private keys: Buffer[];
+
+  constructor(key: Buffer = randomBytes(32)) {
+    this.keys = [key];
+  }
+
+  /** Seals with `key` from now on; earlier keys still open what they sealed. */
+  adopt(key: Buffer): void {
+    if (this.keys[0]?.equals(key) === true) return;
+    this.keys = [key, ...this.keys.filter((known) => !known.equals(key))].slice(0, KEPT_KEYS);
+  }
 
   static isOurs(value: unknown): value is string {
     return typeof value === 'string' && value.startsWith(PREFIX);
@@ -33,7 +50,7 @@ export class RequestStateSeal {
 
   seal(state: SealedState): string {
     const body = Buffer.from(JSON.stringify(state)).toString('base64url');
-    return `${PREFIX}${body}.${this.mac(body)}`;
+    return `${PREFIX}${body}.${this.mac(body, this.keys[0] as Buffer)}`;
   }
 
   /** The verified payload, or undefined when the value is forged, malformed or expired. */
@@ -41,9 +58,12 @@ export class RequestStateSeal {
     if (!RequestStateSeal.isOurs(value)) return undefined;
     const [body, mac] = value.slice(PREFIX.length).split('.');
     if (body === undefined || mac === undefined) return undefined;
-    const expected = Buffer.from(this.mac(body));
     const given = Buffer.from(mac);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+    const valid = this.keys.some((key) => {
+      const expected = Buffer.from(this.mac(body, key));
+      return expected.length === given.length && timingSafeEqual(expected, given);
+    });
+    if (!valid) return undefined;
     try {
       const state = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as SealedState;
       return typeof state.exp === 'number' && state.exp > now ? state : undefined;
@@ -52,7 +72,7 @@ export class RequestStateSeal {
     }
   }
 
-  private mac(body: string): string {
-    return createHmac('sha256', this.key).update(body).digest('base64url');
+  private mac(body: string, key: Buffer): string {
+    return createHmac('sha256', key).update(body).digest('base64url');
   }
 }

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 export class ReplicaRegistry {
-  private readonly id = randomBytes(8).toString('hex');
+  /** This replica's id (also the owner named in its bridged calls' states). */
+  readonly id = randomBytes(8).toString('hex');
   private count = 1;
   private timer: NodeJS.Timeout | undefined;
 

@@ -1,6 +1,7 @@
 // A real redis-server (Debian package) on a free loopback port with no persistence, for the
 // shared-state tests. `kill()` stops it by PID like an outage would; `restart()` brings it back on
-// the same port (empty, as after a crash without persistence).
+// the same port (empty, as after a crash without persistence); `pause()`/`resume()` stall it with
+// SIGSTOP/SIGCONT (connections stay open, nothing answers), the slow-Redis case.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
@@ -14,6 +15,8 @@ export interface RunningRedis {
   pid(): number;
   kill(): Promise<void>;
   restart(): Promise<void>;
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -60,6 +63,8 @@ export async function startRedis(): Promise<RunningRedis> {
     pid: () => child.pid as number,
     kill,
     restart: launch,
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
     stop: async () => {
       await kill();
       await rm(dir, { recursive: true, force: true });

@@ -2,7 +2,9 @@
 // the same config share one real redis-server. A key limited to N requests a minute gets exactly N
 // answers between them and 429s with Retry-After and RateLimit fields after that (a JSON-RPC error
 // with the request id on /mcp); retrying after a refusal adds nothing. Then Redis is killed by PID
-// under load: no request fails, /agent/sources says so, and sharing resumes when it is back.
+// under load: no request fails, /agent/sources says so, and sharing resumes when it is back; the
+// same when Redis stalls (SIGSTOP) instead of dying. The ways around a quota are tried too: the
+// 2025-era face, a body with a byte-order mark, a body that is not UTF-8.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,12 +13,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { get, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import { get, keyRecord, MODERN_META, mcpPost, newKey } from '../support/gateway-harness.js';
 
 const LIMIT = 10;
 const limited = newKey();
 const roomy = newKey();
 const metered = newKey();
+const guarded = newKey();
 let redis: RunningRedis;
 let upstream: RunningModernServer;
 let dir: string;
@@ -41,6 +44,7 @@ beforeAll(async () => {
             keyRecord(limited, { limits: { requestsPerMinute: LIMIT } }),
             keyRecord(roomy, { limits: { requestsPerMinute: 1_000_000 } }),
             keyRecord(metered, { limits: { toolCallsPerDay: 3 } }),
+            keyRecord(guarded, { access: 'write', limits: { toolCallsPerDay: 3 } }),
           ],
         },
       ],
@@ -148,4 +152,128 @@ it('limits:redis-outage — Redis killed by PID under load: zero failed requests
   }
   expect(failures).toEqual([]);
   expect(ok).toBeGreaterThan(100);
+}, 60_000);
+
+function rawMcp(url: string, apiKey: string, body: Uint8Array | string, headers: Record<string, string>) {
+  return fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body,
+  });
+}
+
+it('limits:no-bypass — the tool-call quota counts the 2025-era face and BOM-prefixed bodies; a non-UTF-8 body reaches nobody', async () => {
+  const upstreamCalls = () => upstream.log.filter((entry) => entry.rpcMethod === 'tools/call').length;
+  const before = upstreamCalls();
+  const modern = (text: string) => ({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'tools/call',
+    params: { _meta: MODERN_META, name: 'up__echo', arguments: { text } },
+  });
+  const modernHeaders = {
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'up__echo',
+  };
+  const legacy = (text: string) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: { name: 'up__echo', arguments: { text } },
+    });
+  const legacyHeaders = { 'mcp-protocol-version': '2025-06-18' };
+  const withBom = (value: unknown) =>
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(value))]);
+  const [a, b, c] = gateways as [GatewayProcess, GatewayProcess, GatewayProcess];
+
+  const admitted = [
+    await rawMcp(a.url, guarded.key, withBom(modern('bom')), modernHeaders),
+    await rawMcp(b.url, guarded.key, legacy('legacy'), legacyHeaders),
+    await rawMcp(c.url, guarded.key, JSON.stringify(modern('plain')), modernHeaders),
+  ];
+  for (const response of admitted) {
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('"result"');
+  }
+  expect(upstreamCalls()).toBe(before + 3);
+
+  const refused = [
+    await rawMcp(a.url, guarded.key, legacy('again'), legacyHeaders),
+    await rawMcp(b.url, guarded.key, withBom(modern('again')), modernHeaders),
+    await rawMcp(c.url, guarded.key, JSON.stringify(modern('again')), modernHeaders),
+  ];
+  for (const response of refused) {
+    expect(response.status).toBe(429);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+  }
+  // Not UTF-8: the limiter cannot read a method, and neither can the ladder, which refuses it.
+  const broken = Buffer.concat([
+    Buffer.from(
+      '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"up__echo","arguments":{"text":"',
+    ),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from('"}}}'),
+  ]);
+  const garbled = await rawMcp(a.url, guarded.key, broken, modernHeaders);
+  expect(garbled.status).toBe(400);
+  expect(((await garbled.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  expect(upstreamCalls()).toBe(before + 3);
+});
+
+it('limits:redis-stalled — Redis stalled (SIGSTOP) under load: zero failed requests, no request hangs; sharing resumes on SIGCONT', async () => {
+  let loading = true;
+  let ok = 0;
+  let slowest = 0;
+  const failures: string[] = [];
+  const worker = async (url: string, index: number) => {
+    while (loading) {
+      const started = Date.now();
+      try {
+        const response =
+          index % 2 === 0
+            ? await get(`${url}/agent/tools`, roomy.key)
+            : await mcpPost(url, roomy.key, {
+                method: 'tools/call',
+                params: { name: 'up__echo', arguments: { text: 'x' } },
+              });
+        const text = await response.text();
+        if (response.status === 200 && !text.includes('"error"')) ok += 1;
+        else failures.push(`${response.status} ${text.slice(0, 100)}`);
+      } catch (error) {
+        failures.push(`thrown ${(error as Error).message}`);
+      }
+      slowest = Math.max(slowest, Date.now() - started);
+    }
+  };
+  const load = gateways.flatMap((g) => [0, 1].map((i) => worker(g.url, i)));
+  try {
+    await new Promise((r) => setTimeout(r, 300));
+    redis.pause();
+    await new Promise((r) => setTimeout(r, 2000));
+    for (const gateway of gateways) expect(await sharedState(gateway.url)).toBe('redis-unavailable');
+  } finally {
+    redis.resume();
+  }
+  try {
+    const deadline = Date.now() + 15_000;
+    for (const gateway of gateways) {
+      while ((await sharedState(gateway.url)) !== 'redis' && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await sharedState(gateway.url)).toBe('redis');
+    }
+  } finally {
+    loading = false;
+    await Promise.all(load);
+  }
+  expect(failures).toEqual([]);
+  expect(ok).toBeGreaterThan(50);
+  // A hang check, not a speed target: each request waits for Redis at most its command time-out.
+  expect(slowest).toBeLessThan(2000);
 }, 60_000);

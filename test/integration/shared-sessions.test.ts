@@ -1,7 +1,8 @@
 // Upstream sessions shared through Redis (issue 10 test 1): three real gateway processes in front of
 // one real 2025-era sessionful upstream (v1 SDK). Calls through A, B and C use one upstream session
 // (the upstream's log proves it); when the upstream forgets it, the next call re-initialises once,
-// and every replica then continues in the new session.
+// and every replica then continues in the new session. A bridged elicitation started on A is
+// continued on B (forwarded to A, which holds the upstream call) and a replay on C or A is refused.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import { keyRecord, MODERN_META, mcpPost, newKey } from '../support/gateway-harness.js';
 
 const key = newKey();
 let redis: RunningRedis;
@@ -104,4 +105,50 @@ it('discovery:list-changed-all-replicas — a list_changed from the shared upstr
     }
     expect(seen).toContain('legacy__late_tool');
   }
+});
+
+type Rpc = { result?: Record<string, unknown>; error?: { code: number; data?: Record<string, unknown> } };
+
+async function askName(gateway: { url: string }, extra: Record<string, unknown> = {}, id = 1): Promise<Rpc> {
+  const meta = {
+    ...MODERN_META,
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  };
+  return (await (
+    await mcpPost(gateway.url, key.key, {
+      id,
+      method: 'tools/call',
+      params: { _meta: meta, name: 'legacy__ask_name', arguments: {}, ...extra },
+    })
+  ).json()) as Rpc;
+}
+
+it('mcp:bridge-across-replicas — an elicitation started on A completes on B; replays on C and A are refused', async () => {
+  const [a, b, c] = gateways as [GatewayProcess, GatewayProcess, GatewayProcess];
+  const first = await askName(a);
+  expect(first.result?.['resultType']).toBe('input_required');
+  const requestState = first.result?.['requestState'] as string;
+  const inputKey = Object.keys(first.result?.['inputRequests'] as object)[0] as string;
+  const answer = (name: string) => ({
+    requestState,
+    inputResponses: { [inputKey]: { action: 'accept', content: { name } } },
+  });
+  const elicitCalls = () => upstream.log.filter((entry) => entry.rpcMethod === 'tools/call').length;
+  const callsBefore = elicitCalls();
+
+  const done = await askName(b, answer('Ada'), 2);
+  expect(done.result?.['resultType']).toBe('complete');
+  expect(JSON.stringify(done.result?.['content'])).toContain('hello Ada');
+
+  for (const [gateway, id] of [
+    [c, 3],
+    [a, 4],
+    [b, 5],
+  ] as const) {
+    const replay = await askName(gateway, answer('Eve'), id);
+    expect(replay.error?.code).toBe(-32602);
+    expect(replay.error?.data).toEqual({ reason: 'invalid_request_state' });
+  }
+  // The replays never reached the upstream: it saw no further tools/call.
+  expect(elicitCalls()).toBe(callsBefore);
 });

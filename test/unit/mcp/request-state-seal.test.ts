@@ -32,6 +32,19 @@ describe('RequestStateSeal', () => {
     expect(seal.open('agwb1.not-base64.x', 0)).toBeUndefined();
     expect(seal.open('upstream-state', 0)).toBeUndefined();
   });
+  it('seals with an adopted shared key; what the old key sealed still opens here, not elsewhere', () => {
+    const shared = Buffer.alloc(32, 7);
+    const a = new RequestStateSeal();
+    const beforeSharing = a.seal(state);
+    a.adopt(shared);
+    const b = new RequestStateSeal();
+    b.adopt(shared);
+    const sharedState = a.seal(state);
+    expect(b.open(sharedState, 0)).toEqual(state);
+    expect(a.open(b.seal(state), 0)).toEqual(state);
+    expect(a.open(beforeSharing, 0)).toEqual(state);
+    expect(b.open(beforeSharing, 0)).toBeUndefined();
+  });
   it('digests arguments deterministically and distinguishes different ones', () => {
     expect(argumentsDigest({ a: 1 })).toBe(argumentsDigest({ a: 1 }));
     expect(argumentsDigest({ a: 1 })).not.toBe(argumentsDigest({ a: 2 }));

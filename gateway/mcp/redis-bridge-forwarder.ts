@@ -1,0 +1,157 @@
+// BridgeForwarder over Redis pub/sub (issue 10 item 3): every replica listens on its own channel;
+// a continuation for another replica's call is published on the owner's channel with a reply
+// channel, and the owner publishes the result (or the McpError) back. Nothing is stored: answers
+// and results only pass through Redis. A replica that is gone has no subscriber (PUBLISH returns 0)
+// and a Redis that is down or silent ends the wait; either way the client is told the state expired
+// and starts the call again. Log lines name replicas, never content.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { NAMESPACE_SEPARATOR } from '../discovery/index.js';
+import type { Logger } from '../telemetry/logger.js';
+import { within } from '../shared-state/within.js';
+import {
+  fromWire,
+  invalidRequestState,
+  toWire,
+  type BridgeForwarder,
+  type BridgeResume,
+  type ResumeHandler,
+  type WireError,
+} from './bridge-forwarder.js';
+import { McpError } from './jsonrpc.js';
+import type { McpResult } from './mcp-request.js';
+import { catalogueFailure } from './upstream-failure.js';
+
+type Message =
+  | { readonly t: 'resume'; readonly id: string; readonly from: string; readonly resume: BridgeResume }
+  | { readonly t: 'reply'; readonly id: string; readonly result?: McpResult; readonly error?: WireError };
+
+export interface RedisBridgeForwarderOptions {
+  readonly redis: Redis;
+  /** The pub/sub connection (shared with other subscribers; messages are filtered by channel). */
+  readonly subscriber: Redis;
+  readonly keyPrefix: string;
+  readonly replica: string;
+  readonly timeoutMs: number;
+  readonly logger: Logger;
+}
+
+interface Waiting {
+  resolve(result: McpResult): void;
+  reject(error: McpError): void;
+}
+
+export class RedisBridgeForwarder implements BridgeForwarder {
+  readonly replica: string;
+  private handler: ResumeHandler | undefined;
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly ownChannel: string;
+  private readonly onMessage = (channel: string, raw: string) => {
+    if (channel === this.ownChannel) void this.receive(raw);
+  };
+  private readonly subscribe = () =>
+    void this.options.subscriber.subscribe(this.ownChannel).catch(() => undefined);
+
+  constructor(private readonly options: RedisBridgeForwarderOptions) {
+    this.replica = options.replica;
+    this.ownChannel = this.channel(options.replica);
+    options.subscriber.on('ready', this.subscribe);
+    if (options.subscriber.status === 'ready') this.subscribe();
+    options.subscriber.on('message', this.onMessage);
+  }
+
+  private channel(replica: string): string {
+    return `${this.options.keyPrefix}bridge:${replica}`;
+  }
+
+  serve(handler: ResumeHandler): void {
+    this.handler = handler;
+  }
+
+  forward(owner: string, resume: BridgeResume, timeoutMs: number): Promise<McpResult> {
+    const id = randomUUID();
+    return new Promise<McpResult>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        this.options.logger.warn({ owner }, 'bridged call: no answer from the owning replica');
+        reject(catalogueFailure('upstream_timeout', resume.tool.split(NAMESPACE_SEPARATOR, 1)[0] ?? ''));
+      }, timeoutMs);
+      const settle =
+        <T>(done: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          this.waiting.delete(id);
+          done(value);
+        };
+      this.waiting.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      const message: Message = { t: 'resume', id, from: this.replica, resume };
+      within(this.options.redis.publish(this.channel(owner), JSON.stringify(message)), this.options.timeoutMs)
+        .then((receivers) => {
+          if (receivers === 0) this.waiting.get(id)?.reject(invalidRequestState());
+        })
+        .catch(() => {
+          this.options.logger.warn({ owner }, 'bridged call: shared state unreachable; cannot continue it');
+          this.waiting.get(id)?.reject(invalidRequestState());
+        });
+    });
+  }
+
+  private async receive(raw: string): Promise<void> {
+    let message: Message;
+    try {
+      message = JSON.parse(raw) as Message;
+    } catch {
+      return;
+    }
+    if (message.t === 'reply') {
+      const waiting = this.waiting.get(message.id);
+      if (waiting === undefined) return;
+      if (message.error !== undefined) waiting.reject(fromWire(message.error));
+      else waiting.resolve(message.result ?? {});
+      return;
+    }
+    if (message.t !== 'resume' || this.handler === undefined) return;
+    let reply: Message;
+    try {
+      reply = { t: 'reply', id: message.id, result: await this.handler(message.resume) };
+    } catch (error) {
+      const failure = error instanceof McpError ? error : catalogueFailure('internal_error', '');
+      reply = { t: 'reply', id: message.id, error: toWire(failure) };
+    }
+    await this.options.redis.publish(this.channel(message.from), JSON.stringify(reply)).catch(() => {
+      this.options.logger.warn({ to: message.from }, 'bridged call: could not return the answer');
+    });
+  }
+
+  close(): Promise<void> {
+    this.options.subscriber.off('message', this.onMessage);
+    this.options.subscriber.off('ready', this.subscribe);
+    for (const waiting of this.waiting.values()) waiting.reject(invalidRequestState());
+    return this.options.subscriber.unsubscribe(this.ownChannel).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+}
+
+/** The seal key every replica shares: created once in Redis, adopted by each replica whenever it
+ * (re)connects. Until then a replica seals with its own key (its states stay valid on it). */
+export function shareSealKey(
+  redis: Redis,
+  keyPrefix: string,
+  adopt: (key: Buffer) => void,
+  logger: Logger,
+): void {
+  const key = `${keyPrefix}bridge:seal-key`;
+  const fetch = async () => {
+    try {
+      await redis.set(key, randomBytes(32).toString('base64'), 'NX');
+      const shared = await redis.get(key);
+      if (shared !== null) adopt(Buffer.from(shared));
+    } catch {
+      logger.warn({}, 'bridged calls: shared seal key not available; continuations stay on this replica');
+    }
+  };
+  redis.on('ready', () => void fetch());
+  if (redis.status === 'ready') void fetch();
+}
