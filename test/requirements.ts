@@ -187,6 +187,10 @@ export const REQUIREMENTS: Record<string, string> = {
   'limits:redis-down-fallback':
     'issue 10: with Redis down each replica enforces its share and no request fails; sharing resumes',
   'operator:limits-passthrough': 'issue 10: Workspace and ApiKey limits in Kubernetes reach the gateways',
+  'discovery:list-ttl':
+    'issue 10: resource and prompt lists cached for the upstream ttlMs (0 never reused), one fetch per cold key',
+  'discovery:shared-lists':
+    'issue 10 test 2: resource lists shared by all replicas; ttlMs 0 prompt lists relayed each time; refresh drops them',
   'discovery:single-flight': 'issue 10: one lister per cold key; the others wait for its result',
   'discovery:shared-cache':
     'issue 10 test 2: replicas share upstream lists through Redis: one list for a cold stampede, one per refresh',

@@ -7,3 +7,5 @@ export type { SourceState, SourceHealth } from './source-status.js';
 export { namespacedToolName, NAMESPACE_SEPARATOR, MAX_TOOL_NAME } from './tool-namer.js';
 export { nameProblem, printableName, screenNames } from './tool-name-policy.js';
 export type { SkippedTool } from './tool-name-policy.js';
+export { SourceListCache } from './source-list-cache.js';
+export type { DiscoveryEntry, ListKind, CachedSourceList } from './source-list-cache.js';

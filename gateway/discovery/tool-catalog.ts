@@ -7,14 +7,16 @@ import { matchesAny } from '../auth/index.js';
 import type { Access, McpSourceConfig, WorkspaceConfig } from '../config/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import type { Logger } from '../telemetry/logger.js';
+import type { UpstreamPool } from '../upstream/index.js';
 import {
   type BreakerRegistry,
   classifyUpstreamError,
-  UpstreamPool,
   withSessionRecovery,
   type BreakerState,
 } from '../upstream/index.js';
 import type { DiscoveryCache } from './discovery-cache.js';
+import { MAX_LIST_TTL_MS, sourceCacheKey, sourceCachePrefix } from './cache-key.js';
+import { SourceListCache, type DiscoveryEntry } from './source-list-cache.js';
 import type { SourceState, SourceStatusRegistry } from './source-status.js';
 import { screenNames } from './tool-name-policy.js';
 import { namespacedToolName } from './tool-namer.js';
@@ -54,7 +56,8 @@ export interface WorkspaceCatalog {
 export interface ToolCatalogDeps {
   readonly pool: UpstreamPool;
   readonly breakers: BreakerRegistry;
-  readonly cache: DiscoveryCache<CachedToolList>;
+  /** Shared with SourceListCache: tool lists under the source's key, other lists under suffixes. */
+  readonly cache: DiscoveryCache<DiscoveryEntry>;
   readonly now?: () => number;
   readonly statuses: SourceStatusRegistry;
   readonly logger: Logger;
@@ -87,17 +90,18 @@ function toCatalogTools(source: McpSourceConfig, tools: readonly Tool[]): Catalo
     }));
 }
 
-/** Upper bound on any cache lifetime, whatever an upstream asks for. */
-export const MAX_LIST_TTL_MS = 24 * 60 * 60 * 1000;
-
 export class ToolCatalog {
+  /** The same cache's resource and prompt lists (same keys, lifetimes and invalidation). */
+  readonly lists: SourceListCache;
+
   constructor(private readonly deps: ToolCatalogDeps) {
-    // An upstream's list-changed signal drops its cached list at once.
-    deps.pool.onToolsChanged((workspace, source) => void this.invalidate(workspace, source));
+    this.lists = new SourceListCache(deps.cache, deps.listTtlMs);
+    // An upstream's list-changed signal (tools, prompts or resources) drops its cached lists at once.
+    deps.pool.onListChanged((workspace, source) => void this.invalidate(workspace, source));
   }
 
   static cacheKey(workspace: string, source: McpSourceConfig): string {
-    return `${workspace}/${source.name}/${UpstreamPool.fingerprint(source)}`;
+    return sourceCacheKey(workspace, source);
   }
 
   async workspaceCatalog(
@@ -116,13 +120,18 @@ export class ToolCatalog {
     return { tools, sources, ttlMs };
   }
 
+  private async cachedTools(key: string): Promise<CachedToolList | undefined> {
+    const entry = await this.deps.cache.get(key);
+    return entry !== undefined && 'tools' in entry ? entry : undefined;
+  }
+
   breakerState(workspace: string, sourceName: string): BreakerState {
     return this.deps.breakers.state(workspace, sourceName);
   }
 
   /** Forgets the cached list of one source so the next read asks the upstream again. */
   invalidate(workspace: string, sourceName: string): Promise<void> {
-    return this.deps.cache.invalidate(`${workspace}/${sourceName}/`);
+    return this.deps.cache.invalidate(sourceCachePrefix(workspace, sourceName));
   }
 
   private async sourceTools(
@@ -147,17 +156,17 @@ export class ToolCatalog {
         });
       return { tools, ttlMs: Math.max(0, cached.expiresAt - now()) };
     };
-    const cached = await this.deps.cache.get(key);
+    const cached = await this.cachedTools(key);
     if (cached !== undefined) return fromCache(cached);
     try {
       // One lister per key across replicas; the others wait for its result in the cache.
       let own: { tools: CatalogTool[]; ttlMs: number } | undefined;
       await this.deps.cache.exclusive(key, source.timeouts.listMs, async () => {
-        if ((await this.deps.cache.get(key)) !== undefined) return;
+        if ((await this.cachedTools(key)) !== undefined) return;
         own = await this.listUpstream(workspace, source, key);
       });
       if (own !== undefined) return own;
-      const shared = await this.deps.cache.get(key);
+      const shared = await this.cachedTools(key);
       if (shared !== undefined) return fromCache(shared);
       // Nothing cacheable came from the other lister (ttl 0, or it failed): list here.
       return await this.listUpstream(workspace, source, key);

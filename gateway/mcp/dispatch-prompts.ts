@@ -11,7 +11,7 @@ import { upstreamFailure } from './upstream-failure.js';
 
 export function promptsList(deps: FanOutDeps): McpHandler {
   return async (request) => {
-    const { items, unavailable } = await fanOut(deps, request.principal, (connection, signal) =>
+    const { items, unavailable } = await fanOut(deps, request.principal, 'prompts', (connection, signal) =>
       connection.listPrompts(signal),
     );
     // Prompt names follow the tool-name policy too; a prompt outside it is left out of the list.

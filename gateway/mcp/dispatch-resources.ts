@@ -16,7 +16,7 @@ function resourceNotFound(uri: string): McpError {
 
 export function resourcesList(deps: FanOutDeps): McpHandler {
   return async (request) => {
-    const { items, unavailable } = await fanOut(deps, request.principal, (connection, signal) =>
+    const { items, unavailable } = await fanOut(deps, request.principal, 'resources', (connection, signal) =>
       connection.listResources(signal),
     );
     const resources = items

@@ -26,14 +26,15 @@ export interface DispatcherDeps {
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;
 
 export function createDispatcher(deps: DispatcherDeps): Dispatch {
+  const fanOutDeps = { pool: deps.pool, breakers: deps.breakers, lists: deps.catalog.lists };
   const shared: Record<string, McpHandler> = {
     'tools/list': toolsList(deps.catalog, deps.knowledge),
     'tools/call': toolsCall(deps),
-    'resources/list': resourcesList(deps),
-    'resources/read': resourcesRead(deps),
+    'resources/list': resourcesList(fanOutDeps),
+    'resources/read': resourcesRead(fanOutDeps),
     'resources/templates/list': resourceTemplatesList,
-    'prompts/list': promptsList(deps),
-    'prompts/get': promptsGet(deps),
+    'prompts/list': promptsList(fanOutDeps),
+    'prompts/get': promptsGet(fanOutDeps),
   };
   const modern: Record<string, McpHandler> = { ...shared, 'server/discover': discover };
   const legacy: Record<string, McpHandler> = { ...shared, initialize, ping, 'logging/setLevel': setLogLevel };

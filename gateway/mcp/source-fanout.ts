@@ -1,12 +1,15 @@
-// Lists something (resources, prompts) from every source the key may see, in parallel, each hop
-// through its breaker with its list time-out. A failing source is left out and reported.
+// Lists resources or prompts from every source the key may see, in parallel: from the discovery
+// cache when the list is fresh there, else each hop through its breaker with its list time-out. A
+// failing source is left out and reported.
 import { canSeeSource, type Principal } from '../auth/index.js';
 import type { McpSourceConfig } from '../config/index.js';
+import type { ListKind, SourceListCache } from '../discovery/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import {
   classifyUpstreamError,
   withSessionRecovery,
   type BreakerRegistry,
+  type ItemList,
   type UpstreamConnection,
   type UpstreamPool,
 } from '../upstream/index.js';
@@ -14,6 +17,7 @@ import {
 export interface FanOutDeps {
   readonly pool: UpstreamPool;
   readonly breakers: BreakerRegistry;
+  readonly lists: SourceListCache;
 }
 
 export interface FanOutResult<T> {
@@ -21,23 +25,26 @@ export interface FanOutResult<T> {
   readonly unavailable: readonly { readonly source: string; readonly code: string; readonly class: string }[];
 }
 
-export async function fanOut<T>(
+export async function fanOut(
   deps: FanOutDeps,
   principal: Principal,
-  list: (connection: UpstreamConnection, signal: AbortSignal) => Promise<readonly T[]>,
-): Promise<FanOutResult<T>> {
+  kind: ListKind,
+  list: (connection: UpstreamConnection, signal: AbortSignal) => Promise<ItemList>,
+): Promise<FanOutResult<Record<string, unknown>>> {
   const workspace = principal.workspace.name;
   const sources = principal.workspace.mcpSources.filter((s) => canSeeSource(principal, s.name));
   const settled = await Promise.allSettled(
     sources.map((source: McpSourceConfig) =>
-      deps.breakers.runDiscovery(workspace, source, () =>
-        withSessionRecovery(deps.pool, workspace, source, (connection) =>
-          list(connection, AbortSignal.timeout(source.timeouts.listMs)),
+      deps.lists.list(workspace, source, kind, () =>
+        deps.breakers.runDiscovery(workspace, source, () =>
+          withSessionRecovery(deps.pool, workspace, source, (connection) =>
+            list(connection, AbortSignal.timeout(source.timeouts.listMs)),
+          ),
         ),
       ),
     ),
   );
-  const items: { source: string; item: T }[] = [];
+  const items: { source: string; item: Record<string, unknown> }[] = [];
   const unavailable: { source: string; code: string; class: string }[] = [];
   settled.forEach((outcome, index) => {
     const source = (sources[index] as McpSourceConfig).name;

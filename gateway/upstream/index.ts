@@ -4,10 +4,11 @@ export type {
   ConnectDeps,
   CallOptions,
   ToolList,
+  ItemList,
   UpstreamEvents,
 } from './upstream-connection.js';
 export { UpstreamPool } from './upstream-pool.js';
-export type { Connector, ToolsChangedListener } from './upstream-pool.js';
+export type { Connector, ListChangedListener } from './upstream-pool.js';
 export { classifyUpstreamError } from './classify-upstream-error.js';
 export { BreakerRegistry, countsAgainstSource } from './breaker-registry.js';
 export type { BreakerState } from './breaker-registry.js';

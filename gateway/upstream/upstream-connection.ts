@@ -28,9 +28,16 @@ export interface ToolList {
   readonly ttlMs: number | undefined;
 }
 
+/** Resources or prompts of one upstream, all pages. */
+export interface ItemList {
+  readonly items: readonly Record<string, unknown>[];
+  /** The upstream's cache hint (the smallest over the pages); undefined when it gave none. */
+  readonly ttlMs: number | undefined;
+}
+
 export interface UpstreamEvents {
-  /** The upstream said its tool list changed (notifications/tools/list_changed). */
-  toolsChanged(): void;
+  /** The upstream said its tool, prompt or resource list changed (notifications/…/list_changed). */
+  listChanged(): void;
 }
 
 export interface UpstreamConnection {
@@ -40,8 +47,8 @@ export interface UpstreamConnection {
   /** The transport actually in use (a Streamable HTTP source may turn out to be HTTP+SSE). */
   readonly transport?: McpSourceConfig['transport'];
   /** Lists resources or prompts (all pages); empty when the upstream does not offer them. */
-  listResources(signal: AbortSignal): Promise<readonly Record<string, unknown>[]>;
-  listPrompts(signal: AbortSignal): Promise<readonly Record<string, unknown>[]>;
+  listResources(signal: AbortSignal): Promise<ItemList>;
+  listPrompts(signal: AbortSignal): Promise<ItemList>;
   readResource(uri: string, options: CallOptions): Promise<Record<string, unknown>>;
   getPrompt(
     name: string,
@@ -171,7 +178,9 @@ async function connectOnce(
           ? {}
           : {
               listChanged: {
-                tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.toolsChanged() },
+                tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.listChanged() },
+                prompts: { autoRefresh: false, debounceMs: 0, onChanged: () => events.listChanged() },
+                resources: { autoRefresh: false, debounceMs: 0, onChanged: () => events.listChanged() },
               },
             }),
       },
@@ -268,7 +277,7 @@ function wrap(
       return { tools, ttlMs };
     },
     async listResources(callSignal) {
-      if (capabilities['resources'] === undefined) return [];
+      if (capabilities['resources'] === undefined) return { items: [], ttlMs: undefined };
       return collectPages(async (cursor) => {
         const page = await withResponseGuard(callSignal, (signal) =>
           client.listResources(cursor === undefined ? {} : { cursor }, {
@@ -279,11 +288,11 @@ function wrap(
             cacheMode: 'bypass',
           }),
         );
-        return { items: page.resources, nextCursor: page.nextCursor };
+        return { items: page.resources, nextCursor: page.nextCursor, ttlMs: cacheHint(page) };
       });
     },
     async listPrompts(callSignal) {
-      if (capabilities['prompts'] === undefined) return [];
+      if (capabilities['prompts'] === undefined) return { items: [], ttlMs: undefined };
       return collectPages(async (cursor) => {
         const page = await withResponseGuard(callSignal, (signal) =>
           client.listPrompts(cursor === undefined ? {} : { cursor }, {
@@ -294,7 +303,7 @@ function wrap(
             cacheMode: 'bypass',
           }),
         );
-        return { items: page.prompts, nextCursor: page.nextCursor };
+        return { items: page.prompts, nextCursor: page.nextCursor, ttlMs: cacheHint(page) };
       });
     },
     readResource(uri, options) {
@@ -367,15 +376,24 @@ async function connectWith(
 async function collectPages(
   fetchPage: (
     cursor: string | undefined,
-  ) => Promise<{ items: readonly object[]; nextCursor: string | undefined }>,
-): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
+  ) => Promise<{ items: readonly object[]; nextCursor: string | undefined; ttlMs: number | undefined }>,
+): Promise<ItemList> {
+  const items: Record<string, unknown>[] = [];
   let cursor: string | undefined;
+  let ttlMs: number | undefined;
   for (let page = 0; page < 64; page += 1) {
     const result = await fetchPage(cursor);
-    out.push(...(result.items as Record<string, unknown>[]));
+    items.push(...(result.items as Record<string, unknown>[]));
+    if (result.ttlMs !== undefined)
+      ttlMs = ttlMs === undefined ? result.ttlMs : Math.min(ttlMs, result.ttlMs);
     cursor = result.nextCursor;
     if (cursor === undefined) break;
   }
-  return out;
+  return { items, ttlMs };
+}
+
+/** A list result's `ttlMs` cache hint (2026 servers), if it has a usable one. */
+function cacheHint(result: object): number | undefined {
+  const hint = (result as { ttlMs?: unknown }).ttlMs;
+  return typeof hint === 'number' && Number.isFinite(hint) ? hint : undefined;
 }

@@ -23,12 +23,12 @@ export type Connector = (
   events: UpstreamEvents,
   workspace: string,
 ) => Promise<UpstreamConnection>;
-export type ToolsChangedListener = (workspace: string, source: string) => void;
+export type ListChangedListener = (workspace: string, source: string) => void;
 
 export class UpstreamPool {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly connect: Connector;
-  private readonly toolsChangedListeners = new Set<ToolsChangedListener>();
+  private readonly listChangedListeners = new Set<ListChangedListener>();
 
   constructor(
     private readonly deps: ConnectDeps & { readonly logger: Logger },
@@ -52,8 +52,8 @@ export class UpstreamPool {
     const connection = this.connect(
       source,
       {
-        toolsChanged: () => {
-          for (const listener of this.toolsChangedListeners) listener(workspace, source.name);
+        listChanged: () => {
+          for (const listener of this.listChangedListeners) listener(workspace, source.name);
         },
       },
       workspace,
@@ -76,9 +76,9 @@ export class UpstreamPool {
   }
 
   /** Hears list-changed signals of every pooled upstream. */
-  onToolsChanged(listener: ToolsChangedListener): () => void {
-    this.toolsChangedListeners.add(listener);
-    return () => this.toolsChangedListeners.delete(listener);
+  onListChanged(listener: ListChangedListener): () => void {
+    this.listChangedListeners.add(listener);
+    return () => this.listChangedListeners.delete(listener);
   }
 
   /** The upstream forgot this connection's session (404): forget it everywhere it is shared, so the

@@ -86,3 +86,33 @@ it('discovery:shared-cache — a cold stampede on three replicas lists the upstr
   for (const gateway of gateways) expect(await toolNames(gateway.url)).toContain('up__echo');
   expect(lists()).toBe(2);
 });
+
+const upstreamCalls = (method: string) => upstream.log.filter((entry) => entry.rpcMethod === method).length;
+
+async function listed(url: string, method: 'resources/list' | 'prompts/list'): Promise<string[]> {
+  const body = (await (await mcpPost(url, key.key, { method })).json()) as {
+    result: { resources?: { uri: string }[]; prompts?: { name: string }[] };
+  };
+  return (body.result.resources ?? [])
+    .map((r) => r.uri)
+    .concat((body.result.prompts ?? []).map((p) => p.name));
+}
+
+it('discovery:shared-lists — a resource list (ttlMs 60 s) is listed once for three replicas; prompts (ttlMs 0) every time; a refresh drops both', async () => {
+  const resourcesBefore = upstreamCalls('resources/list');
+  const promptsBefore = upstreamCalls('prompts/list');
+  for (const gateway of gateways) {
+    expect((await listed(gateway.url, 'resources/list')).some((uri) => uri.includes('readme'))).toBe(true);
+    expect(await listed(gateway.url, 'prompts/list')).toContain('up__greet');
+  }
+  expect(upstreamCalls('resources/list') - resourcesBefore).toBe(1);
+  expect(upstreamCalls('prompts/list') - promptsBefore).toBe(3);
+  const refreshed = await fetch(`${(gateways[1] as { url: string }).url}/agent/sources/up/refresh`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.key}` },
+  });
+  expect(refreshed.status).toBe(200);
+  await new Promise((r) => setTimeout(r, 200));
+  for (const gateway of gateways) await listed(gateway.url, 'resources/list');
+  expect(upstreamCalls('resources/list') - resourcesBefore).toBe(2);
+});

@@ -12,7 +12,7 @@ export function mcpResourcesConnector(source: McpResourcesSource, context: Conne
   return {
     async *items(signal): AsyncGenerator<SourceItem> {
       const connection = await context.mcp(source.mcpSource);
-      const resources = await connection.listResources(signal);
+      const { items: resources } = await connection.listResources(signal);
       const matching = resources.filter(
         (resource) => typeof resource['uri'] === 'string' && matchesGlobs(resource['uri'], source.include),
       );

@@ -40,8 +40,8 @@ function setup(ttlMs: number | undefined, clock: { now: number } = { now: 1_000_
         lists += 1;
         return Promise.resolve({ tools: [echo], ttlMs });
       },
-      listResources: () => Promise.resolve([]),
-      listPrompts: () => Promise.resolve([]),
+      listResources: () => Promise.resolve({ items: [], ttlMs: undefined }),
+      listPrompts: () => Promise.resolve({ items: [], ttlMs: undefined }),
       readResource: fail,
       getPrompt: fail,
       callTool: fail,
@@ -96,7 +96,7 @@ describe('ToolCatalog cache hints', () => {
   it('drops the cached list when the upstream signals tools/list_changed', async () => {
     const s = setup(undefined);
     await s.catalog.workspaceCatalog(s.workspace);
-    s.events()?.toolsChanged();
+    s.events()?.listChanged();
     await s.catalog.workspaceCatalog(s.workspace);
     expect(s.lists()).toBe(2);
   });

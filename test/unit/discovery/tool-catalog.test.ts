@@ -55,8 +55,8 @@ class FakeUpstreams {
       connectedAt: '2026-01-01T00:00:00.000Z',
       relay: undefined,
       callTool: () => Promise.reject(new Error('not used by catalog tests')),
-      listResources: () => Promise.resolve([]),
-      listPrompts: () => Promise.resolve([]),
+      listResources: () => Promise.resolve({ items: [], ttlMs: undefined }),
+      listPrompts: () => Promise.resolve({ items: [], ttlMs: undefined }),
       readResource: () => Promise.reject(new Error('not used by catalog tests')),
       getPrompt: () => Promise.reject(new Error('not used by catalog tests')),
       listTools: () => {
