@@ -16,7 +16,7 @@ import {
 } from './config/index.js';
 import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
-import { createRedis, redisReady } from './shared-state/redis-connection.js';
+import { createRedis, duplicateRedis, redisReady } from './shared-state/redis-connection.js';
 import { ReplicaRegistry } from './shared-state/replica-registry.js';
 import type { SharedStateStatus } from './rest/sources-route.js';
 import { KubeConfigSource, InformerObjectFeed, loadKubeConfig } from './config/kube/index.js';
@@ -141,10 +141,19 @@ async function openSharedState(
       status: () => 'local',
       close: () => Promise.resolve(),
     };
+  const tls = redisSettings.tls;
   const redis = createRedis({
     url: resolveSecret(redisSettings.url, secrets),
     logger,
     connectTimeoutMs: redisSettings.connectTimeoutMs,
+    ...(tls === undefined
+      ? {}
+      : {
+          tls: {
+            ...(tls.ca === undefined ? {} : { ca: resolveSecret(tls.ca, secrets) }),
+            ...(tls.servername === undefined ? {} : { servername: tls.servername }),
+          },
+        }),
   });
   const ready = await redisReady(redis, redisSettings.connectTimeoutMs);
   logger.info(
@@ -159,7 +168,7 @@ async function openSharedState(
     timeoutMs: redisSettings.commandTimeoutMs,
     replicas: () => registry.replicas(),
   });
-  const subscriber = redis.duplicate();
+  const subscriber = duplicateRedis(redis);
   subscriber.on('error', () => undefined);
   void subscriber.connect().catch(() => undefined);
   const discovery = new RedisDiscoveryCache<CachedToolList>({

@@ -191,6 +191,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 10: resource and prompt lists cached for the upstream ttlMs (0 never reused), one fetch per cold key',
   'discovery:shared-lists':
     'issue 10 test 2: resource lists shared by all replicas; ttlMs 0 prompt lists relayed each time; refresh drops them',
+  'shared:redis-topologies':
+    'issue 10: TLS, Sentinel and Cluster Redis work for limits, discovery, sessions and bridge forwarding',
   'discovery:single-flight': 'issue 10: one lister per cold key; the others wait for its result',
   'discovery:shared-cache':
     'issue 10 test 2: replicas share upstream lists through Redis: one list for a cold stampede, one per refresh',

@@ -456,8 +456,18 @@ export const KnowledgeSchema = z.strictObject({
 export const SharedStateSchema = z.strictObject({
   redis: z
     .strictObject({
-      /** redis://[user:password@]host:port[/db], rediss:// for TLS; as a secret reference. */
+      /** As a secret reference: redis://[user:password@]host:port[/db] (rediss:// for TLS),
+       * redis-sentinel://[user:password@]host:port[,host:port…]/<master>[/<db>], or
+       * redis-cluster://[user:password@]host:port[,host:port…]. */
       url: SecretRefSchema,
+      /** TLS to the Redis nodes (also implied by rediss://): the CA bundle (PEM, as a secret
+       * reference) when it is not a system CA, and the certificate name when it is not the host. */
+      tls: z
+        .strictObject({
+          ca: SecretRefSchema.optional(),
+          servername: z.string().min(1).max(253).optional(),
+        })
+        .optional(),
       keyPrefix: z
         .string()
         .max(64)

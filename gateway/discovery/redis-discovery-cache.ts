@@ -4,16 +4,16 @@
 // copy at once. `exclusive` takes a short Redis lock per key: of N replicas asking for a cold key,
 // one lists the upstream and the others wait for its entry. When Redis is unavailable every call
 // degrades to the local copy and a local lister; nothing fails because of Redis.
-import type { Redis } from 'ioredis';
+import { masters, type RedisClient } from '../shared-state/redis-connection.js';
 import type { Logger } from '../telemetry/logger.js';
 import { RedisLock } from '../shared-state/redis-lock.js';
 import { within } from '../shared-state/within.js';
 import { MemoryDiscoveryCache, type DiscoveryCache } from './discovery-cache.js';
 
 export interface RedisDiscoveryCacheOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** A second connection for pub/sub (a subscribed connection cannot send other commands). */
-  readonly subscriber: Redis;
+  readonly subscriber: RedisClient;
   readonly keyPrefix: string;
   readonly timeoutMs: number;
   readonly logger: Logger;
@@ -71,14 +71,16 @@ export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
     await this.local.invalidate(prefix);
     try {
       const pattern = `${this.entryKey(prefix).replace(/[*?[\]\\]/g, '\\$&')}*`;
-      let cursor = '0';
-      do {
-        const [next, keys] = await this.timed(
-          this.options.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 200),
-        );
-        if (keys.length > 0) await this.timed(this.options.redis.del(...keys));
-        cursor = next;
-      } while (cursor !== '0');
+      // SCAN sees one node's keys: every master of a Cluster is scanned. Keys are deleted one by
+      // one (a multi-key DEL must stay within one Cluster slot).
+      for (const node of masters(this.options.redis)) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await this.timed(node.scan(cursor, 'MATCH', pattern, 'COUNT', 200));
+          await this.timed(Promise.all(keys.map((key) => this.options.redis.del(key))));
+          cursor = next;
+        } while (cursor !== '0');
+      }
       await this.timed(this.options.redis.publish(this.channel, prefix));
     } catch (error) {
       this.options.logger.warn(

@@ -4,7 +4,7 @@
 // When Redis fails or is slower than `timeoutMs`, the replica decides alone with a per-replica
 // share of each limit (limit ÷ replicas last seen, rounded up) and says so in the log; it goes back
 // to Redis on the next request that gets an answer. A Redis outage never fails a request.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../shared-state/redis-connection.js';
 import type { Logger } from '../telemetry/logger.js';
 import { ADMITTED, type LimitRule, type LimitVerdict } from './limit-rules.js';
 import { within } from '../shared-state/within.js';
@@ -59,7 +59,7 @@ return {1, best, bestRemaining, 0, bestReset}
 `;
 
 export interface RedisRateLimiterOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly logger: Logger;
   /** Redis answers slower than this count as a failure (fallback). */
   readonly timeoutMs?: number;

@@ -1,11 +1,14 @@
 // BridgeForwarder over Redis pub/sub (issue 10 item 3): every replica listens on its own channel;
 // a continuation for another replica's call is published on the owner's channel with a reply
-// channel, and the owner publishes the result (or the McpError) back. Nothing is stored: answers
-// and results only pass through Redis. A replica that is gone has no subscriber (PUBLISH returns 0)
-// and a Redis that is down or silent ends the wait; either way the client is told the state expired
-// and starts the call again. Log lines name replicas, never content.
+// channel; the owner acknowledges at once, then publishes the result (or the McpError) back.
+// Nothing is stored: answers and results only pass through Redis. A replica that is gone does not
+// acknowledge within `ackMs` (on one server PUBLISH also says nobody listens; a Cluster counts only
+// one node's subscribers, so there the acknowledgement decides), and a Redis that is down ends the
+// wait too; either way the client is told the state expired and starts the call again. Log lines
+// name replicas, never content.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
+import type { RedisClient } from '../shared-state/redis-connection.js';
 import { NAMESPACE_SEPARATOR } from '../discovery/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import { within } from '../shared-state/within.js';
@@ -24,19 +27,23 @@ import { catalogueFailure } from './upstream-failure.js';
 
 type Message =
   | { readonly t: 'resume'; readonly id: string; readonly from: string; readonly resume: BridgeResume }
+  | { readonly t: 'ack'; readonly id: string }
   | { readonly t: 'reply'; readonly id: string; readonly result?: McpResult; readonly error?: WireError };
 
 export interface RedisBridgeForwarderOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** The pub/sub connection (shared with other subscribers; messages are filtered by channel). */
-  readonly subscriber: Redis;
+  readonly subscriber: RedisClient;
   readonly keyPrefix: string;
   readonly replica: string;
   readonly timeoutMs: number;
   readonly logger: Logger;
+  /** How long the owner has to acknowledge a forwarded continuation (default 2 s). */
+  readonly ackMs?: number;
 }
 
 interface Waiting {
+  acknowledged(): void;
   resolve(result: McpResult): void;
   reject(error: McpError): void;
 }
@@ -72,22 +79,36 @@ export class RedisBridgeForwarder implements BridgeForwarder {
     const id = randomUUID();
     return new Promise<McpResult>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.waiting.delete(id);
+        this.waiting
+          .get(id)
+          ?.reject(catalogueFailure('upstream_timeout', resume.tool.split(NAMESPACE_SEPARATOR, 1)[0] ?? ''));
         this.options.logger.warn({ owner }, 'bridged call: no answer from the owning replica');
-        reject(catalogueFailure('upstream_timeout', resume.tool.split(NAMESPACE_SEPARATOR, 1)[0] ?? ''));
       }, timeoutMs);
+      const ackTimer = setTimeout(() => {
+        this.options.logger.warn(
+          { owner },
+          'bridged call: the owning replica did not acknowledge; it is gone',
+        );
+        this.waiting.get(id)?.reject(invalidRequestState());
+      }, this.options.ackMs ?? 2000);
       const settle =
         <T>(done: (value: T) => void) =>
         (value: T) => {
           clearTimeout(timer);
+          clearTimeout(ackTimer);
           this.waiting.delete(id);
           done(value);
         };
-      this.waiting.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      this.waiting.set(id, {
+        acknowledged: () => clearTimeout(ackTimer),
+        resolve: settle(resolve),
+        reject: settle(reject),
+      });
       const message: Message = { t: 'resume', id, from: this.replica, resume };
       within(this.options.redis.publish(this.channel(owner), JSON.stringify(message)), this.options.timeoutMs)
         .then((receivers) => {
-          if (receivers === 0) this.waiting.get(id)?.reject(invalidRequestState());
+          if (receivers === 0 && !(this.options.redis instanceof Cluster))
+            this.waiting.get(id)?.reject(invalidRequestState());
         })
         .catch(() => {
           this.options.logger.warn({ owner }, 'bridged call: shared state unreachable; cannot continue it');
@@ -103,6 +124,10 @@ export class RedisBridgeForwarder implements BridgeForwarder {
     } catch {
       return;
     }
+    if (message.t === 'ack') {
+      this.waiting.get(message.id)?.acknowledged();
+      return;
+    }
     if (message.t === 'reply') {
       const waiting = this.waiting.get(message.id);
       if (waiting === undefined) return;
@@ -111,6 +136,9 @@ export class RedisBridgeForwarder implements BridgeForwarder {
       return;
     }
     if (message.t !== 'resume' || this.handler === undefined) return;
+    const replyTo = this.channel(message.from);
+    const ack: Message = { t: 'ack', id: message.id };
+    void this.options.redis.publish(replyTo, JSON.stringify(ack)).catch(() => undefined);
     let reply: Message;
     try {
       reply = { t: 'reply', id: message.id, result: await this.handler(message.resume) };
@@ -118,7 +146,7 @@ export class RedisBridgeForwarder implements BridgeForwarder {
       const failure = error instanceof McpError ? error : catalogueFailure('internal_error', '');
       reply = { t: 'reply', id: message.id, error: toWire(failure) };
     }
-    await this.options.redis.publish(this.channel(message.from), JSON.stringify(reply)).catch(() => {
+    await this.options.redis.publish(replyTo, JSON.stringify(reply)).catch(() => {
       this.options.logger.warn({ to: message.from }, 'bridged call: could not return the answer');
     });
   }
@@ -137,7 +165,7 @@ export class RedisBridgeForwarder implements BridgeForwarder {
 /** The seal key every replica shares: created once in Redis, adopted by each replica whenever it
  * (re)connects. Until then a replica seals with its own key (its states stay valid on it). */
 export function shareSealKey(
-  redis: Redis,
+  redis: RedisClient,
   keyPrefix: string,
   adopt: (key: Buffer) => void,
   logger: Logger,

@@ -2,7 +2,7 @@
 // upstream session). Redis unavailable counts as "acquired": the work then runs locally, which is
 // the behaviour without Redis. Released only by its owner; it expires by itself if the owner dies.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 import { within } from './within.js';
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
@@ -11,7 +11,7 @@ export class RedisLock {
   private readonly owner = randomBytes(8).toString('hex');
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly timeoutMs: number,
   ) {}
 

@@ -2,7 +2,7 @@
 // unreachable): each replica refreshes its own entry every few seconds in one sorted set, entries
 // older than three periods are dropped, and the last count read is kept for when Redis is gone.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 
 export class ReplicaRegistry {
   /** This replica's id (also the owner named in its bridged calls' states). */
@@ -11,7 +11,7 @@ export class ReplicaRegistry {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly key: string,
     private readonly periodMs = 5000,
   ) {}

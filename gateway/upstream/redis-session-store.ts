@@ -3,7 +3,7 @@
 // usable together with the source's own credential, which never goes to Redis, and Redis is
 // expected behind network policy and ACLs like the rest of the gateway's state. Key names are
 // hashes, so no id appears in a key. Any Redis failure falls back to a per-replica session.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../shared-state/redis-connection.js';
 import { RedisLock } from '../shared-state/redis-lock.js';
 import { within } from '../shared-state/within.js';
 import type { SessionStore, SharedSession } from './session-store.js';
@@ -19,7 +19,7 @@ export class RedisSessionStore implements SessionStore {
   private readonly lock: RedisLock;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keyPrefix: string,
     private readonly timeoutMs: number,
   ) {

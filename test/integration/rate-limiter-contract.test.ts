@@ -1,16 +1,15 @@
 // One contract for both RateLimiter implementations (D6): the in-memory twin and the Redis one
 // against a real redis-server. Plus the Redis one's fallback when Redis is killed, and its return.
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LimitRule } from '../../gateway/limits/limit-rules.js';
 import { MemoryRateLimiter, type RateLimiter } from '../../gateway/limits/rate-limiter.js';
 import { RedisRateLimiter } from '../../gateway/limits/redis-rate-limiter.js';
-import { createRedis, redisReady } from '../../gateway/shared-state/redis-connection.js';
+import { createRedis, redisReady, type RedisClient } from '../../gateway/shared-state/redis-connection.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
 
 let redis: RunningRedis;
-const clients: Redis[] = [];
+const clients: RedisClient[] = [];
 const logger = createPinoLogger({ level: 'silent' });
 
 beforeAll(async () => {
