@@ -56,7 +56,7 @@ describe.each([
 
   it(`shared:redis-topologies — ${name}: limits exact across three replicas, discovery, sessions and bridge forwarding`, async () => {
     const replicas = await Promise.all([connect(), connect(), connect()]);
-    const [a, b, c] = replicas as [RedisClient, RedisClient, RedisClient];
+    const [a, b, c] = replicas;
     // Limits: a key rule and a workspace rule (different keys, one slot by the workspace hash tag).
     const limiters = replicas.map(
       (redis) => new RedisRateLimiter({ redis, logger, replicas: () => 3, timeoutMs: 500 }),
