@@ -38,6 +38,9 @@ export interface OperatorOptions {
   readonly gatewayNamespace: string;
   /** Where the leader-election Lease lives (default: the gateway namespace). */
   readonly leaseNamespace?: string;
+  /** Watch resources and Secrets of this namespace only (least privilege: a Role there suffices);
+   * undefined watches every namespace (needs a ClusterRole for them). */
+  readonly watchNamespace?: string;
   readonly identity?: string;
   readonly logger: Logger;
   readonly resyncMs?: number;
@@ -50,6 +53,7 @@ export interface RunningOperator {
   isLeader(): boolean;
   /** Resolves when every informer has listed once. */
   readonly synced: Promise<void>;
+  isSynced(): boolean;
   /** Resolves when the leader has nothing queued or running (tests). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -69,17 +73,28 @@ export function runOperator(options: OperatorOptions): RunningOperator {
       queue?.add(WorkspaceController.key(namespace, workspace));
   };
 
+  const scope = options.watchNamespace;
   const customWatcher = (plural: string, onChange: (object: CustomObject, change: ChangeKind) => void) =>
     new ResourceWatcher<CustomObject>({
       kubeConfig,
       name: plural,
-      path: `/apis/${GROUP}/${VERSION}/${plural}`,
+      path:
+        scope === undefined
+          ? `/apis/${GROUP}/${VERSION}/${plural}`
+          : `/apis/${GROUP}/${VERSION}/namespaces/${scope}/${plural}`,
       list: () =>
-        custom.listCustomObjectForAllNamespaces({
-          group: GROUP,
-          version: VERSION,
-          resourcePlural: plural,
-        }) as Promise<{
+        (scope === undefined
+          ? custom.listCustomObjectForAllNamespaces({
+              group: GROUP,
+              version: VERSION,
+              resourcePlural: plural,
+            })
+          : custom.listNamespacedCustomObject({
+              group: GROUP,
+              version: VERSION,
+              namespace: scope,
+              plural,
+            })) as Promise<{
           items: CustomObject[];
         }>,
       logger,
@@ -107,8 +122,11 @@ export function runOperator(options: OperatorOptions): RunningOperator {
   const secrets = new ResourceWatcher<V1Secret>({
     kubeConfig,
     name: 'secrets',
-    path: '/api/v1/secrets',
-    list: () => core.listSecretForAllNamespaces(),
+    path: scope === undefined ? '/api/v1/secrets' : `/api/v1/namespaces/${scope}/secrets`,
+    list: () =>
+      scope === undefined
+        ? core.listSecretForAllNamespaces()
+        : core.listNamespacedSecret({ namespace: scope }),
     logger,
     onChange: (secret, change) => {
       const labels = secret.metadata?.labels ?? {};
@@ -163,7 +181,10 @@ export function runOperator(options: OperatorOptions): RunningOperator {
   };
   const writer = options.writer ?? new ApiKubeWriter(kubeConfig);
   const watchers = [workspaces, apiKeys, mcpSources, dataSources, secrets, configMaps];
-  const synced = Promise.all(watchers.map((w) => w.synced)).then(() => undefined);
+  let isSynced = false;
+  const synced = Promise.all(watchers.map((w) => w.synced)).then(() => {
+    isSynced = true;
+  });
 
   const enqueueAll = () => {
     for (const workspace of workspaces.list())
@@ -225,6 +246,7 @@ export function runOperator(options: OperatorOptions): RunningOperator {
     identity,
     isLeader: () => elector.isLeader,
     synced,
+    isSynced: () => isSynced,
     idle: () => queue?.idle() ?? Promise.resolve(),
     async stop() {
       stopLeading();

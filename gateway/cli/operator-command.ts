@@ -1,15 +1,18 @@
-// `agent-gateway operator --gateway-namespace N [--kubeconfig PATH] [--lease-namespace N]
-// [--identity ID] [--log-level L]`: runs the Kubernetes operator (operator/operator-main.ts) until
-// SIGINT/SIGTERM. Several replicas may run; a Lease makes exactly one of them reconcile.
+// `agent-gateway operator --gateway-namespace N [--scope cluster|namespace] [--kubeconfig PATH]
+// [--lease-namespace N] [--identity ID] [--health-port P] [--log-level L]`: runs the Kubernetes
+// operator (operator/operator-main.ts) until SIGINT/SIGTERM. Several replicas may run; a Lease makes
+// exactly one of them reconcile. `--scope namespace` watches only the gateway namespace (a Role
+// there is all it needs); `cluster` (the default) watches every namespace.
 import { parseArgs } from 'node:util';
 import { runOperator } from '../../operator/operator-main.js';
+import { startHealthServer } from '../../operator/runtime/health-server.js';
 import { loadKubeConfig } from '../config/kube/index.js';
 import { createPinoLogger, type LogLevel } from '../telemetry/index.js';
 import type { CliIo } from './cli-io.js';
 
 const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 const USAGE =
-  'usage: agent-gateway operator --gateway-namespace N [--kubeconfig PATH] [--lease-namespace N] [--identity ID] [--log-level info]';
+  'usage: agent-gateway operator --gateway-namespace N [--scope cluster|namespace] [--kubeconfig PATH] [--lease-namespace N] [--identity ID] [--health-port P] [--log-level info]';
 
 export async function operatorCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -19,6 +22,9 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
       'lease-namespace': { type: 'string' },
       kubeconfig: { type: 'string' },
       identity: { type: 'string' },
+      scope: { type: 'string' },
+      'health-port': { type: 'string' },
+      'health-host': { type: 'string' },
       'log-level': { type: 'string' },
     },
     strict: true,
@@ -26,6 +32,16 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
   const gatewayNamespace = values['gateway-namespace'] ?? io.env['POD_NAMESPACE'];
   if (gatewayNamespace === undefined) {
     io.err(USAGE);
+    return 2;
+  }
+  const scope = values.scope ?? 'cluster';
+  if (scope !== 'cluster' && scope !== 'namespace') {
+    io.err('--scope must be cluster or namespace');
+    return 2;
+  }
+  const healthPort = values['health-port'] === undefined ? undefined : Number(values['health-port']);
+  if (healthPort !== undefined && (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65_535)) {
+    io.err('--health-port must be an integer from 0 to 65535');
     return 2;
   }
   const level = values['log-level'] ?? io.env['LOG_LEVEL'] ?? 'info';
@@ -38,11 +54,23 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
     kubeConfig: loadKubeConfig(values.kubeconfig),
     gatewayNamespace,
     logger,
+    ...(scope === 'namespace' ? { watchNamespace: gatewayNamespace } : {}),
     ...(values['lease-namespace'] === undefined ? {} : { leaseNamespace: values['lease-namespace'] }),
     ...(values.identity === undefined ? {} : { identity: values.identity }),
   });
+  const health =
+    healthPort === undefined
+      ? undefined
+      : await startHealthServer(healthPort, values['health-host'] ?? '0.0.0.0', {
+          synced: () => operator.isSynced(),
+          isLeader: () => operator.isLeader(),
+        });
+  const healthAddress = health?.address();
   io.err(
-    `agent gateway operator ${operator.identity} watching; rendering into namespace ${gatewayNamespace}`,
+    `agent gateway operator ${operator.identity} watching ${scope === 'namespace' ? `namespace ${gatewayNamespace}` : 'all namespaces'}; rendering into namespace ${gatewayNamespace}` +
+      (typeof healthAddress === 'object' && healthAddress !== null
+        ? `; probes on port ${healthAddress.port}`
+        : ''),
   );
   // The operator serves nothing, and its retry timers are unref'd: without this the process would
   // exit as soon as every watch is down (an apiserver outage) instead of waiting to reconnect.
@@ -57,6 +85,7 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+  health?.close();
   await operator.stop();
   io.err('agent gateway operator stopped');
   return 0;

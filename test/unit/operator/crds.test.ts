@@ -16,6 +16,14 @@ describe('generated CRDs', () => {
     for (const [name, content] of files) expect(await readFile(`crds/${name}`, 'utf8'), name).toBe(content);
   });
 
+  it('helm:crds-in-chart — the chart installs exactly the generated CRDs', async () => {
+    const files = crdFiles();
+    const inChart = (await readdir('charts/agent-gateway/crds')).filter((name) => name.endsWith('.yaml')).sort();
+    expect(inChart).toEqual([...files.keys()].sort());
+    for (const [name, content] of files)
+      expect(await readFile(`charts/agent-gateway/crds/${name}`, 'utf8'), name).toBe(content);
+  });
+
   it('crd:conventions — every kind has a status subresource, Ready printer column, categories and short names', () => {
     for (const definition of KINDS) {
       const crd = parse(crdFiles().get(`agentgateway.dev_${definition.plural}.yaml`)!) as {
