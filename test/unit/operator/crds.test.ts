@@ -18,7 +18,9 @@ describe('generated CRDs', () => {
 
   it('helm:crds-in-chart — the chart installs exactly the generated CRDs', async () => {
     const files = crdFiles();
-    const inChart = (await readdir('charts/agent-gateway/crds')).filter((name) => name.endsWith('.yaml')).sort();
+    const inChart = (await readdir('charts/agent-gateway/crds'))
+      .filter((name) => name.endsWith('.yaml'))
+      .sort();
     expect(inChart).toEqual([...files.keys()].sort());
     for (const [name, content] of files)
       expect(await readFile(`charts/agent-gateway/crds/${name}`, 'utf8'), name).toBe(content);
