@@ -1,0 +1,383 @@
+// The Helm chart against the real kube-apiserver (issue 11): lint, a checked-in `helm template`
+// snapshot per ci/ values file, the values schema refusing wrong types and unknown keys, then
+// `helm install --dry-run=server`, a real install, upgrade and uninstall. RBAC is proven both ways:
+// `kubectl auth can-i` as the chart's ServiceAccounts shows what they cannot do, and real operator
+// and gateway processes, running outside the cluster with tokens of those ServiceAccounts (TokenRequest),
+// show that what they may do is enough: a Workspace, ApiKey and McpSource applied with kubectl
+// become Ready, and the issued key lists and calls the upstream's tools.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parse, parseAllDocuments, stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startChild, type Child } from '../bench/child-process.js';
+import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { get, mcpPost } from '../support/gateway-harness.js';
+import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
+import { until } from '../support/until.js';
+
+const run = promisify(execFile);
+const CHART = 'charts/agent-gateway';
+const RELEASE = 'agw';
+
+async function helm(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(
+      join(inject('kubeBin'), 'helm'),
+      [...args, '--kubeconfig', kubeconfigPath()],
+      {
+        maxBuffer: 16 << 20,
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: Number(failure.code ?? 1), stdout: failure.stdout ?? '', stderr: failure.stderr ?? '' };
+  }
+}
+
+async function helmOk(args: string[]): Promise<string> {
+  const result = await helm(args);
+  if (result.code !== 0) throw new Error(`helm ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+const valuesFiles = async () =>
+  (await readdir(join(CHART, 'ci'))).filter((f) => f.endsWith('-values.yaml')).sort();
+
+describe('the chart, offline', () => {
+  it('helm:lint — helm lint --strict passes with the defaults and every ci/*-values.yaml', async () => {
+    const files = await valuesFiles();
+    expect(files).toEqual(['ha-values.yaml', 'ingress-values.yaml', 'minimal-values.yaml']);
+    for (const file of [undefined, ...files]) {
+      const result = await helm([
+        'lint',
+        '--strict',
+        CHART,
+        ...(file === undefined ? [] : ['-f', join(CHART, 'ci', file)]),
+      ]);
+      expect(result.code, `${file ?? 'defaults'}: ${result.stdout}${result.stderr}`).toBe(0);
+    }
+  });
+
+  it('helm:template-snapshot — the rendered objects match the checked-in snapshots', async () => {
+    for (const file of ['default', ...(await valuesFiles())]) {
+      const rendered = await helmOk([
+        'template',
+        RELEASE,
+        CHART,
+        '--namespace',
+        'agent-gateway',
+        ...(file === 'default' ? [] : ['-f', join(CHART, 'ci', file)]),
+      ]);
+      await expect(rendered).toMatchFileSnapshot(
+        `../snapshots/helm/${file.replace('-values.yaml', '')}.yaml`,
+      );
+    }
+  });
+
+  it('helm:values-schema — wrong types and unknown keys are refused', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agw-helm-values-'));
+    try {
+      for (const [name, values, complaint] of [
+        ['type', { gateway: { replicas: 'two' } }, '/gateway/replicas'],
+        ['unknown', { gateway: { replicaCount: 2 } }, "additional properties 'replicaCount'"],
+        ['top-level', { redis: { url: 'redis://x' } }, "additional properties 'redis'"],
+        ['enum', { operator: { scope: 'everything' } }, '/operator/scope'],
+      ] as const) {
+        const path = join(dir, `${name}.yaml`);
+        await writeFile(path, stringify(values));
+        const result = await helm(['template', RELEASE, CHART, '-f', path]);
+        expect(result.code, name).not.toBe(0);
+        expect(result.stderr).toContain(complaint);
+      }
+      // A feature turned on without the Secret it needs is refused with the value's name.
+      const path = join(dir, 'redis.yaml');
+      await writeFile(path, stringify({ sharedState: { redis: { enabled: true } } }));
+      expect((await helm(['template', RELEASE, CHART, '-f', path])).stderr).toContain(
+        'sharedState.redis.urlSecret.name',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('helm:least-privilege — rendered RBAC: the gateway only reads Secrets and ConfigMaps of its namespace', async () => {
+    const docs = parseAllDocuments(await helmOk(['template', RELEASE, CHART, '--namespace', 'agent-gateway']))
+      .map(
+        (d) =>
+          d.toJS() as {
+            kind?: string;
+            metadata: { name: string };
+            rules?: { verbs: string[]; resources: string[] }[];
+          },
+      )
+      .filter((d) => d?.kind !== undefined);
+    expect(docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'ClusterRoleBinding')).toEqual([]);
+    const gatewayRole = docs.find((d) => d.kind === 'Role' && d.metadata.name === 'agw-agent-gateway');
+    expect(gatewayRole?.rules).toEqual([
+      { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'watch'] },
+    ]);
+  });
+});
+
+describe('the chart on a real API server', () => {
+  let ns: string;
+  let other: string;
+  let dir: string;
+  let upstream: RunningModernServer;
+  let operator: Child | undefined;
+  let gateway: { child: Child; url: string } | undefined;
+  const gatewaySa = () => `system:serviceaccount:${ns}:agw-agent-gateway`;
+  const operatorSa = () => `system:serviceaccount:${ns}:agw-agent-gateway-operator`;
+
+  beforeAll(async () => {
+    ns = await freshNamespace('helm');
+    other = await freshNamespace('helm-other');
+    dir = await mkdtemp(join(tmpdir(), 'agw-helm-'));
+    upstream = await startModernServer({ bearerToken: 'replace-with-the-upstream-token' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.child.stop();
+    await operator?.stop();
+    await upstream?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const canI = async (as: string, verb: string, resource: string, namespace: string) => {
+    const [plural, subresource] = resource.split('/');
+    const args = ['auth', 'can-i', verb, plural as string, '-n', namespace, `--as=${as}`];
+    if (subresource !== undefined) args.push(`--subresource=${subresource}`);
+    return (await kubectl(args)).stdout.trim();
+  };
+
+  /** A kubeconfig for a ServiceAccount: the API server and CA of the admin's, a TokenRequest token. */
+  async function serviceAccountKubeconfig(serviceAccount: string): Promise<string> {
+    const token = (await kubectlOk(['create', 'token', serviceAccount, '-n', ns, '--duration', '1h'])).trim();
+    const admin = parse(await readFile(kubeconfigPath(), 'utf8')) as {
+      clusters: { name: string; cluster: Record<string, unknown> }[];
+    };
+    const cluster = admin.clusters[0] as { cluster: Record<string, unknown> };
+    const path = join(dir, `${serviceAccount}.kubeconfig`);
+    await writeFile(
+      path,
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'test', cluster: cluster.cluster }],
+        users: [{ name: serviceAccount, user: { token } }],
+        contexts: [{ name: 'sa', context: { cluster: 'test', user: serviceAccount, namespace: ns } }],
+        'current-context': 'sa',
+      }),
+    );
+    return path;
+  }
+
+  it('helm:install — dry-run=server, then install: the objects exist, with the expected RBAC', async () => {
+    const dry = await helm(['install', RELEASE, CHART, '-n', ns, '--dry-run=server']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(await kubectl(['get', 'deployment', 'agw-agent-gateway', '-n', ns])).toMatchObject({ code: 1 });
+
+    await helmOk(['install', RELEASE, CHART, '-n', ns]);
+    const names = (kind: string) =>
+      kubectlOk([
+        'get',
+        kind,
+        '-n',
+        ns,
+        '-l',
+        'app.kubernetes.io/instance=agw',
+        '-o',
+        'jsonpath={.items[*].metadata.name}',
+      ]);
+    expect((await names('deployments')).split(' ').sort()).toEqual([
+      'agw-agent-gateway',
+      'agw-agent-gateway-operator',
+    ]);
+    expect(await names('services')).toBe('agw-agent-gateway');
+    expect((await names('serviceaccounts')).split(' ').sort()).toEqual([
+      'agw-agent-gateway',
+      'agw-agent-gateway-operator',
+    ]);
+    expect(await names('poddisruptionbudgets')).toBe('agw-agent-gateway');
+    expect(await names('configmaps')).toBe('agw-agent-gateway');
+    const operatorReplicas = await kubectlOk([
+      'get',
+      'deployment',
+      'agw-agent-gateway-operator',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={.spec.replicas}',
+    ]);
+    expect(operatorReplicas).toBe('2');
+
+    // The gateway: reads Secrets and ConfigMaps of its namespace, nothing else anywhere.
+    expect(await canI(gatewaySa(), 'get', 'secrets', ns)).toBe('yes');
+    expect(await canI(gatewaySa(), 'watch', 'configmaps', ns)).toBe('yes');
+    for (const [verb, resource] of [
+      ['create', 'secrets'],
+      ['patch', 'configmaps'],
+      ['delete', 'secrets'],
+      ['list', 'workspaces.agentgateway.dev'],
+      ['list', 'pods'],
+    ] as const)
+      expect(await canI(gatewaySa(), verb, resource, ns), `${verb} ${resource}`).toBe('no');
+    expect(await canI(gatewaySa(), 'get', 'secrets', other)).toBe('no');
+    expect(await canI(gatewaySa(), 'list', 'secrets', 'kube-system')).toBe('no');
+    // The operator (scope: namespace): its resources and Secrets here, nothing in other namespaces.
+    expect(await canI(operatorSa(), 'create', 'secrets', ns)).toBe('yes');
+    expect(await canI(operatorSa(), 'patch', 'workspaces.agentgateway.dev/status', ns)).toBe('yes');
+    expect(await canI(operatorSa(), 'update', 'leases.coordination.k8s.io', ns)).toBe('yes');
+    expect(await canI(operatorSa(), 'list', 'secrets', other)).toBe('no');
+    expect(await canI(operatorSa(), 'list', 'workspaces.agentgateway.dev', other)).toBe('no');
+    expect(await canI(operatorSa(), 'update', 'workspaces.agentgateway.dev', ns)).toBe('no');
+    expect(await canI(operatorSa(), 'create', 'deployments.apps', ns)).toBe('no');
+  }, 120_000);
+
+  it("helm:serviceaccount-tokens — operator and gateway with the chart ServiceAccounts' tokens: a first agent call works", async () => {
+    // The base config exactly as the chart renders it, with the paths of a pod made local.
+    const base = await kubectlOk([
+      'get',
+      'configmap',
+      'agw-agent-gateway',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={.data.gateway\\.yaml}',
+    ]);
+    const config = parse(base) as { knowledge: { sqlitePath?: string } };
+    expect(config.knowledge.sqlitePath).toBe('/var/lib/agent-gateway/knowledge.db');
+    config.knowledge.sqlitePath = join(dir, 'knowledge.db');
+    const configPath = join(dir, 'gateway.yaml');
+    await writeFile(configPath, stringify(config));
+
+    operator = await startChild(
+      [
+        'bin/agent-gateway.js',
+        'operator',
+        '--gateway-namespace',
+        ns,
+        '--scope',
+        'namespace',
+        '--kubeconfig',
+        await serviceAccountKubeconfig('agw-agent-gateway-operator'),
+        '--health-port',
+        '0',
+        '--health-host',
+        '127.0.0.1',
+        '--log-level',
+        'warn',
+      ],
+      /watching/,
+      'stderr',
+    );
+    const healthPort = /probes on port (\d+)/.exec(operator.line)?.[1];
+    expect(healthPort).toBeDefined();
+    await until('the operator to be ready', async () =>
+      (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status === 200 ? true : undefined,
+    );
+
+    const examples = await Promise.all(
+      ['workspace.yaml', 'apikey.yaml', 'mcpsource.yaml'].map((f) =>
+        readFile(join('examples/kubernetes', f), 'utf8'),
+      ),
+    );
+    await kubectlOk(
+      ['apply', '-n', ns, '-f', '-'],
+      examples.join('\n---\n').replace('http://docs-mcp.example.svc:8080/mcp', upstream.url),
+    );
+    await kubectlOk([
+      'wait',
+      '-n',
+      ns,
+      '--for=condition=Ready',
+      '--timeout=60s',
+      'workspace/acme',
+      'apikey/ci-reader',
+      'mcpsource/docs',
+    ]);
+
+    const child = await startChild(
+      [
+        'bin/agent-gateway.js',
+        'serve',
+        '--kubernetes',
+        '--namespace',
+        ns,
+        '--kubeconfig',
+        await serviceAccountKubeconfig('agw-agent-gateway'),
+        '--config',
+        configPath,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--log-level',
+        'warn',
+      ],
+      /listening on/,
+      'stderr',
+    );
+    gateway = { child, url: /listening on (\S+)/.exec(child.line)?.[1] as string };
+    const secretName = (
+      await kubectlOk(['get', 'apikey', 'ci-reader', '-n', ns, '-o', 'jsonpath={.status.secretName}'])
+    ).trim();
+    const key = Buffer.from(
+      await kubectlOk(['get', 'secret', secretName, '-n', ns, '-o', 'jsonpath={.data.key}']),
+      'base64',
+    ).toString('utf8');
+    const url = gateway.url;
+    const tools = await until('the first /agent/tools', async () => {
+      const response = await get(`${url}/agent/tools?response_format=json`, key);
+      if (response.status !== 200) return undefined;
+      const body = (await response.json()) as { tools: { name: string }[] };
+      return body.tools.length > 0 ? body.tools : undefined;
+    });
+    expect(tools.map((t) => t.name)).toContain('docs__echo');
+    const call = (await (
+      await mcpPost(url, key, {
+        method: 'tools/call',
+        params: { name: 'docs__echo', arguments: { text: 'via the chart' } },
+      })
+    ).json()) as { result?: { content: { text: string }[] } };
+    expect(call.result?.content[0]?.text).toBe('via the chart');
+  }, 120_000);
+
+  it('helm:upgrade-uninstall — upgrade to the HA values (cluster scope), then uninstall removes the release', async () => {
+    await helmOk(['upgrade', RELEASE, CHART, '-n', ns, '-f', join(CHART, 'ci', 'ha-values.yaml')]);
+    expect(
+      await kubectlOk(['get', 'hpa', 'agw-agent-gateway', '-n', ns, '-o', 'jsonpath={.spec.minReplicas}']),
+    ).toBe('3');
+    expect(
+      await kubectlOk(['get', 'networkpolicy', '-n', ns, '-o', 'jsonpath={.items[*].metadata.name}']),
+    ).toContain('agw-agent-gateway');
+    // Cluster scope: the operator now watches every namespace; the gateway still reads only its own.
+    expect(await canI(operatorSa(), 'list', 'secrets', other)).toBe('yes');
+    expect(await canI(operatorSa(), 'list', 'workspaces.agentgateway.dev', other)).toBe('yes');
+    expect(await canI(gatewaySa(), 'get', 'secrets', other)).toBe('no');
+    const status = parse(await helmOk(['status', RELEASE, '-n', ns, '-o', 'yaml'])) as { version: number };
+    expect(status.version).toBe(2);
+
+    await helmOk(['uninstall', RELEASE, '-n', ns, '--wait']);
+    expect(
+      await kubectlOk([
+        'get',
+        'deployments,services,roles,rolebindings,serviceaccounts',
+        '-n',
+        ns,
+        '-l',
+        'app.kubernetes.io/instance=agw',
+        '-o',
+        'name',
+      ]),
+    ).toBe('');
+    expect((await kubectl(['get', 'clusterrole', `${ns}-agw-agent-gateway-operator`])).code).not.toBe(0);
+    // CRDs stay (Helm never deletes crds/), and so do the users' resources.
+    expect((await kubectl(['get', 'crd', 'workspaces.agentgateway.dev'])).code).toBe(0);
+    expect((await kubectl(['get', 'workspace', 'acme', '-n', ns])).code).toBe(0);
+  }, 120_000);
+});
