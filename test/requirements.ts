@@ -217,10 +217,12 @@ export const REQUIREMENTS: Record<string, string> = {
   'helm:values-schema': 'issue 11: values.schema.json rejects wrong types and unknown keys',
   'helm:least-privilege': 'issue 11: the gateway Role only reads Secrets and ConfigMaps of its namespace',
   'helm:crds-in-chart': 'issue 11: the chart ships exactly the generated CRDs',
-  'helm:install': 'issue 11: dry-run=server and a real install; kubectl auth can-i proves what the ServiceAccounts cannot do',
+  'helm:install':
+    'issue 11: dry-run=server and a real install; kubectl auth can-i proves what the ServiceAccounts cannot do',
   'helm:serviceaccount-tokens':
     "issue 11: operator and gateway run with the chart ServiceAccounts' tokens and serve a first agent call",
-  'helm:upgrade-uninstall': 'issue 11: upgrade to HA values (cluster scope), uninstall removes the release, keeps CRDs',
+  'helm:upgrade-uninstall':
+    'issue 11: upgrade to HA values (cluster scope), uninstall removes the release, keeps CRDs',
   // issue 9: the gateway's Kubernetes config source (KubeConfigSource) and the rendered-object contract
   'kube:render-split': 'issue 9 / D16: a workspace is split over objects under 1 MiB; 20,000 keys work',
   'kube:fragment-prototype-safe': 'issue 9: fragments cannot pollute prototypes',
