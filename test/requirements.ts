@@ -212,6 +212,9 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 10: Redis stalled (SIGSTOP) under load: zero failures, no hang; sharing resumes',
   'limits:redis-outage': 'issue 10 test 5: Redis killed under load: zero failed requests; sharing resumes',
   // issue 11: the Helm chart
+  'image:built-daemonless':
+    'issue 11: the image is built without a daemon; non-root, one entry point, production dependencies only',
+  'image:runs-read-only': 'issue 11: the image runs as uid 65532 on a read-only root and drains on SIGTERM',
   'helm:lint': 'issue 11: helm lint --strict on the defaults and every ci/*-values.yaml',
   'helm:template-snapshot': 'issue 11: helm template output checked in and diffed',
   'helm:values-schema': 'issue 11: values.schema.json rejects wrong types and unknown keys',

