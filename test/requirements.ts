@@ -219,6 +219,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'helm:template-snapshot': 'issue 11: helm template output checked in and diffed',
   'helm:values-schema': 'issue 11: values.schema.json rejects wrong types and unknown keys',
   'helm:least-privilege': 'issue 11: the gateway Role only reads Secrets and ConfigMaps of its namespace',
+  'helm:values-reference':
+    'issue 11: the values reference table is generated from values.schema.json and diffed',
   'helm:crds-in-chart': 'issue 11: the chart ships exactly the generated CRDs',
   'helm:install':
     'issue 11: dry-run=server and a real install; kubectl auth can-i proves what the ServiceAccounts cannot do',

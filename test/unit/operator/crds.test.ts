@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { API_KEY, KINDS } from '../../../operator/api/v1alpha1/index.js';
 import { crdDocument, CrdConventionError } from '../../../operator/gen/crd-document.js';
 import { crdFiles } from '../../../operator/gen/crd-files.js';
+import { renderReadme } from '../../../operator/gen/values-reference.js';
 import { z } from 'zod';
 
 describe('generated CRDs', () => {
@@ -56,5 +57,17 @@ describe('generated CRDs', () => {
       expect(problems).toContain('spec.note: string without maxLength or enum');
       expect(problems).toContain('spec.list: list without maxItems');
     }
+  });
+});
+
+describe('the chart values reference', () => {
+  it('helm:values-reference — the README table is what `npm run gen:values` writes from the schema', async () => {
+    const path = 'charts/agent-gateway/README.md';
+    const readme = await readFile(path, 'utf8');
+    expect(readme).toBe(renderReadme(readme, 'charts/agent-gateway'));
+    // Every schema leaf has a row and a description.
+    const rows = readme.split('\n').filter((line) => line.startsWith('| `'));
+    expect(rows.length).toBeGreaterThan(60);
+    for (const row of rows) expect(row.split('|')[4]?.trim(), row).not.toBe('');
   });
 });
