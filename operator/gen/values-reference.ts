@@ -42,7 +42,9 @@ export function valuesTable(schema: SchemaNode, values: unknown): string {
     }
     const value = defaultAt(values, path);
     const shown = value === undefined ? '' : `\`${JSON.stringify(value)}\``;
-    rows.push(`| \`${path.join('.')}\` | ${typeOf(node)} | ${cell(shown)} | ${cell(node.description ?? '')} |`);
+    rows.push(
+      `| \`${path.join('.')}\` | ${typeOf(node)} | ${cell(shown)} | ${cell(node.description ?? '')} |`,
+    );
   };
   walk(schema, []);
   return `${rows.join('\n')}\n`;
