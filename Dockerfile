@@ -23,7 +23,7 @@ RUN npx tsc -p tsconfig.build.json \
  && npm prune --omit=dev --ignore-scripts \
  && mkdir -p /out/app/dist /out/data \
  && cp -r package.json bin node_modules /out/app/ \
- && cp -r dist/gateway dist/operator /out/app/dist/
+ && cp -r dist/gateway dist/operator dist/examples /out/app/dist/
 
 FROM gcr.io/distroless/cc-debian12:nonroot AS runtime
 COPY --from=build /usr/local/bin/node /usr/local/bin/node

@@ -1,6 +1,7 @@
 // The demo upstream MCP server that `npm start` connects to. Speaks stdio by default (the gateway
 // starts it as a child process); `--http PORT` serves stateless Streamable HTTP (2026-07-28 and
-// 2025-era clients) on 127.0.0.1 instead, for trying an HTTP source.
+// 2025-era clients) on 127.0.0.1 instead, for trying an HTTP source (`--host 0.0.0.0` in a pod:
+// test/e2e/kind runs it next to the gateway from the same image).
 import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import { createMcpHandler } from '@modelcontextprotocol/server';
@@ -9,7 +10,7 @@ import { createDemoServer, type Note } from './demo-tools.js';
 
 const notes: Note[] = [{ id: 1, title: 'Welcome', body: 'This note lives in the demo MCP server.' }];
 
-async function serveHttp(port: number): Promise<void> {
+async function serveHttp(port: number, host: string): Promise<void> {
   const handler = createMcpHandler(() => createDemoServer(notes), { legacy: 'stateless' });
   const server = createServer((req, res) => {
     void (async () => {
@@ -37,16 +38,20 @@ async function serveHttp(port: number): Promise<void> {
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const address = server.address();
   process.stderr.write(
-    `demo MCP server on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/mcp\n`,
+    `demo MCP server on http://${host}:${typeof address === 'object' && address ? address.port : port}/mcp\n`,
   );
 }
 
 const httpFlag = process.argv.indexOf('--http');
 if (httpFlag >= 0) {
-  await serveHttp(Number(process.argv[httpFlag + 1] ?? '0'));
+  const hostFlag = process.argv.indexOf('--host');
+  await serveHttp(
+    Number(process.argv[httpFlag + 1] ?? '0'),
+    hostFlag >= 0 ? (process.argv[hostFlag + 1] ?? '127.0.0.1') : '127.0.0.1',
+  );
 } else {
   await createDemoServer(notes).connect(new StdioServerTransport());
 }

@@ -281,15 +281,26 @@ describe('the chart on a real API server', () => {
       (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status === 200 ? true : undefined,
     );
 
-    const examples = await Promise.all(
-      ['workspace.yaml', 'apikey.yaml', 'mcpsource.yaml'].map((f) =>
-        readFile(join('examples/kubernetes', f), 'utf8'),
+    // The README's commands: the example files, the McpSource's url pointed at the test's upstream.
+    const mcpSource = join(dir, 'mcpsource.yaml');
+    await writeFile(
+      mcpSource,
+      (await readFile('examples/kubernetes/mcpsource.yaml', 'utf8')).replace(
+        'http://docs-mcp.example.svc:8080/mcp',
+        upstream.url,
       ),
     );
-    await kubectlOk(
-      ['apply', '-n', ns, '-f', '-'],
-      examples.join('\n---\n').replace('http://docs-mcp.example.svc:8080/mcp', upstream.url),
-    );
+    await kubectlOk([
+      '-n',
+      ns,
+      'apply',
+      '-f',
+      'examples/kubernetes/workspace.yaml',
+      '-f',
+      'examples/kubernetes/apikey.yaml',
+      '-f',
+      mcpSource,
+    ]);
     await kubectlOk([
       'wait',
       '-n',
