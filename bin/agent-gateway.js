@@ -30,5 +30,15 @@ if (!existsSync(entry)) {
   console.error('agent-gateway is not built yet: run "npm run build" first.');
   process.exit(1);
 }
+// Telemetry (OTEL_* variables) starts before the gateway's modules load, with the ESM loader hook
+// registered first, so its instrumentations see them; off by default.
+/** @param {string} name */
+const telemetry = (name) => pathToFileURL(join(here, '..', 'dist', 'gateway', 'telemetry', name)).href;
+const { otelSettings } = await import(telemetry('otel-settings.js'));
+if (otelSettings(process.env).enabled) {
+  const { register } = await import('node:module');
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+  await import(telemetry('otel-start.js'));
+}
 const { main } = await import(pathToFileURL(entry).href);
 await main();

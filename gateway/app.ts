@@ -19,6 +19,7 @@ import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.j
 import { requestIdFor } from './platform/request-id.js';
 import './platform/request-context.js';
 import { createDispatcher, registerMcpRoute, type ElicitationBridge } from './mcp/index.js';
+import { annotateRequest, requestSpan } from './telemetry/tracing.js';
 import type { KnowledgeService, SyncEngine } from './knowledge/index.js';
 import {
   registerKnowledgeRoutes,
@@ -80,6 +81,19 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   app.addHook('onRequest', checkRequestTarget);
   app.addHook('onRequest', authHook(deps.now ?? (() => new Date())));
+  // The request's span (when tracing is on) names the route and who asked: workspace and key id,
+  // never the key. Set once the key is known, before limits
+  // and handlers run, so refusals and child spans are under a described parent.
+  app.addHook('onRequest', async (request) => {
+    const route = request.routeOptions.url;
+    requestSpan()?.updateName(`${request.method} ${route ?? 'unmatched'}`);
+    annotateRequest({
+      'http.route': route,
+      'agw.workspace': request.principal?.workspace.name,
+      'agw.key.id': request.principal?.keyId,
+    });
+    await Promise.resolve();
+  });
   const limiter = deps.limiter ?? new MemoryRateLimiter();
   app.addHook(
     'preHandler',

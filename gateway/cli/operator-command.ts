@@ -8,6 +8,7 @@ import { runOperator } from '../../operator/operator-main.js';
 import { startHealthServer } from '../../operator/runtime/health-server.js';
 import { loadKubeConfig } from '../config/kube/index.js';
 import { createPinoLogger, type LogLevel } from '../telemetry/index.js';
+import { shutdownTelemetry } from '../telemetry/telemetry-handle.js';
 import type { CliIo } from './cli-io.js';
 
 const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -87,6 +88,7 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
   });
   health?.close();
   await operator.stop();
+  await shutdownTelemetry();
   io.err('agent gateway operator stopped');
   return 0;
 }

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { InvalidConfigError, formatProblems } from '../config/index.js';
 import { startGateway } from '../main.js';
 import { createPinoLogger, type LogLevel } from '../telemetry/index.js';
+import { shutdownTelemetry } from '../telemetry/telemetry-handle.js';
 import type { CliIo } from './cli-io.js';
 
 const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -106,6 +107,8 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+  // The last spans of the drain are exported before the process ends.
+  await shutdownTelemetry();
   return 0;
 }
 

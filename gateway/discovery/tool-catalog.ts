@@ -15,6 +15,7 @@ import {
   type BreakerState,
 } from '../upstream/index.js';
 import type { DiscoveryCache } from './discovery-cache.js';
+import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { MAX_LIST_TTL_MS, sourceCacheKey, sourceCachePrefix } from './cache-key.js';
 import { SourceListCache, type DiscoveryEntry } from './source-list-cache.js';
 import type { SourceState, SourceStatusRegistry } from './source-status.js';
@@ -194,13 +195,31 @@ export class ToolCatalog {
     key: string,
   ): Promise<{ tools: CatalogTool[]; ttlMs: number }> {
     const now = this.deps.now ?? Date.now;
-    const listed = await this.deps.breakers.runDiscovery(workspace, source, () =>
-      withSessionRecovery(this.deps.pool, workspace, source, async (connection) => ({
-        ...(await connection.listTools(AbortSignal.timeout(source.timeouts.listMs))),
-        era: connection.era,
-        connectedAt: connection.connectedAt,
-        transportInUse: connection.transport ?? source.transport,
-      })),
+    const listed = await inSpan(
+      `tools/list ${source.name}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'mcp.method.name': 'tools/list',
+          'agw.source': source.name,
+          'agw.upstream.transport': source.transport,
+          'agw.breaker.state': this.deps.breakers.state(workspace, source.name),
+        },
+        classify: (error) => catalogueEntry(classifyUpstreamError(error)).errorClass,
+      },
+      async (span) => {
+        const result = await this.deps.breakers.runDiscovery(workspace, source, () =>
+          withSessionRecovery(this.deps.pool, workspace, source, async (connection) => ({
+            ...(await connection.listTools(AbortSignal.timeout(source.timeouts.listMs))),
+            era: connection.era,
+            connectedAt: connection.connectedAt,
+            transportInUse: connection.transport ?? source.transport,
+          })),
+        );
+        span.setAttribute('agw.upstream.era', result.era ?? 'unknown');
+        span.setAttribute('agw.tools.count', result.tools.length);
+        return result;
+      },
     );
     const { ttlMs, era, connectedAt, transportInUse } = listed;
     const { accepted: tools, skipped } = screenNames(source.name, listed.tools);

@@ -12,6 +12,7 @@ import { queryTerms } from './query-terms.js';
 import { rerank } from './rerank.js';
 import { makeSnippet } from './snippet.js';
 import { chunkId } from './stable-ids.js';
+import { inSpan } from '../telemetry/tracing.js';
 
 export interface SearchRequest {
   readonly query: string;
@@ -95,31 +96,46 @@ export class KnowledgeService {
     principal: Principal,
     request: SearchRequest,
   ): Promise<{ terms: string[]; records: SearchRecord[]; texts: string[] }> {
-    const terms = queryTerms(request.query);
-    // BM25 picks a candidate pool three times the page; coverage and proximity re-rank it.
-    const candidates = await this.store.workspace(principal.workspace.name).search(
-      terms,
+    // The span records sizes and counts only: never the query, the terms or what was found.
+    return inSpan(
+      'knowledge.search',
       {
-        allowedSourceIds: this.visibleSources(principal),
-        sourceId: request.connectorId,
-        sourceType: request.sourceType,
+        attributes: {
+          'agw.knowledge.store': this.store.kind,
+          'agw.query.length': request.query.length,
+          'agw.search.limit': request.limit,
+        },
       },
-      Math.min(Math.max(request.limit * 3, 30), 300),
+      async (span) => {
+        const terms = queryTerms(request.query);
+        // BM25 picks a candidate pool three times the page; coverage and proximity re-rank it.
+        const candidates = await this.store.workspace(principal.workspace.name).search(
+          terms,
+          {
+            allowedSourceIds: this.visibleSources(principal),
+            sourceId: request.connectorId,
+            sourceType: request.sourceType,
+          },
+          Math.min(Math.max(request.limit * 3, 30), 300),
+        );
+        const hits = rerank(candidates, terms).slice(0, request.limit);
+        const records = hits.map((hit, index) => ({
+          rank: index + 1,
+          doc_id: hit.docId,
+          chunk_id: chunkId(hit.docId, hit.chunkNo),
+          score: Number(hit.score.toPrecision(4)),
+          title: hit.title,
+          snippet: makeSnippet(hit.text, terms, request.snippetChars),
+          connector_id: hit.sourceId,
+          source_type: hit.sourceType,
+          url: hit.url ?? null,
+          updated_at: hit.updatedAt ?? null,
+        }));
+        span.setAttribute('agw.query.terms', terms.length);
+        span.setAttribute('agw.search.results', records.length);
+        return { terms, records, texts: hits.map((hit) => hit.text) };
+      },
     );
-    const hits = rerank(candidates, terms).slice(0, request.limit);
-    const records = hits.map((hit, index) => ({
-      rank: index + 1,
-      doc_id: hit.docId,
-      chunk_id: chunkId(hit.docId, hit.chunkNo),
-      score: Number(hit.score.toPrecision(4)),
-      title: hit.title,
-      snippet: makeSnippet(hit.text, terms, request.snippetChars),
-      connector_id: hit.sourceId,
-      source_type: hit.sourceType,
-      url: hit.url ?? null,
-      updated_at: hit.updatedAt ?? null,
-    }));
-    return { terms, records, texts: hits.map((hit) => hit.text) };
   }
 
   async query(

@@ -73,6 +73,8 @@ export interface WorkspaceStore {
 }
 
 export interface KnowledgeStore {
+  /** Which store this is (named in traces). */
+  readonly kind: 'sqlite' | 'postgresql';
   workspace(workspaceId: string): WorkspaceStore;
   close(): Promise<void>;
 }

@@ -227,6 +227,7 @@ class PgWorkspaceStore implements WorkspaceStore {
 }
 
 export class PgKnowledgeStore implements KnowledgeStore {
+  readonly kind = 'postgresql' as const;
   /** Shared with the PgSourceLock of the same process. */
   readonly pool: pg.Pool;
 

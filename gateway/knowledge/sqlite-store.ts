@@ -263,6 +263,7 @@ class SqliteWorkspaceStore implements WorkspaceStore {
 }
 
 export class SqliteKnowledgeStore implements KnowledgeStore {
+  readonly kind = 'sqlite' as const;
   private readonly db: DatabaseSync;
   private readonly statements: Statements;
   private readonly workspaces = new Map<string, SqliteWorkspaceStore>();

@@ -22,6 +22,7 @@ import { derivedParamHeaders, paramHeadersOf, progressRelay, upstreamParams } fr
 import { META, RPC } from './protocol.js';
 import { catalogueFailure, upstreamFailure } from './upstream-failure.js';
 import { catalogFor, isVisible } from './visible-tools.js';
+import { annotateRequest, inSpan, SpanKind } from '../telemetry/tracing.js';
 
 export interface ToolsCallDeps {
   readonly catalog: ToolCatalog;
@@ -120,52 +121,78 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     }
     const bridgeable =
       request.era === 'modern' ? bridgeableCapabilities(clientCapabilitiesOf(request.params)) : undefined;
-    try {
-      return await deps.breakers.run(workspace, source, () =>
-        withSessionRecovery(deps.pool, workspace, source, (connection) => {
-          const signal = AbortSignal.any([request.signal, AbortSignal.timeout(source.timeouts.callMs)]);
-          if (connection.relay !== undefined) {
-            return connection.relay({
-              method: 'tools/call',
-              params: upstreamParams(request, tool.upstreamName),
-              paramHeaders:
-                request.era === 'modern'
-                  ? paramHeadersOf(request.headers)
-                  : derivedParamHeaders(annotatedParams(tool.inputSchema), args ?? {}),
-              nameHeader: encodeMirroredValue(tool.upstreamName),
-              signal,
-              onNotification: request.notify,
-            });
-          }
-          if (bridgeable !== undefined) {
-            return deps.bridge.start({
-              keyId: principal.keyId,
-              tool: name,
-              args,
-              connect: (onServerRequest) => deps.pool.connectBridged(source, bridgeable, onServerRequest),
-              call: (bridged) =>
-                bridged.callTool(
-                  tool.upstreamName,
+    annotateRequest({ 'gen_ai.tool.name': name, 'gen_ai.operation.name': 'execute_tool' });
+    const upstreamUrl = source.url === undefined ? undefined : new URL(source.url);
+    return inSpan(
+      `tools/call ${tool.upstreamName}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'mcp.method.name': 'tools/call',
+          'gen_ai.tool.name': tool.upstreamName,
+          'gen_ai.operation.name': 'execute_tool',
+          'agw.source': source.name,
+          'agw.upstream.transport': source.transport,
+          'agw.breaker.state': deps.breakers.state(workspace, source.name),
+          ...(upstreamUrl === undefined
+            ? {}
+            : {
+                'server.address': upstreamUrl.hostname,
+                'server.port': Number(upstreamUrl.port || (upstreamUrl.protocol === 'https:' ? 443 : 80)),
+              }),
+        },
+      },
+      async (span) => {
+        try {
+          return await deps.breakers.run(workspace, source, () =>
+            withSessionRecovery(deps.pool, workspace, source, (connection) => {
+              span.setAttribute('agw.upstream.era', connection.era ?? 'unknown');
+              const signal = AbortSignal.any([request.signal, AbortSignal.timeout(source.timeouts.callMs)]);
+              if (connection.relay !== undefined) {
+                return connection.relay({
+                  method: 'tools/call',
+                  params: upstreamParams(request, tool.upstreamName),
+                  paramHeaders:
+                    request.era === 'modern'
+                      ? paramHeadersOf(request.headers)
+                      : derivedParamHeaders(annotatedParams(tool.inputSchema), args ?? {}),
+                  nameHeader: encodeMirroredValue(tool.upstreamName),
+                  signal,
+                  onNotification: request.notify,
+                });
+              }
+              if (bridgeable !== undefined) {
+                return deps.bridge.start({
+                  keyId: principal.keyId,
+                  tool: name,
                   args,
-                  AbortSignal.timeout(source.timeouts.callMs),
-                  source.timeouts.callMs,
-                ),
-            });
-          }
-          const onProgress = progressRelay(request);
-          return connection.callTool(tool.upstreamName, args, {
-            signal,
-            timeoutMs: source.timeouts.callMs,
-            ...(onProgress === undefined ? {} : { onProgress }),
-          });
-        }),
-      );
-    } catch (error) {
-      const failure = upstreamFailure(error, source.name);
-      if (failure.errorClass === 'upstream_reachability')
-        deps.pool.discard(principal.workspace.name, source.name);
-      throw failure;
-    }
+                  connect: (onServerRequest) => deps.pool.connectBridged(source, bridgeable, onServerRequest),
+                  call: (bridged) =>
+                    bridged.callTool(
+                      tool.upstreamName,
+                      args,
+                      AbortSignal.timeout(source.timeouts.callMs),
+                      source.timeouts.callMs,
+                    ),
+                });
+              }
+              const onProgress = progressRelay(request);
+              return connection.callTool(tool.upstreamName, args, {
+                signal,
+                timeoutMs: source.timeouts.callMs,
+                ...(onProgress === undefined ? {} : { onProgress }),
+              });
+            }),
+          );
+        } catch (error) {
+          const failure = upstreamFailure(error, source.name);
+          if (failure.errorClass === 'upstream_reachability')
+            deps.pool.discard(principal.workspace.name, source.name);
+          span.setAttribute('rpc.response.status_code', String(failure.rpcCode));
+          throw failure;
+        }
+      },
+    );
   };
 }
 

@@ -7,6 +7,7 @@ import { runLadder } from './inbound-ladder.js';
 import { errorMessage, McpError, resultMessage, type JsonRpcId } from './jsonrpc.js';
 import { RPC } from './protocol.js';
 import { ResponseChannel } from './response-channel.js';
+import { annotateRequest } from '../telemetry/tracing.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -45,9 +46,21 @@ export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void
           nameHeader: header(request, 'mcp-name'),
           body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
         });
-        if (outcome.kind === 'reject') return sendError(reply, outcome.id, outcome.error);
+        if (outcome.kind === 'reject') {
+          annotateRequest({
+            'error.type': outcome.error.errorClass,
+            'rpc.response.status_code': String(outcome.error.rpcCode),
+          });
+          return sendError(reply, outcome.id, outcome.error);
+        }
         if (outcome.kind === 'notification') return reply.code(202).send();
         const { message } = outcome;
+        annotateRequest({
+          'mcp.method.name': message.method,
+          'jsonrpc.request.id': String(message.id),
+          'mcp.protocol.version': outcome.version,
+          'agw.mcp.era': outcome.era,
+        });
         const channel = new ResponseChannel(reply);
         try {
           const result = await dispatch({
@@ -64,6 +77,10 @@ export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void
           return channel.finish(200, resultMessage(message.id, result));
         } catch (error) {
           if (error instanceof McpError) {
+            annotateRequest({
+              'error.type': error.errorClass,
+              'rpc.response.status_code': String(error.rpcCode),
+            });
             // Once streaming, the HTTP status is sent already; the error travels as the last event.
             return channel.finish(error.httpStatus, errorMessage(message.id, error), error.headers);
           }

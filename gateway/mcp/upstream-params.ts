@@ -7,9 +7,20 @@ import type { ParamHeader } from './param-headers.js';
 import { SERVER_INFO } from './result-envelope.js';
 import { META, MODERN_VERSION } from './protocol.js';
 import type { McpRequest } from './mcp-request.js';
+import { traceContextMeta } from '../telemetry/tracing.js';
 
 export function upstreamParams(request: McpRequest, upstreamName: string): Record<string, unknown> {
   const params: Record<string, unknown> = { ...request.params, name: upstreamName };
+  // The upstream continues the gateway's trace, not the client's (MCP semconv: `_meta.traceparent`).
+  const trace = traceContextMeta();
+  if (trace['traceparent'] !== undefined) {
+    const meta =
+      typeof params['_meta'] === 'object' && params['_meta'] !== null
+        ? (params['_meta'] as Record<string, unknown>)
+        : {};
+    const { traceparent: _client, tracestate: _clientState, ...rest } = meta;
+    params['_meta'] = { ...rest, ...trace };
+  }
   if (request.era === 'legacy') {
     const meta =
       typeof params['_meta'] === 'object' && params['_meta'] !== null

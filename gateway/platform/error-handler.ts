@@ -12,6 +12,7 @@ import {
   type ErrorCode,
 } from '../errors/index.js';
 import { isMcpFace } from './route-policy.js';
+import { annotateRequest } from '../telemetry/tracing.js';
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -49,6 +50,7 @@ export function toGatewayError(error: unknown): GatewayError {
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const gatewayError = toGatewayError(error);
+  annotateRequest({ 'error.type': gatewayError.entry.errorClass, 'agw.error.code': gatewayError.code });
   const cause = error as { name?: unknown; code?: unknown } | undefined;
   const kind = {
     errName: typeof cause?.name === 'string' ? cause.name : 'Error',

@@ -1,0 +1,62 @@
+// Starts the OpenTelemetry SDK (issue 12). bin/agent-gateway.js imports this module before anything
+// else, and only when otel-settings says telemetry is on, after registering the ESM loader hook,
+// so the http, undici, pg and ioredis instrumentations see every module the gateway loads.
+// Spans leave through the RedactingExporter over OTLP (protocol from OTEL_EXPORTER_OTLP_PROTOCOL);
+// metrics are exposed for Prometheus on their own port. Sampling, resource attributes and endpoints
+// come from the standard OTEL_* variables.
+import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { otelSettings } from './otel-settings.js';
+import { RedactingExporter } from './redacting-exporter.js';
+import { setTelemetryShutdown } from './telemetry-handle.js';
+
+const settings = otelSettings(process.env);
+const role = process.argv.includes('operator') ? 'agent-gateway-operator' : 'agent-gateway';
+
+function traceExporter(): SpanExporter {
+  if (settings.protocol === 'grpc') return new GrpcExporter();
+  if (settings.protocol === 'http/json') return new JsonExporter();
+  return new ProtoExporter();
+}
+
+// Only the instrumentations the gateway needs; the rest of the bundle stays off.
+process.env['OTEL_NODE_ENABLED_INSTRUMENTATIONS'] ??= 'http,undici,pg,ioredis';
+const scheduledDelayMillis = Number(process.env['OTEL_BSP_SCHEDULE_DELAY'] ?? '5000');
+
+const sdk = new NodeSDK({
+  serviceName: process.env['OTEL_SERVICE_NAME'] ?? role,
+  spanProcessors: [
+    new BatchSpanProcessor({
+      exporter: new RedactingExporter(traceExporter()),
+      scheduledDelayMillis: Number.isFinite(scheduledDelayMillis) ? scheduledDelayMillis : 5000,
+    }),
+  ],
+  ...(settings.prometheusPort === 0
+    ? {}
+    : {
+        metricReaders: [
+          new PrometheusExporter({ port: settings.prometheusPort, host: settings.prometheusHost }),
+        ],
+      }),
+  instrumentations: [
+    getNodeAutoInstrumentations({
+      '@opentelemetry/instrumentation-http': {
+        // Probes and scrapes are not requests anyone needs traced.
+        ignoreIncomingRequestHook: (request) => /^\/(healthz|readyz|metrics)(\?|$)/.test(request.url ?? ''),
+      },
+      '@opentelemetry/instrumentation-pg': { enhancedDatabaseReporting: false, requireParentSpan: true },
+      // The command name only: arguments are keys and values.
+      '@opentelemetry/instrumentation-ioredis': {
+        dbStatementSerializer: (command) => command,
+        requireParentSpan: true,
+      },
+    }),
+  ],
+});
+sdk.start();
+setTelemetryShutdown(() => sdk.shutdown());

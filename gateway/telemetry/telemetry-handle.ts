@@ -1,0 +1,13 @@
+// How the rest of the process reaches the SDK that bin/agent-gateway.js may have started: to flush
+// and stop it on shutdown. Without telemetry both calls do nothing.
+let shutdown: (() => Promise<void>) | undefined;
+
+export function setTelemetryShutdown(stop: () => Promise<void>): void {
+  shutdown = stop;
+}
+
+export async function shutdownTelemetry(): Promise<void> {
+  const stop = shutdown;
+  shutdown = undefined;
+  await stop?.().catch(() => undefined);
+}

@@ -1,0 +1,75 @@
+// The gateway's own spans and span attributes (issue 12), through @opentelemetry/api only: without
+// a started SDK every call here is a no-op. Attribute names follow the OpenTelemetry semantic
+// conventions where they exist (HTTP, and the GenAI/MCP conventions: `mcp.method.name`,
+// `gen_ai.tool.name`, `gen_ai.operation.name`, `jsonrpc.request.id`, `error.type`); the gateway's
+// own are under `agw.`. Never content: no arguments, results, queries, snippets, keys, credentials
+// or session ids — sizes and counts where they matter.
+import {
+  context,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+} from '@opentelemetry/api';
+import { GATEWAY_VERSION } from '../version.js';
+
+export const tracer = trace.getTracer('agent-gateway', GATEWAY_VERSION);
+export { SpanKind };
+
+/** The span of the request being handled (the HTTP server span), if one is recording. */
+export function requestSpan(): Span | undefined {
+  const span = trace.getActiveSpan();
+  return span?.isRecording() === true ? span : undefined;
+}
+
+/** Sets attributes on the request's span; skips undefined values. */
+export function annotateRequest(attributes: Record<string, string | number | boolean | undefined>): void {
+  const span = requestSpan();
+  if (span === undefined) return;
+  for (const [key, value] of Object.entries(attributes))
+    if (value !== undefined) span.setAttribute(key, value);
+}
+
+/** The class of an error for `error.type`: the catalogue's class when it has one, else its name. */
+function errorTypeOf(error: unknown): string {
+  const withClass = error as
+    { errorClass?: unknown; entry?: { errorClass?: unknown }; name?: unknown } | undefined;
+  if (typeof withClass?.errorClass === 'string') return withClass.errorClass;
+  if (typeof withClass?.entry?.errorClass === 'string') return withClass.entry.errorClass;
+  return typeof withClass?.name === 'string' ? withClass.name : 'Error';
+}
+
+/** Runs `work` in a child span that ends with it; a thrown error marks the span (class, no message). */
+export function inSpan<T>(
+  name: string,
+  options: { kind?: SpanKind; attributes?: Attributes; classify?: (error: unknown) => string },
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  return tracer.startActiveSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} },
+    async (span) => {
+      try {
+        return await work(span);
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.setAttribute('error.type', options.classify?.(error) ?? errorTypeOf(error));
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+/** W3C trace context of the current span, for an upstream MCP request's `_meta` (MCP semconv:
+ * `traceparent`, `tracestate` as plain keys). Empty without an active recording span. */
+export function traceContextMeta(): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  if (requestSpan() !== undefined) propagation.inject(context.active(), carrier);
+  const out: Record<string, string> = {};
+  for (const key of ['traceparent', 'tracestate']) if (carrier[key] !== undefined) out[key] = carrier[key];
+  return out;
+}

@@ -1,0 +1,272 @@
+// Traces of a full scenario through a real gateway process with OpenTelemetry on (issue 12): a real
+// OTLP/HTTP receiver collects the spans of REST search, MCP tools/call through a modern (v2 SDK) and
+// a legacy (v1 SDK) upstream, an upstream failure and a rate-limit refusal. The span tree,
+// attributes and error classes are asserted, the client's traceparent is continued and the
+// upstream receives the gateway's. Then every exported byte and every log line is scanned for the
+// key, the upstream credential, the query, the tool arguments, results and document content.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogueEntry } from '../../gateway/errors/index.js';
+import {
+  startLegacySessionfulServer,
+  type RunningLegacySessionfulServer,
+} from '../fixtures/upstreams/legacy-sessionful-server.js';
+import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { freePort } from '../infra/free-port.js';
+import { keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { until } from '../support/until.js';
+import { findLeaks } from '../support/leak-scan.js';
+
+const key = newKey();
+const limited = newKey();
+const UPSTREAM_TOKEN = 'Tk9Xq2Lm7Pz4Rw8Kd3Vb';
+const QUERY = 'where does the heliotrope ledger live';
+const DOC_SECRET = 'heliotrope ledger lives in the cobalt vault';
+const ARGUMENT = 'Qz7xK2pW9mLr4Tn8';
+const LEGACY_ARGUMENT = 'Hv5cJ8yN3bFq6Ds1';
+const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CLIENT_PARENT = '00f067aa0ba902b7';
+
+let receiver: OtlpReceiver;
+let modern: RunningModernServer;
+let legacy: RunningLegacySessionfulServer;
+let dir: string;
+let gateway: ChildProcessWithoutNullStreams;
+let url: string;
+let logs = '';
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  modern = await startModernServer({ bearerToken: UPSTREAM_TOKEN });
+  legacy = await startLegacySessionfulServer();
+  dir = await mkdtemp(join(tmpdir(), 'agw-otel-'));
+  await writeFile(join(dir, 'ledger.md'), `# Ledger\n\nThe ${DOC_SECRET}, next to the archive.\n`);
+  const port = await freePort();
+  const configPath = join(dir, 'gateway.yaml');
+  await writeFile(
+    configPath,
+    stringify({
+      version: 1,
+      server: { host: '127.0.0.1', port },
+      workspaces: [
+        {
+          name: 'demo',
+          mcpSources: [
+            {
+              name: 'modern',
+              transport: 'streamable-http',
+              url: modern.url,
+              credential: { type: 'bearer', secret: { env: 'MODERN_TOKEN' } },
+            },
+            { name: 'legacy', transport: 'streamable-http', url: legacy.url },
+            { name: 'broken', transport: 'streamable-http', url: `http://127.0.0.1:${await freePort()}/mcp` },
+          ],
+          dataSources: [{ name: 'docs', type: 'files', path: dir }],
+          keys: [
+            keyRecord(key, { access: 'write' }),
+            keyRecord(limited, { limits: { requestsPerMinute: 1 } }),
+          ],
+        },
+      ],
+    }),
+  );
+  gateway = spawn(
+    process.execPath,
+    ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'debug'],
+    {
+      env: {
+        ...process.env,
+        MODERN_TOKEN: UPSTREAM_TOKEN,
+        OTEL_SDK_DISABLED: 'false',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        OTEL_TRACES_SAMPLER: 'always_on',
+        OTEL_EXPORTER_PROMETHEUS_PORT: String(await freePort()),
+        OTEL_SERVICE_NAME: 'agw-test',
+      },
+    },
+  );
+  gateway.stdout.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+  gateway.stderr.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+  url = `http://127.0.0.1:${port}`;
+  await until('the gateway to listen', async () =>
+    (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200 ? true : undefined,
+  );
+  await until('the docs to be indexed', async () => {
+    const response = await search();
+    const body = (await response.json()) as { results: unknown[] };
+    return body.results.length > 0 ? true : undefined;
+  });
+}, 60_000);
+
+afterAll(async () => {
+  gateway?.kill('SIGTERM');
+  await new Promise((resolve) => gateway?.once('exit', resolve));
+  await receiver?.close();
+  await modern?.close();
+  await legacy?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function search(headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${url}/agent/search?response_format=json`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query: QUERY, limit: 3 }),
+  });
+}
+
+const byName = (name: string) => receiver.spans.filter((span) => span.name === name);
+const childrenOf = (span: ReceivedSpan) =>
+  receiver.spans.filter((other) => other.parentSpanId === span.spanId);
+/** The server span of the request whose JSON-RPC id is `id`. */
+const serverSpanOf = (id: string) =>
+  receiver.spans.find((span) => span.kind === 2 && span.attributes['jsonrpc.request.id'] === id);
+
+describe('traces of a scenario', () => {
+  beforeAll(async () => {
+    const traced = await search({ traceparent: `00-${CLIENT_TRACE}-${CLIENT_PARENT}-01` });
+    expect(traced.status).toBe(200);
+    const call = (id: number, name: string, text: string, apiKey = key.key) =>
+      mcpPost(url, apiKey, { id, method: 'tools/call', params: { name, arguments: { text } } });
+    expect(
+      ((await (await call(101, 'modern__echo', ARGUMENT)).json()) as { result?: unknown }).result,
+    ).toBeDefined();
+    expect(
+      ((await (await call(102, 'legacy__echo', LEGACY_ARGUMENT)).json()) as { result?: unknown }).result,
+    ).toBeDefined();
+    expect(
+      ((await (await call(103, 'broken__echo', 'x')).json()) as { error?: unknown }).error,
+    ).toBeDefined();
+    await mcpPost(url, limited.key, { id: 104, method: 'tools/list' });
+    expect((await mcpPost(url, limited.key, { id: 105, method: 'tools/list' })).status).toBe(429);
+    await until('the spans of the scenario', () =>
+      Promise.resolve(
+        ['101', '102', '103'].every((id) => serverSpanOf(id) !== undefined) &&
+          receiver.spans.some((span) => span.attributes['agw.error.code'] === 'rate_limited') &&
+          byName('tools/call echo').length >= 2 &&
+          byName('knowledge.search').length >= 2
+          ? true
+          : undefined,
+      ),
+    );
+  }, 60_000);
+
+  it('otel:span-tree — a server span per request with route, workspace and key id; child spans for the upstream hop and the search', () => {
+    const modernCall = serverSpanOf('101') as ReceivedSpan;
+    expect(modernCall.name).toBe('POST /mcp');
+    expect(modernCall.service).toBe('agw-test');
+    expect(modernCall.attributes).toMatchObject({
+      'http.route': '/mcp',
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'modern__echo',
+      'gen_ai.operation.name': 'execute_tool',
+      'agw.workspace': 'demo',
+      'agw.key.id': key.id,
+      'mcp.protocol.version': '2026-07-28',
+    });
+    const hop = childrenOf(modernCall).find((span) => span.name === 'tools/call echo') as ReceivedSpan;
+    expect(hop.kind).toBe(3);
+    expect(hop.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'echo',
+      'agw.source': 'modern',
+      'agw.upstream.era': 'modern',
+      'agw.upstream.transport': 'streamable-http',
+      'agw.breaker.state': 'closed',
+      'server.address': '127.0.0.1',
+    });
+    // The HTTP request to the upstream is a child of the hop (undici instrumentation).
+    expect(
+      childrenOf(hop).some((span) => span.kind === 3 && span.attributes['http.request.method'] === 'POST'),
+    ).toBe(true);
+
+    const legacyCall = serverSpanOf('102') as ReceivedSpan;
+    const legacyHop = childrenOf(legacyCall).find((span) => span.name === 'tools/call echo') as ReceivedSpan;
+    expect(legacyHop.attributes['agw.upstream.era']).toBe('legacy');
+
+    const searchSpan = receiver.spans.find(
+      (span) =>
+        span.kind === 2 && span.attributes['http.route'] === '/agent/search' && span.traceId === CLIENT_TRACE,
+    ) as ReceivedSpan;
+    expect(searchSpan.name).toBe('POST /agent/search');
+    const knowledge = childrenOf(searchSpan).find((span) => span.name === 'knowledge.search') as ReceivedSpan;
+    expect(knowledge.attributes).toMatchObject({
+      'agw.knowledge.store': 'sqlite',
+      'agw.query.length': QUERY.length,
+      'agw.search.limit': 3,
+    });
+    expect(Number(knowledge.attributes['agw.search.results'])).toBeGreaterThan(0);
+  });
+
+  it('otel:error-classes — an upstream failure and a rate-limit refusal carry their catalogue class', () => {
+    // The broken source cannot be listed: the call is answered from the discovery failure, whose
+    // client span is in the same trace and marked failed.
+    const failed = serverSpanOf('103') as ReceivedSpan;
+    expect(failed.attributes['error.type']).toBe('upstream_reachability');
+    expect(failed.attributes['rpc.response.status_code']).toBe(
+      String(catalogueEntry('upstream_unreachable').jsonRpcCode),
+    );
+    const discovery = receiver.spans.find(
+      (span) => span.traceId === failed.traceId && span.name === 'tools/list broken',
+    ) as ReceivedSpan;
+    expect(discovery.kind).toBe(3);
+    expect(discovery.statusCode).toBe(2);
+    expect(discovery.attributes['error.type']).toBe('upstream_reachability');
+    // The refusal is decided before the ladder reads the body: the span has the class, the key id
+    // and the route, through the error handler.
+    const refused = receiver.spans.find(
+      (span) => span.kind === 2 && span.attributes['agw.error.code'] === 'rate_limited',
+    ) as ReceivedSpan;
+    expect(refused.name).toBe('POST /mcp');
+    expect(refused.attributes['error.type']).toBe(catalogueEntry('rate_limited').errorClass);
+    expect(refused.attributes['agw.key.id']).toBe(limited.id);
+  });
+
+  it('otel:propagation — the client traceparent is continued; the upstream receives the gateway context', () => {
+    const searchSpan = receiver.spans.find(
+      (span) =>
+        span.kind === 2 && span.attributes['http.route'] === '/agent/search' && span.traceId === CLIENT_TRACE,
+    );
+    expect(searchSpan?.parentSpanId).toBe(CLIENT_PARENT);
+    const modernCall = serverSpanOf('101') as ReceivedSpan;
+    const hop = childrenOf(modernCall).find((span) => span.name === 'tools/call echo') as ReceivedSpan;
+    const received = modern.log.find(
+      (entry) => entry.rpcMethod === 'tools/call' && JSON.stringify(entry.body).includes(ARGUMENT),
+    );
+    const meta = (received?.body as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params
+      ?._meta;
+    expect(String(meta?.['traceparent'])).toMatch(new RegExp(`^00-${modernCall.traceId}-[0-9a-f]{16}-01$`));
+    expect(String(meta?.['traceparent']).split('-')[2]).toBe(hop.spanId);
+  });
+});
+
+describe('nothing of the content is recorded', () => {
+  it('otel:no-content — exported spans, metrics and every log line hold no key, credential, query, argument, result, document text or session id', async () => {
+    // Everything the scenario exported, plus a scrape of the Prometheus endpoint and the logs.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const secretPart = key.key.slice(`agw_${key.id}_`.length);
+    const needles = [
+      { label: 'api key', value: key.key },
+      { label: 'api key secret', value: secretPart, windows: true },
+      { label: 'limited key secret', value: limited.key.slice(`agw_${limited.id}_`.length), windows: true },
+      { label: 'upstream credential', value: UPSTREAM_TOKEN, windows: true },
+      { label: 'search query', value: QUERY },
+      { label: 'query words', value: 'heliotrope' },
+      { label: 'document content', value: 'cobalt vault' },
+      { label: 'tool argument', value: ARGUMENT, windows: true },
+      { label: 'legacy tool argument', value: LEGACY_ARGUMENT, windows: true },
+      ...legacy.sessionsIssued.map((id) => ({ label: 'upstream session id', value: id, windows: true })),
+    ];
+    expect(legacy.sessionsIssued.length).toBeGreaterThan(0);
+    expect(receiver.raw.length).toBeGreaterThan(0);
+    const leaks = findLeaks([...receiver.raw, logs], needles);
+    expect(leaks.map((l) => `${l.label}: ${l.fragment} in …${l.context}…`)).toEqual([]);
+  });
+});
