@@ -28,6 +28,7 @@ import {
   registerToolsRoute,
 } from './rest/index.js';
 import type { BreakerRegistry, UpstreamPool } from './upstream/index.js';
+import { count, recordDuration } from './telemetry/metrics.js';
 
 export interface AppDeps {
   readonly config: ConfigSource;
@@ -72,6 +73,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.decorateRequest('snapshot', null as never);
   app.decorateRequest('principal', undefined);
   app.decorateRequest('rpcId', null);
+  app.decorateRequest('errorClass', undefined);
 
   deps.inflight?.attach(app);
   app.addHook('onRequest', async (request, reply) => {
@@ -108,6 +110,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     await Promise.resolve();
   });
   app.addHook('onResponse', async (request, reply) => {
+    const labels = {
+      'http.route': request.routeOptions.url ?? 'unmatched',
+      'http.request.method': request.method,
+      'http.response.status_code': reply.statusCode,
+      ...(request.errorClass === undefined ? {} : { 'error.type': request.errorClass }),
+    };
+    count('agw.requests', labels);
+    recordDuration('agw.request.duration', reply.elapsedTime / 1000, labels);
     request.log.info(
       {
         method: request.method,

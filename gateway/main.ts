@@ -37,6 +37,7 @@ import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
 import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 import { GATEWAY_VERSION } from './version.js';
+import { observeGauge } from './telemetry/metrics.js';
 
 export interface ServeOptions {
   /** The config file; with `kubernetes`, optional and holding only server and knowledge settings. */
@@ -225,6 +226,16 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     logger,
     listTtlMs: 30_000,
   });
+  const breakerLevel = { closed: 0, 'half-open': 1, open: 2 } as const;
+  observeGauge('agw.breaker.state', 'Circuit breaker per source: 0 closed, 1 half-open, 2 open.', () =>
+    breakers.states().map(({ workspace, source, state }) => ({
+      value: breakerLevel[state],
+      attributes: { 'agw.workspace': workspace, 'agw.source': source },
+    })),
+  );
+  observeGauge('agw.config.revision', 'Revision of the config in use (increments on every reload).', () => [
+    { value: config.current().revision },
+  ]);
   const unsubscribe = config.subscribe((snapshot) => {
     cache.dropLocal();
     pool.retain(snapshot.config);

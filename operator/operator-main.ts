@@ -31,6 +31,7 @@ import { ApiKubeWriter, type KubeWriter } from './kube/kube-writer.js';
 import { LeaderElector } from './runtime/leader-election.js';
 import { ResourceWatcher, type ChangeKind } from './runtime/resource-watcher.js';
 import { WorkQueue } from './runtime/work-queue.js';
+import { observeGauge, recordDuration } from '../gateway/telemetry/metrics.js';
 
 export interface OperatorOptions {
   readonly kubeConfig: KubeConfig;
@@ -196,19 +197,35 @@ export function runOperator(options: OperatorOptions): RunningOperator {
     const active = controller;
     // Workspaces reconcile independently (one at a time per workspace); 8 in parallel keeps a
     // 50-workspace bulk apply from queueing behind one another's status writes.
-    queue = new WorkQueue((key) => active.reconcile(key), {
-      concurrency: 8,
-      onError: (key, error, retryInMs) =>
-        logger.warn(
-          {
-            workspace: key,
-            err: (error as { name?: string }).name,
-            status: (error as { code?: number }).code,
-            retryInMs,
-          },
-          'reconcile failed; retrying',
-        ),
-    });
+    queue = new WorkQueue(
+      async (key) => {
+        const started = performance.now();
+        try {
+          await active.reconcile(key);
+          recordDuration('agw.operator.reconcile.duration', (performance.now() - started) / 1000, {
+            outcome: 'success',
+          });
+        } catch (error) {
+          recordDuration('agw.operator.reconcile.duration', (performance.now() - started) / 1000, {
+            outcome: 'error',
+          });
+          throw error;
+        }
+      },
+      {
+        concurrency: 8,
+        onError: (key, error, retryInMs) =>
+          logger.warn(
+            {
+              workspace: key,
+              err: (error as { name?: string }).name,
+              status: (error as { code?: number }).code,
+              retryInMs,
+            },
+            'reconcile failed; retrying',
+          ),
+      },
+    );
     void synced.then(async () => {
       enqueueAll();
       await active.sweepOrphans().catch(() => undefined);
@@ -242,6 +259,12 @@ export function runOperator(options: OperatorOptions): RunningOperator {
     onStoppedLeading: stopLeading,
   });
   elector.start();
+  observeGauge('agw.operator.queue.depth', 'Workspaces waiting for or in reconcile.', () => [
+    { value: queue?.depth ?? 0 },
+  ]);
+  observeGauge('agw.operator.leader', '1 while this replica leads, else 0.', () => [
+    { value: elector.isLeader ? 1 : 0 },
+  ]);
   return {
     identity,
     isLeader: () => elector.isLeader,

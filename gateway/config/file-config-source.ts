@@ -15,6 +15,7 @@ import {
   type ConfigSnapshot,
   type ConfigSource,
 } from './config-source.js';
+import { count } from '../telemetry/metrics.js';
 
 export interface FileConfigSourceOptions {
   readonly path: string;
@@ -68,6 +69,7 @@ export class FileConfigSource implements ConfigSource {
         { path: this.path, err: (error as Error).name },
         'config reload failed; keeping last good config',
       );
+      count('agw.config.reload.failures');
     });
     return next;
   }
@@ -158,6 +160,7 @@ export class FileConfigSource implements ConfigSource {
         { path: this.path, problems: result.problems.map((p) => `${p.path}: ${p.message}`) },
         'config change rejected; keeping last good config',
       );
+      count('agw.config.reload.failures');
       this.applyRevocationsFrom(text);
       return;
     }

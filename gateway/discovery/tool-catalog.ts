@@ -21,6 +21,7 @@ import { SourceListCache, type DiscoveryEntry } from './source-list-cache.js';
 import type { SourceState, SourceStatusRegistry } from './source-status.js';
 import { screenNames } from './tool-name-policy.js';
 import { namespacedToolName } from './tool-namer.js';
+import { count } from '../telemetry/metrics.js';
 
 export interface CatalogTool {
   readonly name: string;
@@ -158,6 +159,7 @@ export class ToolCatalog {
       return { tools, ttlMs: Math.max(0, cached.expiresAt - now()) };
     };
     const cached = await this.cachedTools(key);
+    count('agw.discovery.lookups', { result: cached === undefined ? 'miss' : 'hit' });
     if (cached !== undefined) return fromCache(cached);
     try {
       // One lister per key across replicas; the others wait for its result in the cache.

@@ -9,6 +9,7 @@ import { ConnectorError, type Connector } from './connectors/index.js';
 import type { KnowledgeStore, SyncState } from './knowledge-store.js';
 import type { SourceLock } from './source-lock.js';
 import { contentHash, documentId } from './stable-ids.js';
+import { count } from '../telemetry/metrics.js';
 
 export interface SyncReport {
   readonly added: number;
@@ -129,6 +130,7 @@ export class SyncEngine {
         progress: undefined,
       });
       this.logger.info({ workspace, source: source.name, ...report, documents }, 'data source synced');
+      count('agw.sync.documents', { 'agw.source': source.name }, report.added + report.updated);
       return report;
     } catch (error) {
       // Connector errors carry safe messages; anything else is reported by name and code only, since
@@ -150,6 +152,7 @@ export class SyncEngine {
         { workspace, source: source.name, err: message },
         'data source sync failed; indexed documents stay searchable',
       );
+      count('agw.sync.failures', { 'agw.source': source.name });
       throw error;
     }
   }

@@ -23,6 +23,7 @@ import { META, RPC } from './protocol.js';
 import { catalogueFailure, upstreamFailure } from './upstream-failure.js';
 import { catalogFor, isVisible } from './visible-tools.js';
 import { annotateRequest, inSpan, SpanKind } from '../telemetry/tracing.js';
+import { count, recordDuration } from '../telemetry/metrics.js';
 
 export interface ToolsCallDeps {
   readonly catalog: ToolCatalog;
@@ -143,8 +144,19 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
         },
       },
       async (span) => {
+        const started = performance.now();
+        const observe = (errorType?: string) => {
+          const labels = {
+            'agw.workspace': workspace,
+            'agw.source': source.name,
+            'mcp.method.name': 'tools/call',
+            ...(errorType === undefined ? {} : { 'error.type': errorType }),
+          };
+          count('agw.upstream.calls', labels);
+          recordDuration('agw.upstream.duration', (performance.now() - started) / 1000, labels);
+        };
         try {
-          return await deps.breakers.run(workspace, source, () =>
+          const result = await deps.breakers.run(workspace, source, () =>
             withSessionRecovery(deps.pool, workspace, source, (connection) => {
               span.setAttribute('agw.upstream.era', connection.era ?? 'unknown');
               const signal = AbortSignal.any([request.signal, AbortSignal.timeout(source.timeouts.callMs)]);
@@ -184,11 +196,14 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
               });
             }),
           );
+          observe();
+          return result;
         } catch (error) {
           const failure = upstreamFailure(error, source.name);
           if (failure.errorClass === 'upstream_reachability')
             deps.pool.discard(principal.workspace.name, source.name);
           span.setAttribute('rpc.response.status_code', String(failure.rpcCode));
+          observe(failure.errorClass);
           throw failure;
         }
       },

@@ -47,6 +47,7 @@ export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void
           body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
         });
         if (outcome.kind === 'reject') {
+          request.errorClass = outcome.error.errorClass;
           annotateRequest({
             'error.type': outcome.error.errorClass,
             'rpc.response.status_code': String(outcome.error.rpcCode),
@@ -77,6 +78,7 @@ export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void
           return channel.finish(200, resultMessage(message.id, result));
         } catch (error) {
           if (error instanceof McpError) {
+            request.errorClass = error.errorClass;
             annotateRequest({
               'error.type': error.errorClass,
               'rpc.response.status_code': String(error.rpcCode),

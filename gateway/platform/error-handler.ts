@@ -13,6 +13,7 @@ import {
 } from '../errors/index.js';
 import { isMcpFace } from './route-policy.js';
 import { annotateRequest } from '../telemetry/tracing.js';
+import { count } from '../telemetry/metrics.js';
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -51,6 +52,11 @@ export function toGatewayError(error: unknown): GatewayError {
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const gatewayError = toGatewayError(error);
   annotateRequest({ 'error.type': gatewayError.entry.errorClass, 'agw.error.code': gatewayError.code });
+  request.errorClass = gatewayError.entry.errorClass;
+  if (gatewayError.code === 'rate_limited')
+    count('agw.ratelimit.refusals', {
+      policy: /"([^"]+)"/.exec(gatewayError.headers['ratelimit-policy'] ?? '')?.[1] ?? 'unknown',
+    });
   const cause = error as { name?: unknown; code?: unknown } | undefined;
   const kind = {
     errName: typeof cause?.name === 'string' ? cause.name : 'Error',

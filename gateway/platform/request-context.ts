@@ -9,6 +9,8 @@ declare module 'fastify' {
     snapshot: ConfigSnapshot;
     principal: Principal | undefined;
     rpcId: string | number | null;
+    /** The error class of the answer (catalogue class; also in-band MCP errors), for metrics. */
+    errorClass: string | undefined;
   }
 }
 

@@ -101,6 +101,14 @@ export class BreakerRegistry {
     }
   }
 
+  /** Every breaker and its state (for the metrics gauge). */
+  states(): { workspace: string; source: string; state: BreakerState }[] {
+    return [...this.entries.keys()].map((key) => {
+      const [workspace = '', source = ''] = key.split('/');
+      return { workspace, source, state: this.state(workspace, source) };
+    });
+  }
+
   state(workspace: string, sourceName: string): BreakerState {
     const breaker = this.entries.get(`${workspace}/${sourceName}`)?.breaker;
     if (breaker === undefined || breaker.closed) return 'closed';

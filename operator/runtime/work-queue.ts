@@ -17,6 +17,11 @@ export class WorkQueue {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private active = 0;
   private stopped = false;
+
+  /** Keys waiting or being reconciled (the queue-depth gauge). */
+  get depth(): number {
+    return this.order.length + this.active;
+  }
   private idleWaiters: (() => void)[] = [];
 
   constructor(

@@ -21,6 +21,7 @@ import { keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { until } from '../support/until.js';
 import { findLeaks } from '../support/leak-scan.js';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
 const key = newKey();
 const limited = newKey();
@@ -39,6 +40,7 @@ let dir: string;
 let gateway: ChildProcessWithoutNullStreams;
 let url: string;
 let logs = '';
+let promPort: number;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
@@ -87,7 +89,7 @@ beforeAll(async () => {
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '100',
         OTEL_TRACES_SAMPLER: 'always_on',
-        OTEL_EXPORTER_PROMETHEUS_PORT: String(await freePort()),
+        OTEL_EXPORTER_PROMETHEUS_PORT: String((promPort = await freePort())),
         OTEL_SERVICE_NAME: 'agw-test',
       },
     },
@@ -247,6 +249,59 @@ describe('traces of a scenario', () => {
   });
 });
 
+interface PromFamily {
+  name: string;
+  type: string;
+  metrics: {
+    labels?: Record<string, string>;
+    value?: string;
+    buckets?: Record<string, string>;
+    count?: string;
+  }[];
+}
+
+async function scrape(): Promise<{ text: string; families: Map<string, PromFamily> }> {
+  const text = await (await fetch(`http://127.0.0.1:${promPort}/metrics`)).text();
+  const families = (parsePrometheusTextFormat(text) as unknown as PromFamily[]).map(
+    (f) => [f.name, f] as const,
+  );
+  return { text, families: new Map(families) };
+}
+
+describe('metrics', () => {
+  it('otel:prometheus — request, upstream, discovery, limit, breaker and config metrics parse with bounded labels', async () => {
+    const { families } = await scrape();
+    // Durations are histograms; their labels are checked on the matching counters (this parser
+    // keeps only the buckets of a labelled histogram).
+    expect(families.get('agw_request_duration')?.type).toBe('HISTOGRAM');
+    expect(families.get('agw_upstream_duration')?.type).toBe('HISTOGRAM');
+    const requests = families.get('agw_requests_total');
+    expect(requests?.type).toBe('COUNTER');
+    const routes = new Set(requests?.metrics.map((m) => m.labels?.['http_route']));
+    expect([...routes]).toEqual(expect.arrayContaining(['/agent/search', '/mcp']));
+    const refused = requests?.metrics.find((m) => m.labels?.['http_response_status_code'] === '429');
+    expect(refused?.labels?.['error_type']).toBe(catalogueEntry('rate_limited').errorClass);
+    const upstream = families.get('agw_upstream_calls_total');
+    const sources = new Set(upstream?.metrics.map((m) => m.labels?.['agw_source']));
+    expect([...sources].sort()).toEqual(['legacy', 'modern']);
+    const lookups = families.get('agw_discovery_lookups_total');
+    expect(lookups?.metrics.map((m) => m.labels?.['result']).sort()).toEqual(['hit', 'miss']);
+    expect(families.get('agw_ratelimit_refusals_total')?.metrics[0]?.labels?.['policy']).toBe('key-minute');
+    const breakers = families.get('agw_breaker_state');
+    expect(breakers?.type).toBe('GAUGE');
+    expect(breakers?.metrics.find((m) => m.labels?.['agw_source'] === 'modern')?.value).toBe('0');
+    expect(Number(families.get('agw_config_revision')?.metrics[0]?.value)).toBeGreaterThanOrEqual(1);
+    expect(Number(families.get('agw_sync_documents_total')?.metrics[0]?.value)).toBeGreaterThanOrEqual(1);
+    // Bounded labels: no key ids, no tool names or arguments, no queries anywhere in the labels.
+    for (const family of families.values())
+      for (const metric of family.metrics)
+        for (const [label, value] of Object.entries(metric.labels ?? {})) {
+          expect(label, family.name).not.toMatch(/key|tool|query|argument/);
+          expect(value).not.toContain(key.id);
+        }
+  });
+});
+
 describe('nothing of the content is recorded', () => {
   it('otel:no-content — exported spans, metrics and every log line hold no key, credential, query, argument, result, document text or session id', async () => {
     // Everything the scenario exported, plus a scrape of the Prometheus endpoint and the logs.
@@ -266,7 +321,7 @@ describe('nothing of the content is recorded', () => {
     ];
     expect(legacy.sessionsIssued.length).toBeGreaterThan(0);
     expect(receiver.raw.length).toBeGreaterThan(0);
-    const leaks = findLeaks([...receiver.raw, logs], needles);
+    const leaks = findLeaks([...receiver.raw, logs, (await scrape()).text], needles);
     expect(leaks.map((l) => `${l.label}: ${l.fragment} in …${l.context}…`)).toEqual([]);
   });
 });

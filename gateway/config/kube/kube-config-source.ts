@@ -17,6 +17,7 @@ import type { SecretReader } from '../secret-ref.js';
 import { WORKSPACE_LABEL, type PartKind } from './rendered-contract.js';
 import type { ObjectFeed, RenderedObject } from './rendered-object.js';
 import { assembleWorkspace } from './workspace-assembler.js';
+import { count } from '../../telemetry/metrics.js';
 
 export interface KubeConfigSourceOptions {
   readonly feed: ObjectFeed;
@@ -207,6 +208,7 @@ export class KubeConfigSource implements ConfigSource {
     }
     if (workspace === undefined || problems.length > 0) {
       this.rejected.set(name, assembly.revision);
+      count('agw.config.reload.failures');
       logger.warn(
         { workspace: name, revision: assembly.revision, servedRevision: current?.revision ?? null, problems },
         current === undefined
