@@ -233,6 +233,12 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       attributes: { 'agw.workspace': workspace, 'agw.source': source },
     })),
   );
+  observeGauge('agw.knowledge.documents', 'Documents in the knowledge index per data source.', () =>
+    sync.documentCounts().map(({ workspace, source, documents }) => ({
+      value: documents,
+      attributes: { 'agw.workspace': workspace, 'agw.source': source },
+    })),
+  );
   observeGauge('agw.config.revision', 'Revision of the config in use (increments on every reload).', () => [
     { value: config.current().revision },
   ]);

@@ -16,6 +16,7 @@ import {
   type ConfigSource,
 } from './config-source.js';
 import { count } from '../telemetry/metrics.js';
+import { inSpan } from '../telemetry/tracing.js';
 
 export interface FileConfigSourceOptions {
   readonly path: string;
@@ -140,7 +141,11 @@ export class FileConfigSource implements ConfigSource {
     );
   }
 
-  private async reloadOnce(): Promise<void> {
+  private reloadOnce(): Promise<void> {
+    return inSpan('config.reload', { attributes: { 'agw.config.source': 'file' } }, () => this.reloadFile());
+  }
+
+  private async reloadFile(): Promise<void> {
     if (this.closed) return;
     let text: string;
     try {

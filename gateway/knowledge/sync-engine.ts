@@ -10,6 +10,7 @@ import type { KnowledgeStore, SyncState } from './knowledge-store.js';
 import type { SourceLock } from './source-lock.js';
 import { contentHash, documentId } from './stable-ids.js';
 import { count } from '../telemetry/metrics.js';
+import { inSpan } from '../telemetry/tracing.js';
 
 export interface SyncReport {
   readonly added: number;
@@ -78,7 +79,35 @@ export class SyncEngine {
     }
   }
 
-  private async run(workspace: string, source: DataSourceConfig): Promise<SyncReport> {
+  /** One sync run, traced: counts only (documents added, updated, unchanged, removed). */
+  private run(workspace: string, source: DataSourceConfig): Promise<SyncReport> {
+    return inSpan(
+      `knowledge.sync ${source.name}`,
+      {
+        attributes: { 'agw.workspace': workspace, 'agw.source': source.name, 'agw.source.type': source.type },
+      },
+      async (span) => {
+        const report = await this.runOnce(workspace, source);
+        span.setAttributes({
+          'agw.sync.added': report.added,
+          'agw.sync.updated': report.updated,
+          'agw.sync.unchanged': report.unchanged,
+          'agw.sync.removed': report.removed,
+        });
+        return report;
+      },
+    );
+  }
+
+  /** Indexed documents per data source (the knowledge index size gauge). */
+  documentCounts(): { workspace: string; source: string; documents: number }[] {
+    return [...this.states.entries()].map(([key, state]) => {
+      const [workspace = '', source = ''] = key.split('/');
+      return { workspace, source, documents: state.documents ?? 0 };
+    });
+  }
+
+  private async runOnce(workspace: string, source: DataSourceConfig): Promise<SyncReport> {
     const store = this.store.workspace(workspace);
     const startedAt = new Date().toISOString();
     this.update(workspace, source.name, {

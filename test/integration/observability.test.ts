@@ -41,6 +41,8 @@ let gateway: ChildProcessWithoutNullStreams;
 let url: string;
 let logs = '';
 let promPort: number;
+let configPath: string;
+let configText: string;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
@@ -49,34 +51,29 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agw-otel-'));
   await writeFile(join(dir, 'ledger.md'), `# Ledger\n\nThe ${DOC_SECRET}, next to the archive.\n`);
   const port = await freePort();
-  const configPath = join(dir, 'gateway.yaml');
-  await writeFile(
-    configPath,
-    stringify({
-      version: 1,
-      server: { host: '127.0.0.1', port },
-      workspaces: [
-        {
-          name: 'demo',
-          mcpSources: [
-            {
-              name: 'modern',
-              transport: 'streamable-http',
-              url: modern.url,
-              credential: { type: 'bearer', secret: { env: 'MODERN_TOKEN' } },
-            },
-            { name: 'legacy', transport: 'streamable-http', url: legacy.url },
-            { name: 'broken', transport: 'streamable-http', url: `http://127.0.0.1:${await freePort()}/mcp` },
-          ],
-          dataSources: [{ name: 'docs', type: 'files', path: dir }],
-          keys: [
-            keyRecord(key, { access: 'write' }),
-            keyRecord(limited, { limits: { requestsPerMinute: 1 } }),
-          ],
-        },
-      ],
-    }),
-  );
+  configPath = join(dir, 'gateway.yaml');
+  configText = stringify({
+    version: 1,
+    server: { host: '127.0.0.1', port },
+    workspaces: [
+      {
+        name: 'demo',
+        mcpSources: [
+          {
+            name: 'modern',
+            transport: 'streamable-http',
+            url: modern.url,
+            credential: { type: 'bearer', secret: { env: 'MODERN_TOKEN' } },
+          },
+          { name: 'legacy', transport: 'streamable-http', url: legacy.url },
+          { name: 'broken', transport: 'streamable-http', url: `http://127.0.0.1:${await freePort()}/mcp` },
+        ],
+        dataSources: [{ name: 'docs', type: 'files', path: dir }],
+        keys: [keyRecord(key, { access: 'write' }), keyRecord(limited, { limits: { requestsPerMinute: 1 } })],
+      },
+    ],
+  });
+  await writeFile(configPath, configText);
   gateway = spawn(
     process.execPath,
     ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'debug'],
@@ -207,6 +204,20 @@ describe('traces of a scenario', () => {
     expect(Number(knowledge.attributes['agw.search.results'])).toBeGreaterThan(0);
   });
 
+  it('otel:background-spans — a sync run and a config reload are traced with counts only', async () => {
+    const syncSpan = byName('knowledge.sync docs')[0] as ReceivedSpan;
+    expect(syncSpan.attributes).toMatchObject({
+      'agw.workspace': 'demo',
+      'agw.source': 'docs',
+      'agw.source.type': 'files',
+      'agw.sync.added': 1,
+    });
+    await writeFile(configPath, `${configText}\n# touched\n`);
+    const reload = await until('a config.reload span', () => Promise.resolve(byName('config.reload')[0]));
+    expect(reload.attributes['agw.config.source']).toBe('file');
+    expect(reload.statusCode).not.toBe(2);
+  });
+
   it('otel:error-classes — an upstream failure and a rate-limit refusal carry their catalogue class', () => {
     // The broken source cannot be listed: the call is answered from the discovery failure, whose
     // client span is in the same trace and marked failed.
@@ -292,6 +303,10 @@ describe('metrics', () => {
     expect(breakers?.metrics.find((m) => m.labels?.['agw_source'] === 'modern')?.value).toBe('0');
     expect(Number(families.get('agw_config_revision')?.metrics[0]?.value)).toBeGreaterThanOrEqual(1);
     expect(Number(families.get('agw_sync_documents_total')?.metrics[0]?.value)).toBeGreaterThanOrEqual(1);
+    const indexed = families
+      .get('agw_knowledge_documents')
+      ?.metrics.find((m) => m.labels?.['agw_source'] === 'docs');
+    expect(indexed?.value).toBe('1');
     // Bounded labels: no key ids, no tool names or arguments, no queries anywhere in the labels.
     for (const family of families.values())
       for (const metric of family.metrics)
