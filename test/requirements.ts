@@ -222,6 +222,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'otel:background-spans': 'issue 12: sync runs and config reloads are traced with counts only',
   'otel:prometheus':
     'issue 12: Prometheus metrics parsed with a real parser; labels bounded (no key ids, tools, queries)',
+  'otel:operator-metrics':
+    'issue 12: the operator exports leader status, queue depth and reconcile durations',
   'otel:no-content':
     'issue 12: exported spans and logs hold no key, credential, query, argument, result or session id',
   'otel:redaction-guard':

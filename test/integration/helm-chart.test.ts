@@ -17,6 +17,8 @@ import { startModernServer, type RunningModernServer } from '../fixtures/upstrea
 import { get, mcpPost } from '../support/gateway-harness.js';
 import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
 import { until } from '../support/until.js';
+import { freePort } from '../infra/free-port.js';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
 const run = promisify(execFile);
 const CHART = 'charts/agent-gateway';
@@ -130,6 +132,7 @@ describe('the chart on a real API server', () => {
   let upstream: RunningModernServer;
   let operator: Child | undefined;
   let gateway: { child: Child; url: string } | undefined;
+  let operatorMetricsPort = 0;
   const gatewaySa = () => `system:serviceaccount:${ns}:agw-agent-gateway`;
   const operatorSa = () => `system:serviceaccount:${ns}:agw-agent-gateway-operator`;
 
@@ -274,6 +277,14 @@ describe('the chart on a real API server', () => {
       ],
       /watching/,
       'stderr',
+      // The operator's metrics, as the chart's otel values would turn them on (no trace collector here).
+      {
+        ...process.env,
+        OTEL_SDK_DISABLED: 'false',
+        OTEL_TRACES_SAMPLER: 'always_off',
+        OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+        OTEL_EXPORTER_PROMETHEUS_PORT: String((operatorMetricsPort = await freePort())),
+      },
     );
     const healthPort = /probes on port (\d+)/.exec(operator.line)?.[1];
     expect(healthPort).toBeDefined();
@@ -357,6 +368,18 @@ describe('the chart on a real API server', () => {
     ).json()) as { result?: { content: { text: string }[] } };
     expect(call.result?.content[0]?.text).toBe('via the chart');
   }, 120_000);
+
+  it('otel:operator-metrics — the operator started with the chart ServiceAccount exports leader status, queue depth and reconcile durations', async () => {
+    // The operator's own metrics: it leads, its queue drained, and reconciles were timed.
+    const families = new Map(
+      parsePrometheusTextFormat(
+        await (await fetch(`http://127.0.0.1:${operatorMetricsPort}/metrics`)).text(),
+      ).map((family) => [family.name, family] as const),
+    );
+    expect(families.get('agw_operator_leader')?.metrics[0]?.value).toBe('1');
+    expect(families.get('agw_operator_queue_depth')?.type).toBe('GAUGE');
+    expect(families.get('agw_operator_reconcile_duration')?.type).toBe('HISTOGRAM');
+  });
 
   it('helm:upgrade-uninstall — upgrade to the HA values (cluster scope), then uninstall removes the release', async () => {
     await helmOk(['upgrade', RELEASE, CHART, '-n', ns, '-f', join(CHART, 'ci', 'ha-values.yaml')]);

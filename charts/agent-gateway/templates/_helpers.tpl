@@ -64,6 +64,8 @@ app.kubernetes.io/component: operator
   value: {{ .Values.otel.sampler | quote }}
 - name: OTEL_TRACES_SAMPLER_ARG
   value: {{ .Values.otel.samplerArg | quote }}
+- name: OTEL_EXPORTER_PROMETHEUS_PORT
+  value: {{ .Values.otel.prometheusPort | quote }}
 {{- with .Values.otel.resourceAttributes }}
 - name: OTEL_RESOURCE_ATTRIBUTES
   value: {{ . | quote }}
