@@ -2,6 +2,7 @@
 import { abuseBench } from './abuse-bench.js';
 import { kubeBench } from './kube-bench.js';
 import { limitsBench } from './limits-bench.js';
+import { otelBench } from './otel-bench.js';
 import { mcpProxyBench } from './mcp-proxy-bench.js';
 import { restBench } from './rest-bench.js';
 import { pgRetrievalBench } from './pg-retrieval-bench.js';
@@ -15,3 +16,4 @@ if (only === undefined || only === 'knowledge' || only === 'postgres') await pgR
 if (only === undefined || only === 'abuse') await abuseBench();
 if (only === undefined || only === 'kube') await kubeBench();
 if (only === undefined || only === 'limits') await limitsBench();
+if (only === undefined || only === 'otel') await otelBench();
