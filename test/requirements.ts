@@ -219,6 +219,7 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 12: an upstream failure and a rate-limit refusal carry their catalogue class in spans',
   'otel:propagation':
     'issue 12: the client traceparent is continued; the upstream gets the gateway context in _meta',
+  'otel:db-spans': 'issue 12: Redis and PostgreSQL calls are child spans of the request, without statements',
   'otel:background-spans': 'issue 12: sync runs and config reloads are traced with counts only',
   'otel:prometheus':
     'issue 12: Prometheus metrics parsed with a real parser; labels bounded (no key ids, tools, queries)',

@@ -20,6 +20,9 @@ import { freePort } from '../infra/free-port.js';
 import { keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { until } from '../support/until.js';
+import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
+import { migratePostgres } from '../../gateway/knowledge/pg-store.js';
+import { startRedis, type RunningRedis } from '../infra/redis-server.js';
 import { findLeaks } from '../support/leak-scan.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
@@ -34,6 +37,8 @@ const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CLIENT_PARENT = '00f067aa0ba902b7';
 
 let receiver: OtlpReceiver;
+let redis: RunningRedis;
+let postgres: PostgresServer;
 let modern: RunningModernServer;
 let legacy: RunningLegacySessionfulServer;
 let dir: string;
@@ -46,6 +51,9 @@ let configText: string;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
+  redis = await startRedis();
+  postgres = startPostgres();
+  await migratePostgres(postgres.admin, postgres.app.user);
   modern = await startModernServer({ bearerToken: UPSTREAM_TOKEN });
   legacy = await startLegacySessionfulServer();
   dir = await mkdtemp(join(tmpdir(), 'agw-otel-'));
@@ -55,6 +63,10 @@ beforeAll(async () => {
   configText = stringify({
     version: 1,
     server: { host: '127.0.0.1', port },
+    // The cluster shape: limits and caches in Redis, the knowledge index in PostgreSQL, so their
+    // instrumentations' spans are part of the scenario (and of the leak scan).
+    sharedState: { redis: { url: { env: 'REDIS_URL' } } },
+    knowledge: { postgres: { connectionString: { env: 'PG_URL' } } },
     workspaces: [
       {
         name: 'demo',
@@ -81,6 +93,8 @@ beforeAll(async () => {
       env: {
         ...process.env,
         MODERN_TOKEN: UPSTREAM_TOKEN,
+        REDIS_URL: redis.url,
+        PG_URL: `postgresql://${postgres.app.user}:${postgres.app.password}@${encodeURIComponent(postgres.app.host)}:${postgres.app.port}/${postgres.app.database}`,
         OTEL_SDK_DISABLED: 'false',
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -110,6 +124,8 @@ afterAll(async () => {
   await receiver?.close();
   await modern?.close();
   await legacy?.close();
+  await redis?.stop();
+  postgres?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -197,11 +213,33 @@ describe('traces of a scenario', () => {
     expect(searchSpan.name).toBe('POST /agent/search');
     const knowledge = childrenOf(searchSpan).find((span) => span.name === 'knowledge.search') as ReceivedSpan;
     expect(knowledge.attributes).toMatchObject({
-      'agw.knowledge.store': 'sqlite',
+      'agw.knowledge.store': 'postgresql',
       'agw.query.length': QUERY.length,
       'agw.search.limit': 3,
     });
     expect(Number(knowledge.attributes['agw.search.results'])).toBeGreaterThan(0);
+  });
+
+  it('otel:db-spans — Redis and PostgreSQL calls are child spans of the request, without statements', () => {
+    const dbSystem = (span: ReceivedSpan) =>
+      span.attributes['db.system.name'] ?? span.attributes['db.system'];
+    const redisSpans = receiver.spans.filter((span) => dbSystem(span) === 'redis');
+    const pgSpans = receiver.spans.filter((span) => dbSystem(span) === 'postgresql');
+    expect(redisSpans.length).toBeGreaterThan(0);
+    expect(pgSpans.length).toBeGreaterThan(0);
+    const ids = new Set(receiver.spans.map((span) => span.spanId));
+    for (const span of [...redisSpans, ...pgSpans]) expect(ids.has(span.parentSpanId), span.name).toBe(true);
+    // The limited key's limit check runs in Redis inside its request's trace.
+    const refused = receiver.spans.find(
+      (span) => span.attributes['agw.error.code'] === 'rate_limited',
+    ) as ReceivedSpan;
+    expect(redisSpans.some((span) => span.traceId === refused.traceId)).toBe(true);
+    const searchSpan = byName('knowledge.search')[0] as ReceivedSpan;
+    expect(pgSpans.some((span) => span.traceId === searchSpan.traceId)).toBe(true);
+    for (const span of receiver.spans) {
+      expect(span.attributes['db.statement'], span.name).toBeUndefined();
+      expect(span.attributes['db.query.text'], span.name).toBeUndefined();
+    }
   });
 
   it('otel:background-spans — a sync run and a config reload are traced with counts only', async () => {
