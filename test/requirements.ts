@@ -212,6 +212,9 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 10: Redis stalled (SIGSTOP) under load: zero failures, no hang; sharing resumes',
   'limits:redis-outage': 'issue 10 test 5: Redis killed under load: zero failed requests; sharing resumes',
   // issue 11: the Helm chart
+  // issue 13: the MCP hot path
+  'mcp:call-list-floor':
+    'issue 13: ttlMs 0 upstreams: tools/call decisions reuse a list within callListFloorMs, re-check refusals, single-flight',
   // issue 12: observability
   'otel:span-tree':
     'issue 12: one server span per request (route, workspace, key id) with upstream and search child spans',

@@ -196,6 +196,15 @@ export const McpSourceFieldsSchema = z.strictObject({
   limits: SourceLimitsSchema.default({ maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES }),
   /** Per-tool overrides of the permission derived from MCP annotations (upstream tool names). */
   permissions: z.record(z.string().min(1).max(128), AccessSchema).default({}),
+  callListFloorMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(2000)
+    .describe(
+      'To decide a tools/call (which tool, which permission), a tool list this recent (ms) is reused even when the upstream marked it stale (ttlMs 0); an unknown tool or a denial is re-checked against a fresh list. tools/list always honours the upstream. 0: list before every call.',
+    ),
 });
 
 export const McpSourceSchema = McpSourceFieldsSchema.superRefine((source, ctx) => {

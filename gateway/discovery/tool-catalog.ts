@@ -92,9 +92,25 @@ function toCatalogTools(source: McpSourceConfig, tools: readonly Tool[]): Catalo
     }));
 }
 
+/** Catalog tools derived from one raw list under one source config (config objects are replaced,
+ * never changed, on reload), so a reused list is not re-derived for every request. */
+const derivedTools = new WeakMap<readonly Tool[], { source: McpSourceConfig; tools: CatalogTool[] }>();
+
+function derive(source: McpSourceConfig, tools: readonly Tool[]): CatalogTool[] {
+  const known = derivedTools.get(tools);
+  if (known?.source === source) return known.tools;
+  const derived = toCatalogTools(source, tools);
+  derivedTools.set(tools, { source, tools: derived });
+  return derived;
+}
+
 export class ToolCatalog {
   /** The same cache's resource and prompt lists (same keys, lifetimes and invalidation). */
   readonly lists: SourceListCache;
+  /** The last raw list of each source and when it was listed (this replica): what a tools/call is
+   * decided on within the source's callListFloorMs when the upstream said ttlMs 0. */
+  private readonly recent = new Map<string, { tools: readonly Tool[]; listedAt: number }>();
+  private readonly refreshing = new Map<string, Promise<readonly CatalogTool[]>>();
 
   constructor(private readonly deps: ToolCatalogDeps) {
     this.lists = new SourceListCache(deps.cache, deps.listTtlMs);
@@ -122,6 +138,49 @@ export class ToolCatalog {
     return { tools, sources, ttlMs };
   }
 
+  /** The tools of one source for deciding a tools/call: the cached list while the upstream says it
+   * is fresh; else the last list while it is younger than the source's `callListFloorMs` (refreshed
+   * in the background once half of that has passed); else a fresh list, one listing for concurrent
+   * calls. `reused` marks an answer from the floor, so the caller re-checks what it would refuse. */
+  async callTools(
+    workspace: string,
+    source: McpSourceConfig,
+    options: { fresh?: boolean } = {},
+  ): Promise<{ tools: readonly CatalogTool[]; reused: boolean }> {
+    const key = sourceCacheKey(workspace, source);
+    if (options.fresh !== true) {
+      const cached = await this.cachedTools(key);
+      if (cached !== undefined) {
+        count('agw.discovery.lookups', { result: 'hit' });
+        return { tools: derive(source, cached.tools), reused: false };
+      }
+      const recent = this.recent.get(key);
+      const age = (this.deps.now ?? Date.now)() - (recent?.listedAt ?? 0);
+      if (recent !== undefined && age < source.callListFloorMs) {
+        count('agw.discovery.lookups', { result: 'floor' });
+        if (age >= source.callListFloorMs / 2) void this.refresh(workspace, source, key);
+        return { tools: derive(source, recent.tools), reused: true };
+      }
+    }
+    return { tools: await this.refresh(workspace, source, key), reused: false };
+  }
+
+  /** The source's current state (for a call whose tool could not be found). */
+  status(workspace: string, sourceName: string): SourceState {
+    return this.deps.statuses.get(workspace, sourceName);
+  }
+
+  private refresh(workspace: string, source: McpSourceConfig, key: string): Promise<readonly CatalogTool[]> {
+    let running = this.refreshing.get(key);
+    if (running === undefined) {
+      running = this.sourceTools(workspace, source)
+        .then((list) => list.tools)
+        .finally(() => this.refreshing.delete(key));
+      this.refreshing.set(key, running);
+    }
+    return running;
+  }
+
   private async cachedTools(key: string): Promise<CachedToolList | undefined> {
     const entry = await this.deps.cache.get(key);
     return entry !== undefined && 'tools' in entry ? entry : undefined;
@@ -133,6 +192,8 @@ export class ToolCatalog {
 
   /** Forgets the cached list of one source so the next read asks the upstream again. */
   invalidate(workspace: string, sourceName: string): Promise<void> {
+    const prefix = sourceCachePrefix(workspace, sourceName);
+    for (const key of this.recent.keys()) if (key.startsWith(prefix)) this.recent.delete(key);
     return this.deps.cache.invalidate(sourceCachePrefix(workspace, sourceName));
   }
 
@@ -143,7 +204,7 @@ export class ToolCatalog {
     const key = ToolCatalog.cacheKey(workspace, source);
     const now = this.deps.now ?? Date.now;
     const fromCache = (cached: CachedToolList) => {
-      const tools = toCatalogTools(source, cached.tools);
+      const tools = derive(source, cached.tools);
       // Listed by another replica (or earlier here): report what that listing learned.
       if (cached.checkedAt !== undefined && this.deps.statuses.get(workspace, source.name).status !== 'ready')
         this.deps.statuses.set(workspace, source.name, {
@@ -246,7 +307,8 @@ export class ToolCatalog {
       },
       lifetime,
     );
-    const catalogTools = toCatalogTools(source, tools);
+    this.recent.set(key, { tools, listedAt: now() });
+    const catalogTools = derive(source, tools);
     this.deps.statuses.set(workspace, source.name, {
       status: 'ready',
       toolCount: catalogTools.length,

@@ -1,8 +1,8 @@
 // tools/call (spec §4.2 rules 1–5, §5.5): resolve the namespaced name, check the key may call it
 // before any upstream contact, check `Mcp-Param-*` mirrors, then forward to the one upstream with
 // its call time-out. A tool the key cannot see answers exactly like an unknown tool.
-import { hasAccess } from '../auth/index.js';
-import { NAMESPACE_SEPARATOR, type ToolCatalog } from '../discovery/index.js';
+import { canSeeSource, hasAccess } from '../auth/index.js';
+import { NAMESPACE_SEPARATOR, type CatalogTool, type ToolCatalog } from '../discovery/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import {
   bridgeableCapabilities,
@@ -21,7 +21,7 @@ import { encodeMirroredValue } from './header-mirror.js';
 import { derivedParamHeaders, paramHeadersOf, progressRelay, upstreamParams } from './upstream-params.js';
 import { META, RPC } from './protocol.js';
 import { catalogueFailure, upstreamFailure } from './upstream-failure.js';
-import { catalogFor, isVisible } from './visible-tools.js';
+import { isVisible } from './visible-tools.js';
 import { annotateRequest, inSpan, SpanKind } from '../telemetry/tracing.js';
 import { count, recordDuration } from '../telemetry/metrics.js';
 
@@ -76,16 +76,26 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     // Only the named tool's own source is consulted, so a slow or broken source never delays calls
     // to the others. Source names never contain `_`, so the prefix before `__` is the source.
     const sourceName = name.split(NAMESPACE_SEPARATOR, 1)[0] ?? '';
-    const { tools, sources } = await catalogFor(deps.catalog, principal, sourceName);
-    const tool = tools.find((candidate) => candidate.name === name);
+    const source = principal.workspace.mcpSources.find((candidate) => candidate.name === sourceName);
+    if (source === undefined || !canSeeSource(principal, sourceName)) throw unknownTool(name);
+    const workspace = principal.workspace.name;
+    const find = (tools: readonly CatalogTool[]) => {
+      const found = tools.find((candidate) => candidate.name === name);
+      return found !== undefined && isVisible(principal, found) ? found : undefined;
+    };
+    const decided = await deps.catalog.callTools(workspace, source);
+    let tool = find(decided.tools);
+    // A list reused within the source's floor decides only what it allows: anything it would refuse
+    // (unknown tool, missing permission) is decided again on a fresh list.
+    if (decided.reused && (tool === undefined || !hasAccess(principal, tool.permission)))
+      tool = find((await deps.catalog.callTools(workspace, source, { fresh: true })).tools);
     if (tool === undefined) {
       // The key may see this source but its tools could not be listed: say why (an open breaker, a
       // source that is down) rather than claim the tool does not exist.
-      const failure = sources.get(sourceName)?.error;
+      const failure = deps.catalog.status(workspace, sourceName).error;
       if (failure !== undefined) throw catalogueFailure(failure.code, sourceName);
       throw unknownTool(name);
     }
-    if (!isVisible(principal, tool)) throw unknownTool(name);
     if (!hasAccess(principal, tool.permission)) throw needsWrite(name);
     const mismatch = paramHeaderMismatch(
       annotatedParams(tool.inputSchema),
@@ -98,9 +108,6 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
         mismatch: { header: mismatch },
       });
     }
-    const source = principal.workspace.mcpSources.find((candidate) => candidate.name === tool.source);
-    if (source === undefined) throw unknownTool(name);
-    const workspace = principal.workspace.name;
     const requestState = request.params['requestState'];
     if (RequestStateSeal.isOurs(requestState)) {
       // The retry of a bridged legacy call: continue it where it waits for the client's answer.

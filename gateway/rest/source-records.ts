@@ -27,6 +27,8 @@ export interface SourceRecord {
   /** Upstream tools left out by the tool-name policy: how many, and `name (reason)` joined by `; `. */
   readonly skipped_tool_count: number | null;
   readonly skipped_tools: string | null;
+  /** MCP sources: how old (ms) a tool list may be and still decide a tools/call (callListFloorMs). */
+  readonly call_list_floor_ms: number | null;
 }
 
 export function sourceRecord(
@@ -57,6 +59,7 @@ export function sourceRecord(
       state.skippedTools.length === 0
         ? null
         : state.skippedTools.map((tool) => `${tool.name} (${tool.reason})`).join('; '),
+    call_list_floor_ms: source.callListFloorMs,
   };
 }
 
@@ -90,5 +93,6 @@ export function dataSourceRecord(source: DataSourceConfig, state: SyncState): So
     last_error: state.lastError ?? null,
     skipped_tool_count: null,
     skipped_tools: null,
+    call_list_floor_ms: null,
   };
 }

@@ -292,25 +292,27 @@ describe('the chart on a real API server', () => {
       (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status === 200 ? true : undefined,
     );
 
-    // The README's commands: the example files, the McpSource's url pointed at the test's upstream.
-    const mcpSource = join(dir, 'mcpsource.yaml');
-    await writeFile(
-      mcpSource,
-      (await readFile('examples/kubernetes/mcpsource.yaml', 'utf8')).replace(
-        'http://docs-mcp.example.svc:8080/mcp',
-        upstream.url,
-      ),
-    );
+    // The README's commands on the example files, with two changes: the McpSource's url points at
+    // the test's upstream, and the workspace is named helm-acme. Workspace names are cluster-wide,
+    // and the Kubernetes e2e test's cluster-scoped operator shares this API server and its own acme.
+    const example = async (file: string) => {
+      const path = join(dir, file);
+      const text = (await readFile(join('examples/kubernetes', file), 'utf8'))
+        .replace('http://docs-mcp.example.svc:8080/mcp', upstream.url)
+        .replace(/name: acme$/gm, 'name: helm-acme');
+      await writeFile(path, text);
+      return path;
+    };
     await kubectlOk([
       '-n',
       ns,
       'apply',
       '-f',
-      'examples/kubernetes/workspace.yaml',
+      await example('workspace.yaml'),
       '-f',
-      'examples/kubernetes/apikey.yaml',
+      await example('apikey.yaml'),
       '-f',
-      mcpSource,
+      await example('mcpsource.yaml'),
     ]);
     await kubectlOk([
       'wait',
@@ -318,7 +320,7 @@ describe('the chart on a real API server', () => {
       ns,
       '--for=condition=Ready',
       '--timeout=60s',
-      'workspace/acme',
+      'workspace/helm-acme',
       'apikey/ci-reader',
       'mcpsource/docs',
     ]);
@@ -412,6 +414,16 @@ describe('the chart on a real API server', () => {
     expect((await kubectl(['get', 'clusterrole', `${ns}-agw-agent-gateway-operator`])).code).not.toBe(0);
     // CRDs stay (Helm never deletes crds/), and so do the users' resources.
     expect((await kubectl(['get', 'crd', 'workspaces.agentgateway.dev'])).code).toBe(0);
-    expect((await kubectl(['get', 'workspace', 'acme', '-n', ns])).code).toBe(0);
+    expect((await kubectl(['get', 'workspace', 'helm-acme', '-n', ns])).code).toBe(0);
+    // Leave nothing a cluster-scoped operator of another test could pick up.
+    await kubectl([
+      'delete',
+      '-n',
+      ns,
+      'workspace/helm-acme',
+      'apikey/ci-reader',
+      'mcpsource/docs',
+      '--wait=false',
+    ]);
   }, 120_000);
 });

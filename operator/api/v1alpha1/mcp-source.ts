@@ -50,6 +50,15 @@ export const McpSourceSpecSchema = z
       .describe(
         'Per-tool access overrides by upstream tool name (read or write); otherwise readOnlyHint decides.',
       ),
+    callListFloorMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .optional()
+      .describe(
+        'How old (ms) a tool list may be and still decide a tools/call when the upstream marks lists stale at once (ttlMs 0); refusals are re-checked on a fresh list. Default 2000; 0 lists before every call.',
+      ),
   })
   .describe('An upstream MCP server of a workspace.');
 
