@@ -109,4 +109,76 @@ export async function mcpProxyBench(): Promise<void> {
     await upstream.stop();
     await rm(dir, { recursive: true, force: true });
   }
+  await ttlZeroBench(durationMs);
+}
+
+/** tools/call through a default v2-SDK upstream (ttlMs 0 on every list): direct, through a gateway
+ * deciding on a list at most 2 s old (the default callListFloorMs) and through one listing before
+ * every call (callListFloorMs 0, the behaviour before issue 13), in one run. */
+async function ttlZeroBench(durationMs: number): Promise<void> {
+  console.log('\n-- default v2-SDK upstream (no cache hints: tools/list says ttlMs 0) --');
+  const upstream = await startChild(['dist/test/bench/default-upstream-main.js'], /"url"/);
+  const upstreamUrl = (JSON.parse(upstream.line) as { url: string }).url;
+  const dir = await mkdtemp(join(tmpdir(), 'agw-mcp-bench0-'));
+  const key = generateKey();
+  const gateways = [];
+  try {
+    const urls: Record<string, string> = {};
+    for (const [label, floor] of [
+      ['floor 2000 ms', 2000],
+      ['floor 0 (list per call)', 0],
+    ] as const) {
+      const configPath = join(dir, `${floor}.yaml`);
+      await writeFile(
+        configPath,
+        stringify({
+          version: 1,
+          server: { host: '127.0.0.1', port: 0 },
+          workspaces: [
+            {
+              name: 'bench',
+              mcpSources: [
+                { name: 'up', transport: 'streamable-http', url: upstreamUrl, callListFloorMs: floor },
+              ],
+              keys: [{ id: key.id, hash: key.hash, access: 'write' }],
+            },
+          ],
+        }),
+      );
+      const child = await startChild(
+        ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'silent'],
+        /listening on/,
+        'stderr',
+      );
+      gateways.push(child);
+      urls[label] = `${/listening on (\S+)/.exec(child.line)?.[1] as string}/mcp`;
+    }
+    const direct = mcpRequest('tools/call', { name: 'echo', arguments: { text: 'hello' } }, 'echo');
+    const via = mcpRequest('tools/call', { name: 'up__echo', arguments: { text: 'hello' } }, 'up__echo');
+    const viaAuth = { ...via, headers: { ...via.headers, authorization: `Bearer ${key.key}` } };
+    for (const concurrency of [1, 32]) {
+      await runLoad('warm-up', upstreamUrl, { concurrency, durationMs: 300, ...direct });
+      const d = await runLoad('tools/call echo — direct', upstreamUrl, {
+        concurrency,
+        durationMs,
+        ...direct,
+      });
+      console.log(formatResult(d));
+      for (const [label, url] of Object.entries(urls)) {
+        await runLoad('warm-up', url, { concurrency, durationMs: 300, ...viaAuth });
+        const g = await runLoad(`tools/call — gateway, ${label}`, url, {
+          concurrency,
+          durationMs,
+          ...viaAuth,
+        });
+        console.log(
+          `${formatResult(g)}  ${(g.rps / d.rps).toFixed(2)}x direct, added p50 +${(g.p50Ms - d.p50Ms).toFixed(2)} ms p99 +${(g.p99Ms - d.p99Ms).toFixed(2)} ms`,
+        );
+      }
+    }
+  } finally {
+    await Promise.all(gateways.map((g) => g.stop()));
+    await upstream.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
 }
