@@ -42,7 +42,7 @@ const server = createServer((req, res) => {
       res.writeHead(response.status, Object.fromEntries(response.headers));
       // Streamed, not buffered: an SSE answer (or a GET stream) stays open while the client reads.
       if (response.body === null) res.end();
-      else Readable.fromWeb(response.body as import('node:stream/web').ReadableStream).pipe(res);
+      else Readable.fromWeb(response.body).pipe(res);
     })().catch(() => {
       res.statusCode = 500;
       res.end();
