@@ -11,6 +11,7 @@ import {
   type UpstreamPool,
 } from '../upstream/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
+import type { McpSourceConfig } from '../config/index.js';
 import type { ElicitationBridge } from './elicitation-bridge.js';
 import { callKnowledgeTool, isKnowledgeTool, knowledgeToolsFor } from './knowledge-tools.js';
 import { RequestStateSeal } from './request-state-seal.js';
@@ -130,7 +131,6 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     const bridgeable =
       request.era === 'modern' ? bridgeableCapabilities(clientCapabilitiesOf(request.params)) : undefined;
     annotateRequest({ 'gen_ai.tool.name': name, 'gen_ai.operation.name': 'execute_tool' });
-    const upstreamUrl = source.url === undefined ? undefined : new URL(source.url);
     return inSpan(
       `tools/call ${tool.upstreamName}`,
       {
@@ -142,12 +142,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
           'agw.source': source.name,
           'agw.upstream.transport': source.transport,
           'agw.breaker.state': deps.breakers.state(workspace, source.name),
-          ...(upstreamUrl === undefined
-            ? {}
-            : {
-                'server.address': upstreamUrl.hostname,
-                'server.port': Number(upstreamUrl.port || (upstreamUrl.protocol === 'https:' ? 443 : 80)),
-              }),
+          ...upstreamAddress(source),
         },
       },
       async (span) => {
@@ -216,6 +211,24 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       },
     );
   };
+}
+
+/** `server.address`/`server.port` of a source, parsed once per config object (not per call). */
+const addresses = new WeakMap<McpSourceConfig, { 'server.address'?: string; 'server.port'?: number }>();
+function upstreamAddress(source: McpSourceConfig): { 'server.address'?: string; 'server.port'?: number } {
+  let address = addresses.get(source);
+  if (address === undefined) {
+    const url = source.url === undefined ? undefined : new URL(source.url);
+    address =
+      url === undefined
+        ? {}
+        : {
+            'server.address': url.hostname,
+            'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+          };
+    addresses.set(source, address);
+  }
+  return address;
 }
 
 function clientCapabilitiesOf(params: Record<string, unknown>): Record<string, unknown> {

@@ -43,6 +43,14 @@ describe.each([
     await topology?.stop();
   });
 
+  /** The second (pub/sub) connection a replica keeps next to its client. */
+  function subscriberOf(redis: RedisClient): RedisClient {
+    const subscriber = duplicateRedis(redis);
+    clients.push(subscriber);
+    void subscriber.connect().catch(() => undefined);
+    return subscriber;
+  }
+
   async function connect(): Promise<RedisClient> {
     const client = createRedis({
       url: topology.url,
@@ -82,12 +90,7 @@ describe.each([
       (redis) =>
         new RedisDiscoveryCache<{ n: number }>({
           redis,
-          subscriber: (() => {
-            const subscriber = duplicateRedis(redis);
-            clients.push(subscriber);
-            void subscriber.connect().catch(() => undefined);
-            return subscriber;
-          })(),
+          subscriber: subscriberOf(redis),
           keyPrefix: 'agw:',
           timeoutMs: 500,
           logger,
@@ -123,12 +126,6 @@ describe.each([
     expect(await sessionsA.get('k1')).toBeUndefined();
 
     // Bridge: B forwards a continuation to A, which answers.
-    const subscriberOf = (redis: RedisClient) => {
-      const subscriber = duplicateRedis(redis);
-      clients.push(subscriber);
-      void subscriber.connect().catch(() => undefined);
-      return subscriber;
-    };
     const owner = new RedisBridgeForwarder({
       redis: a,
       subscriber: subscriberOf(a),

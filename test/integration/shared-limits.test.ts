@@ -111,12 +111,14 @@ it('limits:tool-call-quota — a daily tool-call quota counts tools/call across 
   expect(refused.headers.get('ratelimit-policy')).toBe('"key-tool-calls-day";q=3;w=86400');
 });
 
-it('limits:redis-outage — Redis killed by PID under load: zero failed requests; sharing resumes after its restart', async () => {
+/** Two workers per gateway sending REST and MCP requests with the roomy key until stopped: every
+ * answer that is not a 200 without a JSON-RPC error counts as a failure. */
+function startLoad() {
   let loading = true;
-  let ok = 0;
-  const failures: string[] = [];
+  const outcome = { ok: 0, slowest: 0, failures: [] as string[] };
   const worker = async (url: string, index: number) => {
     while (loading) {
+      const started = Date.now();
       try {
         const response =
           index % 2 === 0
@@ -126,32 +128,49 @@ it('limits:redis-outage — Redis killed by PID under load: zero failed requests
                 params: { name: 'up__echo', arguments: { text: 'x' } },
               });
         const text = await response.text();
-        if (response.status === 200 && !text.includes('"error"')) ok += 1;
-        else failures.push(`${response.status} ${text.slice(0, 100)}`);
+        if (response.status === 200 && !text.includes('"error"')) outcome.ok += 1;
+        else outcome.failures.push(`${response.status} ${text.slice(0, 100)}`);
       } catch (error) {
-        failures.push(`thrown ${(error as Error).message}`);
+        outcome.failures.push(`thrown ${(error as Error).message}`);
       }
+      outcome.slowest = Math.max(outcome.slowest, Date.now() - started);
     }
   };
   const load = gateways.flatMap((g) => [0, 1].map((i) => worker(g.url, i)));
+  return {
+    async stop() {
+      loading = false;
+      await Promise.all(load);
+      return outcome;
+    },
+  };
+}
+
+/** Waits (≤ 15 s) until every gateway reports shared state through Redis again. */
+async function untilSharedAgain(): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (const gateway of gateways) {
+    while ((await sharedState(gateway.url)) !== 'redis' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await sharedState(gateway.url)).toBe('redis');
+  }
+}
+
+it('limits:redis-outage — Redis killed by PID under load: zero failed requests; sharing resumes after its restart', async () => {
+  const load = startLoad();
+  let outcome: { ok: number; failures: string[] };
   try {
     await new Promise((r) => setTimeout(r, 500));
     await redis.kill();
     await new Promise((r) => setTimeout(r, 3000));
     for (const gateway of gateways) expect(await sharedState(gateway.url)).toBe('redis-unavailable');
     await redis.restart();
-    const deadline = Date.now() + 15_000;
-    for (const gateway of gateways) {
-      while ((await sharedState(gateway.url)) !== 'redis' && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
-      expect(await sharedState(gateway.url)).toBe('redis');
-    }
+    await untilSharedAgain();
   } finally {
-    loading = false;
-    await Promise.all(load);
+    outcome = await load.stop();
   }
-  expect(failures).toEqual([]);
-  expect(ok).toBeGreaterThan(100);
+  expect(outcome.failures).toEqual([]);
+  expect(outcome.ok).toBeGreaterThan(100);
 }, 60_000);
 
 function rawMcp(url: string, apiKey: string, body: Uint8Array | string, headers: Record<string, string>) {
@@ -228,31 +247,7 @@ it('limits:no-bypass — the tool-call quota counts the 2025-era face and BOM-pr
 });
 
 it('limits:redis-stalled — Redis stalled (SIGSTOP) under load: zero failed requests, no request hangs; sharing resumes on SIGCONT', async () => {
-  let loading = true;
-  let ok = 0;
-  let slowest = 0;
-  const failures: string[] = [];
-  const worker = async (url: string, index: number) => {
-    while (loading) {
-      const started = Date.now();
-      try {
-        const response =
-          index % 2 === 0
-            ? await get(`${url}/agent/tools`, roomy.key)
-            : await mcpPost(url, roomy.key, {
-                method: 'tools/call',
-                params: { name: 'up__echo', arguments: { text: 'x' } },
-              });
-        const text = await response.text();
-        if (response.status === 200 && !text.includes('"error"')) ok += 1;
-        else failures.push(`${response.status} ${text.slice(0, 100)}`);
-      } catch (error) {
-        failures.push(`thrown ${(error as Error).message}`);
-      }
-      slowest = Math.max(slowest, Date.now() - started);
-    }
-  };
-  const load = gateways.flatMap((g) => [0, 1].map((i) => worker(g.url, i)));
+  const load = startLoad();
   try {
     await new Promise((r) => setTimeout(r, 300));
     redis.pause();
@@ -261,19 +256,14 @@ it('limits:redis-stalled — Redis stalled (SIGSTOP) under load: zero failed req
   } finally {
     redis.resume();
   }
+  let outcome: { ok: number; slowest: number; failures: string[] };
   try {
-    const deadline = Date.now() + 15_000;
-    for (const gateway of gateways) {
-      while ((await sharedState(gateway.url)) !== 'redis' && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
-      expect(await sharedState(gateway.url)).toBe('redis');
-    }
+    await untilSharedAgain();
   } finally {
-    loading = false;
-    await Promise.all(load);
+    outcome = await load.stop();
   }
-  expect(failures).toEqual([]);
-  expect(ok).toBeGreaterThan(50);
+  expect(outcome.failures).toEqual([]);
+  expect(outcome.ok).toBeGreaterThan(50);
   // A hang check, not a speed target: each request waits for Redis at most its command time-out.
-  expect(slowest).toBeLessThan(2000);
+  expect(outcome.slowest).toBeLessThan(2000);
 }, 60_000);
