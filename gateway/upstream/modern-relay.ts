@@ -3,9 +3,19 @@
 // the client's declared `clientCapabilities` — with the tool name mapped, our own JSON-RPC id, the
 // header set re-derived and the source's own credential. Request-scoped notifications on an SSE
 // answer are handed to `onNotification`; aborting `signal` closes the stream, which cancels upstream.
-import { guardedFetch } from './response-guard.js';
+// The hop is undici's `request` on a keep-alive pool of its own (issue 13): the WHATWG fetch layer
+// (Request/Response objects and web streams per call) cost about 0.4 ms a call on the hot path.
+// The per-source answer cap applies while the body arrives: a declared length over it is refused
+// unread, a JSON body may not pass it, nor may one event of an event stream.
+import type { Readable } from 'node:stream';
+import { Agent, request as httpRequest } from 'undici';
+import { EventSizeMeter } from './event-size-meter.js';
 import { readSseMessages } from './sse-reader.js';
-import { UpstreamHttpError, UpstreamProtocolError } from './upstream-answer-errors.js';
+import {
+  UpstreamHttpError,
+  UpstreamProtocolError,
+  UpstreamResponseTooLargeError,
+} from './upstream-answer-errors.js';
 import { UpstreamRpcError } from './upstream-rpc-error.js';
 
 export interface RelayRequest {
@@ -20,6 +30,12 @@ export interface RelayRequest {
 }
 
 export type Relay = (request: RelayRequest) => Promise<Record<string, unknown>>;
+
+export interface ModernRelay {
+  readonly relay: Relay;
+  /** Closes the relay's connections to the upstream. */
+  close(): Promise<void>;
+}
 
 let nextId = 0;
 
@@ -42,13 +58,47 @@ function settle(message: unknown, id: number, httpStatus: number): Record<string
   throw new UpstreamProtocolError('the answer has neither a result object nor an error');
 }
 
+function headerValue(value: string | string[] | undefined): string {
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+/** Reads a whole body, failing once it passes `maxBytes`. */
+async function readCapped(body: Readable, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > maxBytes) {
+      const error = new UpstreamResponseTooLargeError(maxBytes);
+      body.destroy(error);
+      throw error;
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+}
+
+/** The chunks of an event stream, failing once one event passes `maxBytes`. */
+async function* cappedEvents(body: Readable, maxBytes: number): AsyncGenerator<Uint8Array> {
+  const meter = new EventSizeMeter(maxBytes);
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (!meter.feed(chunk)) {
+      const error = new UpstreamResponseTooLargeError(maxBytes);
+      body.destroy(error);
+      throw error;
+    }
+    yield chunk;
+  }
+}
+
 export function createModernRelay(
   url: string,
   credentialHeaders: () => Record<string, string>,
   maxResponseBytes: number,
-): Relay {
-  const fetchGuarded = guardedFetch({ maxBytes: maxResponseBytes, validate: false });
-  return async (request) => {
+): ModernRelay {
+  // Time-outs come from each call's signal (the source's call time-out), not from the pool.
+  const pool = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+  const relay: Relay = async (request) => {
     nextId = (nextId + 1) % Number.MAX_SAFE_INTEGER;
     const id = nextId;
     const headers: Record<string, string> = {
@@ -60,38 +110,53 @@ export function createModernRelay(
       ...request.paramHeaders,
     };
     if (request.nameHeader !== undefined) headers['mcp-name'] = request.nameHeader;
-    const response = await fetchGuarded(url, {
+    const response = await httpRequest(url, {
       method: 'POST',
       headers,
       body: JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params }),
       signal: request.signal,
+      dispatcher: pool,
     });
-    const type = response.headers.get('content-type') ?? '';
-    if (type.startsWith('text/event-stream') && response.body !== null) {
-      for await (const message of readSseMessages(response.body)) {
+    const status = response.statusCode;
+    const ok = status >= 200 && status < 300;
+    const declared = Number(headerValue(response.headers['content-length']) || Number.NaN);
+    if (Number.isFinite(declared) && declared > maxResponseBytes) {
+      response.body.destroy();
+      throw new UpstreamResponseTooLargeError(maxResponseBytes);
+    }
+    const type = headerValue(response.headers['content-type']);
+    if (type.startsWith('text/event-stream')) {
+      for await (const message of readSseMessages(cappedEvents(response.body, maxResponseBytes))) {
         if (isRecord(message) && message['id'] === undefined && typeof message['method'] === 'string') {
           request.onNotification(message);
           continue;
         }
-        const result = settle(message, id, response.status);
-        if (result !== undefined) return result;
+        const result = settle(message, id, status);
+        if (result !== undefined) {
+          // The answer is in: the rest of the stream (if any) is not needed.
+          response.body.destroy();
+          return result;
+        }
       }
       throw new UpstreamProtocolError('the event stream ended without the answer');
     }
     if (type.startsWith('application/json')) {
+      const bytes = await readCapped(response.body, maxResponseBytes);
       let message: unknown;
       try {
-        message = await response.json();
+        message = JSON.parse(bytes.toString('utf8')) as unknown;
       } catch (error) {
         if (error instanceof SyntaxError) throw new UpstreamProtocolError('the body is not JSON');
         throw error;
       }
-      const result = settle(message, id, response.status);
+      const result = settle(message, id, status);
       if (result !== undefined) return result;
-      if (response.ok) throw new UpstreamProtocolError('the answer belongs to another request');
+      if (ok) throw new UpstreamProtocolError('the answer belongs to another request');
+    } else {
+      response.body.destroy();
     }
-    await response.body?.cancel();
-    if (!response.ok) throw new UpstreamHttpError(response.status);
+    if (!ok) throw new UpstreamHttpError(status);
     throw new UpstreamProtocolError(`unexpected content type ${JSON.stringify(type.slice(0, 60))}`);
   };
+  return { relay, close: () => pool.close() };
 }

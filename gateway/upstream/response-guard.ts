@@ -9,6 +9,7 @@
 // comes), so every SDK-backed hop runs in a guard scope: a fetch made inside it remembers the
 // scope, and a verdict aborts exactly that hop with the guard's error.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { EventSizeMeter } from './event-size-meter.js';
 import { parseSseBlock } from './sse-reader.js';
 import {
   UpstreamProtocolError,
@@ -45,9 +46,6 @@ export async function withResponseGuard<T>(
     throw error;
   }
 }
-
-const LF = 0x0a;
-const CR = 0x0d;
 
 /** The JSON-RPC id of the request in `body`, when it is a request. */
 function requestId(body: unknown): unknown {
@@ -93,8 +91,7 @@ function guardedEventStream(
   expectedId: unknown,
   scope: GuardScope | undefined,
 ): ReadableStream<Uint8Array> {
-  let run = 0;
-  let afterNewline = false;
+  const meter = new EventSizeMeter(options.maxBytes);
   let parts: Uint8Array[] = [];
   const reader = body.getReader();
   const fail = async (controller: ReadableStreamDefaultController<Uint8Array>, error: AnswerError) => {
@@ -113,27 +110,20 @@ function guardedEventStream(
         return;
       }
       let start = 0;
-      for (let i = 0; i < value.length; i += 1) {
-        const byte = value[i];
-        if (byte === LF) {
-          if (afterNewline) {
-            run = 0;
-            if (options.validate) {
-              parts.push(value.subarray(start, i + 1));
-              const problem = eventProblem(Buffer.concat(parts).toString('utf8'), expectedId);
+      let problem: string | undefined;
+      const withinCap = meter.feed(
+        value,
+        options.validate
+          ? (end) => {
+              parts.push(value.subarray(start, end));
+              problem ??= eventProblem(Buffer.concat(parts).toString('utf8'), expectedId);
               parts = [];
-              if (problem !== undefined) return fail(controller, new UpstreamProtocolError(problem));
+              start = end;
             }
-            start = i + 1;
-          }
-          afterNewline = true;
-        } else if (byte !== CR) {
-          afterNewline = false;
-          run += 1;
-          if (run > options.maxBytes)
-            return fail(controller, new UpstreamResponseTooLargeError(options.maxBytes));
-        }
-      }
+          : undefined,
+      );
+      if (problem !== undefined) return fail(controller, new UpstreamProtocolError(problem));
+      if (!withinCap) return fail(controller, new UpstreamResponseTooLargeError(options.maxBytes));
       if (options.validate && start < value.length) parts.push(value.subarray(start));
       controller.enqueue(value);
     },

@@ -3,7 +3,7 @@
 // A `message` event whose data is not JSON is a protocol failure, not something to skip.
 import { UpstreamProtocolError } from './upstream-answer-errors.js';
 
-export async function* readSseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+export async function* readSseMessages(body: AsyncIterable<Uint8Array>): AsyncGenerator<unknown> {
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of body) {

@@ -239,7 +239,7 @@ function wrap(
   sessionId: string | undefined,
   sharedSession: SharedSession | undefined,
 ): UpstreamConnection & { readonly sharedSession?: SharedSession } {
-  const relay =
+  const modern =
     transportUsed === 'streamable-http' && era === 'modern'
       ? createModernRelay(
           source.url as string,
@@ -253,7 +253,7 @@ function wrap(
     ...(sharedSession === undefined ? {} : { sharedSession }),
     transport: transportUsed,
     connectedAt: new Date().toISOString(),
-    relay,
+    relay: modern?.relay,
     async listTools(callSignal) {
       const tools: Tool[] = [];
       let cursor: string | undefined;
@@ -332,7 +332,9 @@ function wrap(
       );
       return result;
     },
-    close: () => client.close(),
+    async close() {
+      await Promise.all([client.close(), modern?.close()]);
+    },
   };
 }
 
