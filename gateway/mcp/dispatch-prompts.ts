@@ -1,5 +1,6 @@
 // prompts/list and prompts/get over the workspace's sources, named `<source>__<prompt>` like tools.
 // Visibility follows the key's source patterns; an invisible prompt answers like a missing one.
+import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource } from '../auth/index.js';
 import { NAMESPACE_SEPARATOR, nameProblem } from '../discovery/index.js';
 import { withSessionRecovery } from '../upstream/index.js';
@@ -73,10 +74,9 @@ export function promptsGet(deps: FanOutDeps): McpHandler {
     try {
       return await deps.breakers.run(workspace, source, () =>
         withSessionRecovery(deps.pool, workspace, source, (connection) =>
-          connection.getPrompt(upstreamName, args, {
-            signal: AbortSignal.any([request.signal, AbortSignal.timeout(source.timeouts.callMs)]),
-            timeoutMs: source.timeouts.callMs,
-          }),
+          withDeadline(request.signal, source.timeouts.callMs, (signal) =>
+            connection.getPrompt(upstreamName, args, { signal, timeoutMs: source.timeouts.callMs }),
+          ),
         ),
       );
     } catch (error) {

@@ -1,6 +1,7 @@
 // resources/list, resources/read and resources/templates/list over the workspace's sources, with
 // URIs namespaced per source (resource-uri.ts). Visibility follows the key's source patterns; a
 // resource of a source the key cannot see answers exactly like a missing one.
+import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource } from '../auth/index.js';
 import { withSessionRecovery } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
@@ -53,10 +54,9 @@ export function resourcesRead(deps: FanOutDeps): McpHandler {
     try {
       const result = await deps.breakers.run(workspace, source, () =>
         withSessionRecovery(deps.pool, workspace, source, (connection) =>
-          connection.readResource(parsed.uri, {
-            signal: AbortSignal.any([request.signal, AbortSignal.timeout(source.timeouts.callMs)]),
-            timeoutMs: source.timeouts.callMs,
-          }),
+          withDeadline(request.signal, source.timeouts.callMs, (signal) =>
+            connection.readResource(parsed.uri, { signal, timeoutMs: source.timeouts.callMs }),
+          ),
         ),
       );
       const contents = Array.isArray(result['contents'])

@@ -2,6 +2,7 @@
 // before any upstream contact, check `Mcp-Param-*` mirrors, then forward to the one upstream with
 // its call time-out. A tool the key cannot see answers exactly like an unknown tool.
 import { canSeeSource, hasAccess } from '../auth/index.js';
+import { withDeadline } from '../platform/deadline.js';
 import { NAMESPACE_SEPARATOR, type CatalogTool, type ToolCatalog } from '../discovery/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import {
@@ -161,21 +162,9 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
           const result = await deps.breakers.run(workspace, source, () =>
             withSessionRecovery(deps.pool, workspace, source, (connection) => {
               span.setAttribute('agw.upstream.era', connection.era ?? 'unknown');
-              const signal = AbortSignal.any([request.signal, AbortSignal.timeout(source.timeouts.callMs)]);
-              if (connection.relay !== undefined) {
-                return connection.relay({
-                  method: 'tools/call',
-                  params: upstreamParams(request, tool.upstreamName),
-                  paramHeaders:
-                    request.era === 'modern'
-                      ? paramHeadersOf(request.headers)
-                      : derivedParamHeaders(annotatedParams(tool.inputSchema), args ?? {}),
-                  nameHeader: encodeMirroredValue(tool.upstreamName),
-                  signal,
-                  onNotification: request.notify,
-                });
-              }
-              if (bridgeable !== undefined) {
+              if (connection.relay === undefined && bridgeable !== undefined) {
+                // The bridged call outlives this request (it may wait for the client's answer), so
+                // it has its own time-out rather than the request's signal.
                 return deps.bridge.start({
                   keyId: principal.keyId,
                   tool: name,
@@ -190,11 +179,26 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
                     ),
                 });
               }
-              const onProgress = progressRelay(request);
-              return connection.callTool(tool.upstreamName, args, {
-                signal,
-                timeoutMs: source.timeouts.callMs,
-                ...(onProgress === undefined ? {} : { onProgress }),
+              return withDeadline(request.signal, source.timeouts.callMs, (signal) => {
+                if (connection.relay !== undefined) {
+                  return connection.relay({
+                    method: 'tools/call',
+                    params: upstreamParams(request, tool.upstreamName),
+                    paramHeaders:
+                      request.era === 'modern'
+                        ? paramHeadersOf(request.headers)
+                        : derivedParamHeaders(annotatedParams(tool.inputSchema), args ?? {}),
+                    nameHeader: encodeMirroredValue(tool.upstreamName),
+                    signal,
+                    onNotification: request.notify,
+                  });
+                }
+                const onProgress = progressRelay(request);
+                return connection.callTool(tool.upstreamName, args, {
+                  signal,
+                  timeoutMs: source.timeouts.callMs,
+                  ...(onProgress === undefined ? {} : { onProgress }),
+                });
               });
             }),
           );

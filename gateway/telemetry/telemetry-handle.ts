@@ -6,6 +6,11 @@ export function setTelemetryShutdown(stop: () => Promise<void>): void {
   shutdown = stop;
 }
 
+/** Whether bin started the SDK (and it has not been shut down). */
+export function telemetryStarted(): boolean {
+  return shutdown !== undefined;
+}
+
 export async function shutdownTelemetry(): Promise<void> {
   const stop = shutdown;
   shutdown = undefined;

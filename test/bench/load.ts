@@ -25,12 +25,15 @@ export async function runLoad(
     durationMs: number;
     headers?: Record<string, string>;
     method?: 'GET' | 'POST';
-    body?: string;
+    /** The body, or a function of the request's sequence number (e.g. for unique JSON-RPC ids). */
+    body?: string | ((sequence: number) => string);
   },
 ): Promise<LoadResult> {
   const dispatcher = new Agent({ connections: options.concurrency, pipelining: 1 });
   const latencies: number[] = [];
   let errors = 0;
+  let sequence = 0;
+  const body = options.body;
   const end = performance.now() + options.durationMs;
   const worker = async () => {
     while (performance.now() < end) {
@@ -40,7 +43,7 @@ export async function runLoad(
           dispatcher,
           method: options.method ?? 'GET',
           headers: options.headers ?? {},
-          ...(options.body === undefined ? {} : { body: options.body }),
+          ...(body === undefined ? {} : { body: typeof body === 'string' ? body : body((sequence += 1)) }),
         });
         await response.body.arrayBuffer();
         if (response.statusCode >= 400) errors += 1;
@@ -67,5 +70,5 @@ export async function runLoad(
 }
 
 export function formatResult(r: LoadResult): string {
-  return `${r.label.padEnd(34)} c=${String(r.concurrency).padStart(2)}  ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(7)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms  errors ${r.errors}`;
+  return `${r.label.padEnd(40)} c=${String(r.concurrency).padStart(2)}  ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(7)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms  errors ${r.errors}`;
 }

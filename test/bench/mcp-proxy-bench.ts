@@ -1,49 +1,80 @@
-// MCP proxy benchmark (issue 3): the same small `tools/call` (echo) and `tools/list` sent directly to
-// a 2026-07-28 upstream and through the gateway, at concurrency 1 and 32 on loopback. Upstream,
-// gateway and load generator run as three processes. Prints req/s, p50, p99 and gateway/direct ratios.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+// MCP proxy benchmark (issues 3 and 13), side by side in one run: the same small `tools/call` (echo)
+// and `tools/list` sent to the upstream directly, through nginx as a pure reverse proxy, through
+// Agent Gateway (its 2026-07-28 face and its 2025-era face) and through ToolHive's vMCP, at
+// concurrency 1 and 32 on loopback. Two upstreams, one after the other: a default v2-SDK server
+// (no cache hints, tools/list says `ttlMs: 0`) and the same server with `ttlMs` 60 s on tools/list.
+// Participants are interleaved within each of `BENCH_ROUNDS` rounds and the median by throughput is
+// kept. Prints req/s, p50, p99, ratios and added latency over direct, the machine load with every
+// point, and each proxy's RSS before and after the load. A peer that cannot run is skipped with the
+// reason printed. Never asserts.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { generateKey } from '../../gateway/auth/index.js';
+import { startBenchGateway } from './bench-gateway.js';
 import { startChild } from './child-process.js';
 import { formatResult, runLoad, type LoadResult } from './load.js';
+import { legacyRequest, modernRequest, type RequestShape } from './mcp-shapes.js';
+import { startNginx } from './nginx-peer.js';
+import { processTreeRssMiB } from './process-rss.js';
+import { startVmcp } from './vmcp-peer.js';
 
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
-function mcpRequest(method: string, params: Record<string, unknown>, name?: string) {
-  return {
-    method: 'POST' as const,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: META, ...params } }),
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(name === undefined ? {} : { 'mcp-name': name }),
-    },
-  };
+interface Participant {
+  readonly label: string;
+  readonly url: string;
+  /** The process whose memory is reported (none for the upstream itself). */
+  readonly pid: number | undefined;
+  readonly call: RequestShape;
+  readonly list: RequestShape;
 }
 
+const UPSTREAMS = [
+  { label: 'default v2-SDK upstream (no cache hints: tools/list ttlMs 0)', args: [] as string[] },
+  { label: 'v2-SDK upstream with cache hints (tools/list ttlMs 60 s)', args: ['--ttl-ms', '60000'] },
+];
+
+const POINTS = [
+  { label: 'tools/call', shape: 'call', concurrency: 1 },
+  { label: 'tools/call', shape: 'call', concurrency: 32 },
+  { label: 'tools/list', shape: 'list', concurrency: 1 },
+  { label: 'tools/list', shape: 'list', concurrency: 32 },
+] as const;
+
+function median(results: LoadResult[]): LoadResult {
+  const sorted = [...results].sort((a, b) => a.rps - b.rps);
+  return sorted[Math.floor(sorted.length / 2)] as LoadResult;
+}
+
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
+const mib = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(0)} MiB`);
+
 export async function mcpProxyBench(): Promise<void> {
-  const durationMs = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
-  console.log('\n== MCP proxy benchmark ==');
+  const durationMs = Number(process.env['BENCH_DURATION_MS'] ?? 2000);
+  const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
+  console.log('\n== MCP proxy benchmark, side by side ==');
   console.log(
-    `conditions: Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), loopback; upstream = v2-SDK 2026-07-28 server (fixture), gateway = agent-gateway serve (logging off), load generator = this process; ${durationMs} ms per point after a warm-up`,
+    `conditions: Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), loopback; upstream, each proxy and the load generator (this process) are separate processes on one machine; Agent Gateway logging off, telemetry off; ${durationMs} ms per point after a 300 ms warm-up, ${rounds} interleaved rounds, median by throughput; load = 1-minute load average when the point ended`,
   );
-  const upstream = await startChild(['dist/test/bench/modern-upstream-main.js'], /"url"/);
+  for (const upstreamKind of UPSTREAMS) await benchOneUpstream(upstreamKind, durationMs, rounds);
+}
+
+async function benchOneUpstream(
+  upstreamKind: (typeof UPSTREAMS)[number],
+  durationMs: number,
+  rounds: number,
+): Promise<void> {
+  console.log(`\n-- ${upstreamKind.label} --`);
+  const upstream = await startChild(
+    ['dist/test/bench/default-upstream-main.js', ...upstreamKind.args],
+    /"url"/,
+  );
   const upstreamUrl = (JSON.parse(upstream.line) as { url: string }).url;
   const dir = await mkdtemp(join(tmpdir(), 'agw-mcp-bench-'));
   const key = generateKey();
-  const configPath = join(dir, 'gateway.yaml');
-  await writeFile(
-    configPath,
-    stringify({
-      version: 1,
-      server: { host: '127.0.0.1', port: 0 },
+  const auth = { authorization: `Bearer ${key.key}` };
+  const peers: { stop(): Promise<void> }[] = [];
+  try {
+    const gateway = await startBenchGateway(dir, 'gateway', {
       workspaces: [
         {
           name: 'bench',
@@ -51,133 +82,105 @@ export async function mcpProxyBench(): Promise<void> {
           keys: [{ id: key.id, hash: key.hash, access: 'write' }],
         },
       ],
-    }),
-  );
-  const gateway = await startChild(
-    ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'silent'],
-    /listening on/,
-    'stderr',
-  );
-  const gatewayUrl = /listening on (\S+)/.exec(gateway.line)?.[1] as string;
-  const auth = { authorization: `Bearer ${key.key}` };
-  try {
-    const echoDirect = mcpRequest('tools/call', { name: 'echo', arguments: { text: 'hello' } }, 'echo');
-    const echoGateway = mcpRequest(
-      'tools/call',
-      { name: 'up__echo', arguments: { text: 'hello' } },
-      'up__echo',
-    );
-    const list = mcpRequest('tools/list', {});
-    await runLoad('warm-up', `${gatewayUrl}/mcp`, {
-      concurrency: 8,
-      durationMs: 1000,
-      ...echoGateway,
-      headers: { ...echoGateway.headers, ...auth },
     });
-    await runLoad('warm-up', upstreamUrl, { concurrency: 8, durationMs: 500, ...echoDirect });
-    const rows: [LoadResult, LoadResult][] = [];
-    for (const concurrency of [1, 32]) {
-      const d1 = await runLoad('tools/call echo — direct', upstreamUrl, {
-        concurrency,
-        durationMs,
-        ...echoDirect,
+    peers.push(gateway);
+    const participants: Participant[] = [
+      {
+        label: 'direct',
+        url: upstreamUrl,
+        pid: undefined,
+        call: modernRequest('tools/call', { name: 'echo', arguments: { text: 'hello' } }, 'echo'),
+        list: modernRequest('tools/list', {}),
+      },
+    ];
+    const nginx = await startNginx(upstreamUrl);
+    if (typeof nginx === 'string') console.log(`  nginx skipped: ${nginx}`);
+    else {
+      peers.push(nginx);
+      participants.push({
+        ...(participants[0] as Participant),
+        label: 'nginx',
+        url: nginx.url,
+        pid: nginx.pid,
       });
-      const g1 = await runLoad('tools/call echo — via gateway', `${gatewayUrl}/mcp`, {
-        concurrency,
-        durationMs,
-        ...echoGateway,
-        headers: { ...echoGateway.headers, ...auth },
-      });
-      const d2 = await runLoad('tools/list — direct', upstreamUrl, { concurrency, durationMs, ...list });
-      const g2 = await runLoad('tools/list — via gateway', `${gatewayUrl}/mcp`, {
-        concurrency,
-        durationMs,
-        ...list,
-        headers: { ...list.headers, ...auth },
-      });
-      rows.push([d1, g1], [d2, g2]);
-      for (const r of [d1, g1, d2, g2]) console.log(formatResult(r));
     }
-    console.log('gateway / direct:');
-    for (const [direct, via] of rows) {
-      console.log(
-        `  ${via.label.replace(' — via gateway', '').padEnd(16)} c=${String(via.concurrency).padStart(2)}  throughput ${(via.rps / direct.rps).toFixed(2)}x  p50 ${(via.p50Ms / direct.p50Ms).toFixed(2)}x  p99 ${(via.p99Ms / direct.p99Ms).toFixed(2)}x`,
-      );
-    }
-  } finally {
-    await gateway.stop();
-    await upstream.stop();
-    await rm(dir, { recursive: true, force: true });
-  }
-  await ttlZeroBench(durationMs);
-}
-
-/** tools/call through a default v2-SDK upstream (ttlMs 0 on every list): direct, through a gateway
- * deciding on a list at most 2 s old (the default callListFloorMs) and through one listing before
- * every call (callListFloorMs 0, the behaviour before issue 13), in one run. */
-async function ttlZeroBench(durationMs: number): Promise<void> {
-  console.log('\n-- default v2-SDK upstream (no cache hints: tools/list says ttlMs 0) --');
-  const upstream = await startChild(['dist/test/bench/default-upstream-main.js'], /"url"/);
-  const upstreamUrl = (JSON.parse(upstream.line) as { url: string }).url;
-  const dir = await mkdtemp(join(tmpdir(), 'agw-mcp-bench0-'));
-  const key = generateKey();
-  const gateways = [];
-  try {
-    const urls: Record<string, string> = {};
-    for (const [label, floor] of [
-      ['floor 2000 ms', 2000],
-      ['floor 0 (list per call)', 0],
-    ] as const) {
-      const configPath = join(dir, `${floor}.yaml`);
-      await writeFile(
-        configPath,
-        stringify({
-          version: 1,
-          server: { host: '127.0.0.1', port: 0 },
-          workspaces: [
-            {
-              name: 'bench',
-              mcpSources: [
-                { name: 'up', transport: 'streamable-http', url: upstreamUrl, callListFloorMs: floor },
-              ],
-              keys: [{ id: key.id, hash: key.hash, access: 'write' }],
-            },
-          ],
-        }),
-      );
-      const child = await startChild(
-        ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'silent'],
-        /listening on/,
-        'stderr',
-      );
-      gateways.push(child);
-      urls[label] = `${/listening on (\S+)/.exec(child.line)?.[1] as string}/mcp`;
-    }
-    const direct = mcpRequest('tools/call', { name: 'echo', arguments: { text: 'hello' } }, 'echo');
-    const via = mcpRequest('tools/call', { name: 'up__echo', arguments: { text: 'hello' } }, 'up__echo');
-    const viaAuth = { ...via, headers: { ...via.headers, authorization: `Bearer ${key.key}` } };
-    for (const concurrency of [1, 32]) {
-      await runLoad('warm-up', upstreamUrl, { concurrency, durationMs: 300, ...direct });
-      const d = await runLoad('tools/call echo — direct', upstreamUrl, {
-        concurrency,
-        durationMs,
-        ...direct,
+    const gatewayMcp = `${gateway.url}/mcp`;
+    participants.push(
+      {
+        label: 'Agent Gateway, 2026 face',
+        url: gatewayMcp,
+        pid: gateway.child.process.pid,
+        call: modernRequest(
+          'tools/call',
+          { name: 'up__echo', arguments: { text: 'hello' } },
+          'up__echo',
+          auth,
+        ),
+        list: modernRequest('tools/list', {}, undefined, auth),
+      },
+      {
+        label: 'Agent Gateway, 2025 face',
+        url: gatewayMcp,
+        pid: gateway.child.process.pid,
+        call: legacyRequest('tools/call', { name: 'up__echo', arguments: { text: 'hello' } }, auth),
+        list: legacyRequest('tools/list', {}, auth),
+      },
+    );
+    const vmcp = await startVmcp(upstreamUrl).catch((error: unknown) => `vmcp failed: ${String(error)}`);
+    if (typeof vmcp === 'string') console.log(`  ToolHive vMCP skipped: ${vmcp}`);
+    else {
+      peers.push(vmcp);
+      participants.push({
+        label: 'ToolHive vMCP v0.47.0',
+        url: vmcp.url,
+        pid: vmcp.pid,
+        call: legacyRequest(
+          'tools/call',
+          { name: 'up_echo', arguments: { text: 'hello' } },
+          {},
+          vmcp.sessionId,
+        ),
+        list: legacyRequest('tools/list', {}, {}, vmcp.sessionId),
       });
-      console.log(formatResult(d));
-      for (const [label, url] of Object.entries(urls)) {
-        await runLoad('warm-up', url, { concurrency, durationMs: 300, ...viaAuth });
-        const g = await runLoad(`tools/call — gateway, ${label}`, url, {
-          concurrency,
-          durationMs,
-          ...viaAuth,
-        });
-        console.log(
-          `${formatResult(g)}  ${(g.rps / d.rps).toFixed(2)}x direct, added p50 +${(g.p50Ms - d.p50Ms).toFixed(2)} ms p99 +${(g.p99Ms - d.p99Ms).toFixed(2)} ms`,
-        );
+    }
+    const rssBefore = new Map<string, number | undefined>();
+    for (const participant of participants)
+      rssBefore.set(participant.label, await processTreeRssMiB(participant.pid));
+    const direct = participants[0] as Participant;
+    for (const point of POINTS) {
+      const results = participants.map((): LoadResult[] => []);
+      for (let round = 0; round < rounds; round += 1)
+        for (const [index, participant] of participants.entries()) {
+          const shape = participant[point.shape];
+          const options = { concurrency: point.concurrency, ...shape };
+          await runLoad('warm-up', participant.url, { ...options, durationMs: 300 });
+          results[index]?.push(
+            await runLoad(`${point.label} — ${participant.label}`, participant.url, {
+              ...options,
+              durationMs,
+            }),
+          );
+        }
+      const load = loadavg()[0]?.toFixed(2) ?? '?';
+      const base = median(results[0] as LoadResult[]);
+      for (const [index, participant] of participants.entries()) {
+        const result = median(results[index] as LoadResult[]);
+        const versus =
+          participant === direct
+            ? ''
+            : `  ${(result.rps / base.rps).toFixed(2)}x direct, added p50 ${signed(result.p50Ms - base.p50Ms)} ms p99 ${signed(result.p99Ms - base.p99Ms)} ms`;
+        console.log(`${formatResult(result)}${versus}  load ${load}`);
       }
     }
+    console.log('  RSS before → after the load:');
+    for (const participant of participants.slice(1)) {
+      const after = await processTreeRssMiB(participant.pid);
+      console.log(
+        `    ${participant.label.padEnd(26)} ${mib(rssBefore.get(participant.label))} → ${mib(after)}`,
+      );
+    }
   } finally {
-    await Promise.all(gateways.map((g) => g.stop()));
+    await Promise.all(peers.map((peer) => peer.stop()));
     await upstream.stop();
     await rm(dir, { recursive: true, force: true });
   }

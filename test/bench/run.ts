@@ -3,6 +3,7 @@ import { abuseBench } from './abuse-bench.js';
 import { kubeBench } from './kube-bench.js';
 import { limitsBench } from './limits-bench.js';
 import { otelBench } from './otel-bench.js';
+import { profileBench } from './profile-bench.js';
 import { mcpProxyBench } from './mcp-proxy-bench.js';
 import { restBench } from './rest-bench.js';
 import { pgRetrievalBench } from './pg-retrieval-bench.js';
@@ -17,3 +18,5 @@ if (only === undefined || only === 'abuse') await abuseBench();
 if (only === undefined || only === 'kube') await kubeBench();
 if (only === undefined || only === 'limits') await limitsBench();
 if (only === undefined || only === 'otel') await otelBench();
+// The profile is a diagnosis, not a measurement: only on request.
+if (only === 'profile') await profileBench();

@@ -1,0 +1,31 @@
+// Resident memory of a benchmark participant: the process and its direct children (nginx's
+// workers), read from /proc. Undefined where /proc is not available.
+import { readdir, readFile } from 'node:fs/promises';
+
+async function rssKiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+}
+
+async function childrenOf(pid: number): Promise<number[]> {
+  const entries = await readdir('/proc').catch(() => [] as string[]);
+  const children: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Fields after the command name (which may hold spaces) start at the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === pid) children.push(Number(entry));
+  }
+  return children;
+}
+
+/** RSS in MiB of `pid` plus its direct children. */
+export async function processTreeRssMiB(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  const own = await rssKiB(pid);
+  if (own === 0) return undefined;
+  let total = own;
+  for (const child of await childrenOf(pid)) total += await rssKiB(child);
+  return total / 1024;
+}
