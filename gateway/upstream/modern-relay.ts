@@ -62,6 +62,13 @@ function headerValue(value: string | string[] | undefined): string {
   return (Array.isArray(value) ? value[0] : value) ?? '';
 }
 
+/** Stops reading a body that is not needed (or refused). Destroying an undici body emits an error
+ * (an AbortError when no reason is given); nobody is left to hear it, so it is swallowed here. */
+function discard(body: Readable, reason?: Error): void {
+  body.on('error', () => undefined);
+  body.destroy(reason);
+}
+
 /** Reads a whole body, failing once it passes `maxBytes`. */
 async function readCapped(body: Readable, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -70,7 +77,7 @@ async function readCapped(body: Readable, maxBytes: number): Promise<Buffer> {
     total += chunk.length;
     if (total > maxBytes) {
       const error = new UpstreamResponseTooLargeError(maxBytes);
-      body.destroy(error);
+      discard(body, error);
       throw error;
     }
     chunks.push(chunk);
@@ -84,7 +91,7 @@ async function* cappedEvents(body: Readable, maxBytes: number): AsyncGenerator<U
   for await (const chunk of body as AsyncIterable<Buffer>) {
     if (!meter.feed(chunk)) {
       const error = new UpstreamResponseTooLargeError(maxBytes);
-      body.destroy(error);
+      discard(body, error);
       throw error;
     }
     yield chunk;
@@ -121,7 +128,7 @@ export function createModernRelay(
     const ok = status >= 200 && status < 300;
     const declared = Number(headerValue(response.headers['content-length']) || Number.NaN);
     if (Number.isFinite(declared) && declared > maxResponseBytes) {
-      response.body.destroy();
+      discard(response.body);
       throw new UpstreamResponseTooLargeError(maxResponseBytes);
     }
     const type = headerValue(response.headers['content-type']);
@@ -134,7 +141,7 @@ export function createModernRelay(
         const result = settle(message, id, status);
         if (result !== undefined) {
           // The answer is in: the rest of the stream (if any) is not needed.
-          response.body.destroy();
+          discard(response.body);
           return result;
         }
       }
@@ -153,7 +160,7 @@ export function createModernRelay(
       if (result !== undefined) return result;
       if (ok) throw new UpstreamProtocolError('the answer belongs to another request');
     } else {
-      response.body.destroy();
+      discard(response.body);
     }
     if (!ok) throw new UpstreamHttpError(status);
     throw new UpstreamProtocolError(`unexpected content type ${JSON.stringify(type.slice(0, 60))}`);

@@ -3,6 +3,7 @@
 // Upstream credentials come from the source's secret references; the caller's key never leaves here.
 import {
   SdkHttpError,
+  type ListToolsResult,
   type Progress,
   Client,
   SSEClientTransport,
@@ -11,7 +12,9 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
+import { ListToolsResultSchema } from '@modelcontextprotocol/core';
 import { createModernRelay, type Relay } from './modern-relay.js';
+import { UpstreamProtocolError } from './upstream-answer-errors.js';
 import { guardedFetch, withResponseGuard } from './response-guard.js';
 import { sessionKey, type SessionStore, type SharedSession } from './session-store.js';
 
@@ -229,6 +232,35 @@ async function connectOnce(
   return wrap(client, source, deps, transportUsed, era, capabilities, sessionId, sharedSession);
 }
 
+/** One page of a 2026-07-28 upstream's tool list through the relay (issue 13: the SDK client's
+ * fetch-based request cost about as much again as the listing itself), checked against the
+ * protocol's schema as the SDK would. */
+async function listToolsPage(
+  relay: Relay,
+  cursor: string | undefined,
+  signal: AbortSignal,
+  clientInfo: ConnectDeps['clientInfo'],
+): Promise<ListToolsResult> {
+  const result = await relay({
+    method: 'tools/list',
+    params: {
+      ...(cursor === undefined ? {} : { cursor }),
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: clientInfo.name, version: clientInfo.version },
+      },
+    },
+    paramHeaders: {},
+    nameHeader: undefined,
+    signal,
+    onNotification: () => undefined,
+  });
+  const parsed = ListToolsResultSchema.safeParse(result);
+  if (!parsed.success) throw new UpstreamProtocolError('the tool list does not match the protocol schema');
+  return parsed.data;
+}
+
 function wrap(
   client: Client,
   source: McpSourceConfig,
@@ -259,15 +291,18 @@ function wrap(
       let cursor: string | undefined;
       let ttlMs: number | undefined;
       for (let page = 0; page < 64; page += 1) {
-        const result = await withResponseGuard(callSignal, (signal) =>
-          client.listTools(cursor === undefined ? {} : { cursor }, {
-            signal,
-            timeout: source.timeouts.listMs,
-            // The gateway keeps its own discovery cache (per source ttl, refresh on demand); the
-            // SDK's would answer a refresh from memory and is shared by every key of the workspace.
-            cacheMode: 'bypass',
-          }),
-        );
+        const result =
+          modern !== undefined
+            ? await listToolsPage(modern.relay, cursor, callSignal, deps.clientInfo)
+            : await withResponseGuard(callSignal, (signal) =>
+                client.listTools(cursor === undefined ? {} : { cursor }, {
+                  signal,
+                  timeout: source.timeouts.listMs,
+                  // The gateway keeps its own discovery cache (per source ttl, refresh on demand); the
+                  // SDK's would answer a refresh from memory and is shared by every key of the workspace.
+                  cacheMode: 'bypass',
+                }),
+              );
         tools.push(...result.tools);
         const hint = (result as { ttlMs?: unknown }).ttlMs;
         if (typeof hint === 'number') ttlMs = ttlMs === undefined ? hint : Math.min(ttlMs, hint);

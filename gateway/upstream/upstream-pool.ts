@@ -25,6 +25,8 @@ export type Connector = (
 ) => Promise<UpstreamConnection>;
 export type ListChangedListener = (workspace: string, source: string) => void;
 
+const fingerprints = new WeakMap<McpSourceConfig, string>();
+
 export class UpstreamPool {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly connect: Connector;
@@ -39,8 +41,14 @@ export class UpstreamPool {
       connector ?? ((source, events, workspace) => connectUpstream(source, deps, events, workspace));
   }
 
+  /** Config objects are replaced, never changed, on reload: one serialisation per object. */
   static fingerprint(source: McpSourceConfig): string {
-    return JSON.stringify(source);
+    let known = fingerprints.get(source);
+    if (known === undefined) {
+      known = JSON.stringify(source);
+      fingerprints.set(source, known);
+    }
+    return known;
   }
 
   get(workspace: string, source: McpSourceConfig): Promise<UpstreamConnection> {

@@ -43,6 +43,15 @@ beforeAll(async () => {
     modern: await startMisbehavingServer({ era: 'modern' }),
     legacy: await startMisbehavingServer({ era: 'legacy' }),
   };
+  const badList = await startMisbehavingServer({ era: 'modern', listFailure: 'not-a-tool-list' });
+  upstreams.push(badList);
+  sources.push({
+    name: 'modern-bad-list',
+    transport: 'streamable-http',
+    url: badList.url,
+    // Every listing fails: a breaker that never opens keeps the answer about the list itself.
+    breaker: { minimumCalls: 1000 },
+  });
   for (const era of ERAS)
     sources.push({
       name: `${era}-tool-error`,
@@ -108,5 +117,21 @@ describe.each(ERAS)('the %s era', (era) => {
     expect(await breakerOf(sourceName(era, 'http404'))).toBe('closed');
     expect(await breakerOf(sourceName(era, 'rpc-error'))).toBe('closed');
     expect(await breakerOf(`${era}-tool-error`)).toBe('closed');
+  });
+});
+
+describe('a 2026 upstream whose tools/list is not a tool list', () => {
+  it('breaker:bad-tool-list — the source is reported unavailable as a protocol error, its tools are not offered, and a call says why', async () => {
+    const listed = await mcpPost(h.url, key.key, { method: 'tools/list', params: {} });
+    const body = (await listed.json()) as {
+      result: { tools: { name: string }[]; _meta?: Record<string, { source: string; code?: string }[]> };
+    };
+    expect(body.result.tools.some((tool) => tool.name.startsWith('modern-bad-list__'))).toBe(false);
+    const unavailable = body.result._meta?.['io.agentgateway/unavailableSources'] ?? [];
+    expect(unavailable.find((entry) => entry.source === 'modern-bad-list')?.code).toBe(
+      'upstream_protocol_error',
+    );
+    const answer = await call('modern-bad-list__echo');
+    expect(answer.error?.data?.code).toBe('upstream_protocol_error');
   });
 });
