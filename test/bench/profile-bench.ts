@@ -21,13 +21,14 @@ export async function profileBench(): Promise<void> {
   console.log(
     `conditions: Node ${process.version}, ${cpus().length} CPUs, gateway under --cpu-prof (sampling adds overhead), logging and telemetry off, c=1, ${durationMs} ms per case after a 1 s warm-up; the summary covers the measured window`,
   );
+  const only = process.env['PROFILE_CASE'];
   const cases = [
     { upstream: [] as string[], shape: 'tools/call, 2026 face', call: true, modern: true },
     { upstream: [] as string[], shape: 'tools/call, 2025 face', call: true, modern: false },
     { upstream: [] as string[], shape: 'tools/list ttlMs 0, 2026 face', call: false, modern: true },
     { upstream: ['--ttl-ms', '60000'], shape: 'tools/list cached, 2026 face', call: false, modern: true },
   ];
-  for (const profileCase of cases) {
+  for (const profileCase of cases.filter((c) => only === undefined || c.shape.startsWith(only))) {
     const dir = await mkdtemp(join(tmpdir(), 'agw-profile-'));
     const upstream = await startChild(
       ['dist/test/bench/default-upstream-main.js', ...profileCase.upstream],
