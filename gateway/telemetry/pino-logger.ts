@@ -1,5 +1,8 @@
 // The production logger: pino, JSON lines on stdout. Redaction is a second line of defence; the
 // first is that no code passes headers, bodies, arguments, results or secrets to a logger (D15).
+// Lines are written asynchronously (issue 13): a synchronous write per request line cost about
+// 0.2 ms of p50 at concurrency 1. pino flushes what is pending when the process exits (also after an
+// uncaught error); only a SIGKILL can lose the lines of the last moment.
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -16,5 +19,5 @@ export function createPinoLogger(
     },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return options.destination === undefined ? pino(settings) : pino(settings, options.destination);
+  return pino(settings, options.destination ?? pino.destination({ dest: 1, sync: false }));
 }
