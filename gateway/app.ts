@@ -19,7 +19,8 @@ import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.j
 import { requestIdFor } from './platform/request-id.js';
 import './platform/request-context.js';
 import { createDispatcher, registerMcpRoute, type ElicitationBridge } from './mcp/index.js';
-import { annotateRequest, requestSpan } from './telemetry/tracing.js';
+import { registerServerSpans } from './telemetry/server-span.js';
+import { annotateRequest } from './telemetry/tracing.js';
 import type { KnowledgeService, SyncEngine } from './knowledge/index.js';
 import {
   registerKnowledgeRoutes,
@@ -75,6 +76,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.decorateRequest('rpcId', null);
   app.decorateRequest('errorClass', undefined);
 
+  // First, so every later hook and the handler run inside the request's span.
+  registerServerSpans(app);
   deps.inflight?.attach(app);
   app.addHook('onRequest', async (request, reply) => {
     request.snapshot = deps.config.current();
@@ -83,14 +86,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   app.addHook('onRequest', checkRequestTarget);
   app.addHook('onRequest', authHook(deps.now ?? (() => new Date())));
-  // The request's span (when tracing is on) names the route and who asked: workspace and key id,
+  // The request's span (when tracing is on) gets the route and who asked: workspace and key id,
   // never the key. Set once the key is known, before limits
   // and handlers run, so refusals and child spans are under a described parent.
   app.addHook('onRequest', async (request) => {
-    const route = request.routeOptions.url;
-    requestSpan()?.updateName(`${request.method} ${route ?? 'unmatched'}`);
     annotateRequest({
-      'http.route': route,
+      'http.route': request.routeOptions.url,
       'agw.workspace': request.principal?.workspace.name,
       'agw.key.id': request.principal?.keyId,
     });

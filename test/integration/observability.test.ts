@@ -179,6 +179,9 @@ describe('traces of a scenario', () => {
     expect(modernCall.service).toBe('agw-test');
     expect(modernCall.attributes).toMatchObject({
       'http.route': '/mcp',
+      'http.request.method': 'POST',
+      'url.path': '/mcp',
+      'http.response.status_code': 200,
       'mcp.method.name': 'tools/call',
       'gen_ai.tool.name': 'modern__echo',
       'gen_ai.operation.name': 'execute_tool',
@@ -211,6 +214,8 @@ describe('traces of a scenario', () => {
         span.kind === 2 && span.attributes['http.route'] === '/agent/search' && span.traceId === CLIENT_TRACE,
     ) as ReceivedSpan;
     expect(searchSpan.name).toBe('POST /agent/search');
+    // The path only: a query string is the client's to fill and never recorded.
+    expect(searchSpan.attributes['url.path']).toBe('/agent/search');
     const knowledge = childrenOf(searchSpan).find((span) => span.name === 'knowledge.search') as ReceivedSpan;
     expect(knowledge.attributes).toMatchObject({
       'agw.knowledge.store': 'postgresql',
