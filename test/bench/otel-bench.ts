@@ -3,7 +3,8 @@
 // sampling (parent-based ratio), exporting OTLP/HTTP (protobuf) to a local sink that accepts and
 // discards, Prometheus exposition on. tools/call (relayed to a local modern upstream) and
 // /agent/search at concurrency 1 and 32; each point runs the three modes back to back, over
-// `BENCH_ROUNDS` interleaved rounds (median kept), and prints throughput against "off".
+// `BENCH_ROUNDS` interleaved rounds (each starting with the next mode; median kept), and prints
+// throughput against "off".
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -131,7 +132,10 @@ export async function otelBench(): Promise<void> {
       for (const concurrency of [1, 32]) {
         const byMode: LoadResult[][] = MODES.map(() => []);
         for (let round = 0; round < rounds; round += 1)
-          for (const [index, mode] of MODES.entries()) {
+          // Each round starts with the next mode, so no mode always runs first (coldest).
+          for (let turn = 0; turn < MODES.length; turn += 1) {
+            const index = (round + turn) % MODES.length;
+            const mode = MODES[index] as (typeof MODES)[number];
             const url = `${urls[index] as string}${point.path}`;
             await runLoad('warm-up', url, { concurrency, durationMs: 300, ...point });
             byMode[index]?.push(
