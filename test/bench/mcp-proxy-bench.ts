@@ -16,7 +16,7 @@ import { startChild } from './child-process.js';
 import { formatResult, runLoad, type LoadResult } from './load.js';
 import { legacyRequest, modernRequest, type RequestShape } from './mcp-shapes.js';
 import { startNginx } from './nginx-peer.js';
-import { processTreeRssMiB } from './process-rss.js';
+import { processTreeRssMiB } from './process-stats.js';
 import { startVmcp } from './vmcp-peer.js';
 
 interface Participant {

@@ -4,7 +4,9 @@
 // discards, Prometheus exposition on. tools/call (relayed to a local modern upstream) and
 // /agent/search at concurrency 1 and 32; each point runs the three modes back to back, over
 // `BENCH_ROUNDS` interleaved rounds (each starting with the next mode; median kept), and prints
-// throughput against "off".
+// throughput against "off" and the gateway's CPU time per request against "off" (read from /proc:
+// steadier than throughput on a machine whose speed varies, and what throughput costs once the
+// gateway is the bottleneck).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +17,7 @@ import { generateKey } from '../../gateway/auth/index.js';
 import { freePort } from '../infra/free-port.js';
 import { startChild, type Child } from './child-process.js';
 import { formatResult, runLoad, type LoadResult } from './load.js';
+import { processCpuMs } from './process-stats.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -33,6 +36,12 @@ const MODES = [
     },
   },
 ] as const;
+
+/** The median of the per-round CPU costs (undefined without /proc). */
+function middle(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+}
 
 function median(results: LoadResult[]): LoadResult {
   const sorted = [...results].sort((a, b) => a.rps - b.rps);
@@ -131,22 +140,37 @@ export async function otelBench(): Promise<void> {
     for (const point of points)
       for (const concurrency of [1, 32]) {
         const byMode: LoadResult[][] = MODES.map(() => []);
+        const cpuByMode: number[][] = MODES.map(() => []);
         for (let round = 0; round < rounds; round += 1)
           // Each round starts with the next mode, so no mode always runs first (coldest).
           for (let turn = 0; turn < MODES.length; turn += 1) {
             const index = (round + turn) % MODES.length;
             const mode = MODES[index] as (typeof MODES)[number];
             const url = `${urls[index] as string}${point.path}`;
+            const pid = gateways[index]?.process.pid;
             await runLoad('warm-up', url, { concurrency, durationMs: 300, ...point });
-            byMode[index]?.push(
-              await runLoad(`${point.label}, ${mode.label}`, url, { concurrency, durationMs, ...point }),
-            );
+            const cpuBefore = await processCpuMs(pid);
+            const result = await runLoad(`${point.label}, ${mode.label}`, url, {
+              concurrency,
+              durationMs,
+              ...point,
+            });
+            const cpuAfter = await processCpuMs(pid);
+            byMode[index]?.push(result);
+            if (cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0)
+              cpuByMode[index]?.push(((cpuAfter - cpuBefore) * 1000) / result.requests);
           }
         const off = median(byMode[0] as LoadResult[]);
+        const offCpu = middle(cpuByMode[0] as number[]);
         for (const [index] of MODES.entries()) {
           const result = median(byMode[index] as LoadResult[]);
+          const cpu = middle(cpuByMode[index] as number[]);
+          const cpuText =
+            cpu === undefined || offCpu === undefined
+              ? ''
+              : `, gateway CPU ${cpu.toFixed(0)} µs/req (${(cpu / offCpu).toFixed(2)}x off)`;
           console.log(
-            `${formatResult(result)}  throughput ${(result.rps / off.rps).toFixed(2)}x off, p50 ${result.p50Ms - off.p50Ms >= 0 ? '+' : ''}${(result.p50Ms - off.p50Ms).toFixed(2)} ms`,
+            `${formatResult(result)}  throughput ${(result.rps / off.rps).toFixed(2)}x off, p50 ${result.p50Ms - off.p50Ms >= 0 ? '+' : ''}${(result.p50Ms - off.p50Ms).toFixed(2)} ms${cpuText}`,
           );
         }
         console.log(

@@ -1,5 +1,6 @@
-// Resident memory of a benchmark participant: the process and its direct children (nginx's
-// workers), read from /proc. Undefined where /proc is not available.
+// Resident memory and CPU time of a benchmark participant, read from /proc: the process and its
+// direct children (nginx's workers) for memory, the process itself for CPU. Undefined where /proc
+// is not available.
 import { readdir, readFile } from 'node:fs/promises';
 
 async function rssKiB(pid: number): Promise<number> {
@@ -29,3 +30,17 @@ export async function processTreeRssMiB(pid: number | undefined): Promise<number
   for (const child of await childrenOf(pid)) total += await rssKiB(child);
   return total / 1024;
 }
+
+/** CPU time (user + system) the process has used so far, in ms. */
+export async function processCpuMs(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  if (stat === '') return undefined;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command; in clock ticks.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/** Clock ticks per second (USER_HZ): 100 on Linux everywhere this runs. */
+const CLOCK_TICKS = 100;
