@@ -3,11 +3,11 @@
 // status codes, error classes, source and workspace names from the config, limit policies — never
 // tool arguments, queries or key ids. Instruments are created on first use, after bin has started
 // the SDK (the metrics API has no proxy: a meter taken earlier would stay a no-op).
-import { metrics, type Attributes, type Counter, type Histogram, type Meter } from '@opentelemetry/api';
+import { metrics, type Attributes, type Histogram, type Meter } from '@opentelemetry/api';
 import { GATEWAY_VERSION } from '../version.js';
+import { telemetryStarted } from './telemetry-handle.js';
 
 let meter: Meter | undefined;
-const counters = new Map<string, Counter>();
 const histograms = new Map<string, Histogram>();
 
 function theMeter(): Meter {
@@ -31,16 +31,45 @@ const DESCRIPTIONS: Record<string, { description: string; unit?: string }> = {
   'agw.operator.reconcile.duration': { description: 'Operator reconciles by outcome.', unit: 's' },
 };
 
+/** One counter series: its labels and its running total. */
+interface Tally {
+  readonly attributes: Attributes;
+  value: number;
+}
+
+const tallies = new Map<string, Map<string, Tally>>();
+
+/** The series key of a label set (label order is fixed per call site). */
+function seriesKey(attributes: Attributes): string {
+  let key = '';
+  for (const label in attributes) key += `${label}\u0000${String(attributes[label])}\u0001`;
+  return key;
+}
+
+/** Adds to a counter. Counters are tallied here and read by the SDK when metrics are collected
+ * (an asynchronous counter): a synchronous counter hashed its labels on every add, which was a
+ * good part of the per-request cost of metrics (issue 12). Nothing is kept without the SDK. */
 export function count(name: string, attributes: Attributes = {}, value = 1): void {
-  let counter = counters.get(name);
-  if (counter === undefined) {
-    counter = theMeter().createCounter(name, DESCRIPTIONS[name] ?? {});
-    counters.set(name, counter);
+  if (!telemetryStarted()) return;
+  let series = tallies.get(name);
+  if (series === undefined) {
+    const created = new Map<string, Tally>();
+    series = created;
+    tallies.set(name, created);
+    theMeter()
+      .createObservableCounter(name, DESCRIPTIONS[name] ?? {})
+      .addCallback((result) => {
+        for (const tally of created.values()) result.observe(tally.value, tally.attributes);
+      });
   }
-  counter.add(value, attributes);
+  const key = seriesKey(attributes);
+  const tally = series.get(key);
+  if (tally === undefined) series.set(key, { attributes: { ...attributes }, value });
+  else tally.value += value;
 }
 
 export function recordDuration(name: string, seconds: number, attributes: Attributes = {}): void {
+  if (!telemetryStarted()) return;
   let histogram = histograms.get(name);
   if (histogram === undefined) {
     histogram = theMeter().createHistogram(name, DESCRIPTIONS[name] ?? {});

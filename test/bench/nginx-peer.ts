@@ -1,6 +1,7 @@
 // nginx (the Debian package) as a pure reverse proxy in front of one upstream, for the side-by-side
 // MCP benchmark: keep-alive to the upstream, no buffering, no access log, one worker per CPU.
-// `startNginx` answers the reason instead when nginx is not installed or does not start.
+// Installed with apt-get when missing and running as root; `startNginx` answers the reason instead
+// when nginx is not there or does not start.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -40,6 +41,13 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 export async function startNginx(upstreamUrl: string): Promise<RunningPeer | string> {
+  if (nginxBinary() === undefined && process.getuid?.() === 0) {
+    console.log('  installing nginx-light (Debian package) for the side-by-side benchmark…');
+    spawnSync('apt-get', ['install', '-y', '-q', 'nginx-light'], {
+      stdio: 'ignore',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  }
   const binary = nginxBinary();
   if (binary === undefined) return 'nginx is not installed (Debian package nginx-light or nginx)';
   const upstream = new URL(upstreamUrl);
