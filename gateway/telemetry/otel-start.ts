@@ -14,6 +14,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { otelSettings } from './otel-settings.js';
 import { RedactingExporter } from './redacting-exporter.js';
+import { isPropagatedByGateway } from './tracing.js';
 import { setTelemetryShutdown } from './telemetry-handle.js';
 
 const settings = otelSettings(process.env);
@@ -55,6 +56,8 @@ const sdk = new NodeSDK({
       // Outgoing node:http only: the gateway starts each request's server span itself
       // (server-span.ts), at a fraction of the cost for the requests sampling leaves out.
       '@opentelemetry/instrumentation-http': { disableIncomingRequestInstrumentation: true },
+      // Upstream requests the gateway already wrote the trace context into (unsampled relays).
+      '@opentelemetry/instrumentation-undici': { ignoreRequestHook: () => isPropagatedByGateway() },
       '@opentelemetry/instrumentation-pg': { enhancedDatabaseReporting: false, requireParentSpan: true },
       // The command name only: arguments are keys and values.
       '@opentelemetry/instrumentation-ioredis': {

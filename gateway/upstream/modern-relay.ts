@@ -9,6 +9,7 @@
 // unread, a JSON body may not pass it, nor may one event of an event stream.
 import type { Readable } from 'node:stream';
 import { Agent, request as httpRequest } from 'undici';
+import { propagatedRequest } from '../telemetry/tracing.js';
 import { EventSizeMeter } from './event-size-meter.js';
 import { readSseMessages } from './sse-reader.js';
 import {
@@ -117,13 +118,10 @@ export function createModernRelay(
       ...request.paramHeaders,
     };
     if (request.nameHeader !== undefined) headers['mcp-name'] = request.nameHeader;
-    const response = await httpRequest(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params }),
-      signal: request.signal,
-      dispatcher: pool,
-    });
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params });
+    const response = await propagatedRequest(headers, () =>
+      httpRequest(url, { method: 'POST', headers, body, signal: request.signal, dispatcher: pool }),
+    );
     const status = response.statusCode;
     const ok = status >= 200 && status < 300;
     const declared = Number(headerValue(response.headers['content-length']) || Number.NaN);
