@@ -12,17 +12,13 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { generateKey } from '../../gateway/auth/index.js';
 import { freePort } from '../infra/free-port.js';
-import { startChild, type Child } from './child-process.js';
+import { startBenchGateway, type BenchGateway } from './bench-gateway.js';
+import { startChild } from './child-process.js';
+import { modernRequest } from './mcp-shapes.js';
 import { formatResult, runLoad, type LoadResult } from './load.js';
 import { processCpuMs } from './process-stats.js';
-
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 
 const MODES = [
   { label: 'off', env: { OTEL_SDK_DISABLED: 'true' } },
@@ -73,61 +69,37 @@ export async function otelBench(): Promise<void> {
       `# Note ${i}\n\nThe rotation schedule for team ${i % 17} covers on-call, reviews and the release train.\n`,
     );
   const key = generateKey();
-  const configPath = join(dir, 'gateway.yaml');
-  await writeFile(
-    configPath,
-    stringify({
-      version: 1,
-      server: { host: '127.0.0.1', port: 0 },
-      workspaces: [
-        {
-          name: 'bench',
-          mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstreamUrl }],
-          dataSources: [{ name: 'docs', type: 'files', path: docs }],
-          keys: [{ id: key.id, hash: key.hash, access: 'write' }],
-        },
-      ],
-    }),
-  );
-  const gateways: Child[] = [];
+  const config = {
+    workspaces: [
+      {
+        name: 'bench',
+        mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstreamUrl }],
+        dataSources: [{ name: 'docs', type: 'files', path: docs }],
+        keys: [{ id: key.id, hash: key.hash, access: 'write' }],
+      },
+    ],
+  };
+  const gateways: BenchGateway[] = [];
   try {
-    const urls: string[] = [];
-    for (const mode of MODES) {
-      const child = await startChild(
-        ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'silent'],
-        /listening on/,
-        'stderr',
-        {
+    for (const [index, mode] of MODES.entries())
+      gateways.push(
+        await startBenchGateway(dir, `gateway-${index}`, config, {
           ...process.env,
           ...mode.env,
           OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
           OTEL_EXPORTER_PROMETHEUS_PORT: String(await freePort()),
-        },
+        }),
       );
-      gateways.push(child);
-      urls.push(/listening on (\S+)/.exec(child.line)?.[1] as string);
-    }
+    const urls = gateways.map((gateway) => gateway.url);
     // Let every gateway index the notes before measuring search.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const points = [
       {
         label: 'tools/call echo',
         path: '/mcp',
-        method: 'POST' as const,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { _meta: META, name: 'up__echo', arguments: { text: 'hi' } },
-        }),
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'up__echo',
+        ...modernRequest('tools/call', { name: 'up__echo', arguments: { text: 'hi' } }, 'up__echo', {
           authorization: `Bearer ${key.key}`,
-        },
+        }),
       },
       {
         label: '/agent/search',
@@ -147,7 +119,7 @@ export async function otelBench(): Promise<void> {
             const index = (round + turn) % MODES.length;
             const mode = MODES[index] as (typeof MODES)[number];
             const url = `${urls[index] as string}${point.path}`;
-            const pid = gateways[index]?.process.pid;
+            const pid = gateways[index]?.child.process.pid;
             await runLoad('warm-up', url, { concurrency, durationMs: 300, ...point });
             const cpuBefore = await processCpuMs(pid);
             const result = await runLoad(`${point.label}, ${mode.label}`, url, {
