@@ -86,12 +86,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   app.addHook('onRequest', checkRequestTarget);
   app.addHook('onRequest', authHook(deps.now ?? (() => new Date())));
-  // The request's span (when tracing is on) gets the route and who asked: workspace and key id,
+  // The request's span (when tracing is on) gets who asked: workspace and key id,
   // never the key. Set once the key is known, before limits
   // and handlers run, so refusals and child spans are under a described parent.
   app.addHook('onRequest', async (request) => {
     annotateRequest({
-      'http.route': request.routeOptions.url,
       'agw.workspace': request.principal?.workspace.name,
       'agw.key.id': request.principal?.keyId,
     });

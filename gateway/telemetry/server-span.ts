@@ -52,6 +52,7 @@ export function registerServerSpans(app: FastifyInstance): void {
       const agent = request.headers['user-agent'];
       span.setAttributes({
         'http.request.method': request.method,
+        ...(request.routeOptions.url === undefined ? {} : { 'http.route': request.routeOptions.url }),
         'url.path': pathOf(request.url),
         'url.scheme': request.protocol,
         'network.protocol.version': request.raw.httpVersion,

@@ -9,6 +9,7 @@
 // unread, a JSON body may not pass it, nor may one event of an event stream.
 import type { Readable } from 'node:stream';
 import { Agent, request as httpRequest } from 'undici';
+import { MODERN_VERSION } from '../mcp/protocol.js';
 import { propagatedRequest } from '../telemetry/tracing.js';
 import { EventSizeMeter } from './event-size-meter.js';
 import { readSseMessages } from './sse-reader.js';
@@ -113,7 +114,7 @@ export function createModernRelay(
       ...credentialHeaders(),
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
+      'mcp-protocol-version': MODERN_VERSION,
       'mcp-method': request.method,
       ...request.paramHeaders,
     };

@@ -13,6 +13,7 @@ import {
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
 import { ListToolsResultSchema } from '@modelcontextprotocol/core';
+import { META, MODERN_VERSION } from '../mcp/protocol.js';
 import { createModernRelay, type Relay } from './modern-relay.js';
 import { UpstreamProtocolError } from './upstream-answer-errors.js';
 import { guardedFetch, withResponseGuard } from './response-guard.js';
@@ -246,9 +247,9 @@ async function listToolsPage(
     params: {
       ...(cursor === undefined ? {} : { cursor }),
       _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientCapabilities': {},
-        'io.modelcontextprotocol/clientInfo': { name: clientInfo.name, version: clientInfo.version },
+        [META.protocolVersion]: MODERN_VERSION,
+        [META.clientCapabilities]: {},
+        [META.clientInfo]: { name: clientInfo.name, version: clientInfo.version },
       },
     },
     paramHeaders: {},

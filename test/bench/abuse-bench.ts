@@ -3,12 +3,12 @@
 // closed, and the gateway's RSS and another workspace's latency while a 50 MB tool result is refused.
 // Never asserts; prints numbers and conditions.
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { generateKey } from '../../gateway/auth/index.js';
+import { startBenchGateway } from './bench-gateway.js';
 import { startChild, type Child } from './child-process.js';
 import { formatResult, runLoad } from './load.js';
 
@@ -148,34 +148,23 @@ export async function abuseBench(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'agw-abuse-bench-'));
   const key = generateKey();
   const otherKey = generateKey();
-  const configPath = join(dir, 'gateway.yaml');
-  await writeFile(
-    configPath,
-    stringify({
-      version: 1,
-      server: { host: '127.0.0.1', port: 0 },
-      workspaces: [
-        {
-          name: 'a',
-          mcpSources: [{ name: 'big', transport: 'streamable-http', url: upstreamUrl }],
-          keys: [{ id: key.id, hash: key.hash, access: 'write' }],
-        },
-        {
-          name: 'b',
-          mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstreamUrl }],
-          keys: [{ id: otherKey.id, hash: otherKey.hash, access: 'write' }],
-        },
-      ],
-    }),
-  );
-  const gateway = await startChild(
-    ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'silent'],
-    /listening on/,
-    'stderr',
-  );
-  const gatewayUrl = /listening on (\S+)/.exec(gateway.line)?.[1] as string;
+  const gateway = await startBenchGateway(dir, 'gateway', {
+    workspaces: [
+      {
+        name: 'a',
+        mcpSources: [{ name: 'big', transport: 'streamable-http', url: upstreamUrl }],
+        keys: [{ id: key.id, hash: key.hash, access: 'write' }],
+      },
+      {
+        name: 'b',
+        mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstreamUrl }],
+        keys: [{ id: otherKey.id, hash: otherKey.hash, access: 'write' }],
+      },
+    ],
+  });
+  const gatewayUrl = gateway.url;
   try {
-    await largeResult(gateway, gatewayUrl, key.key, otherKey.key);
+    await largeResult(gateway.child, gatewayUrl, key.key, otherKey.key);
     await slowBodies(gatewayUrl, key.key);
   } finally {
     await gateway.stop();

@@ -1,5 +1,6 @@
 // Starts `agent-gateway serve` as its own process for a benchmark: writes the config (loopback, a
 // free port) into `dir` and waits for the "listening on" line. Logging is off unless asked.
+// `writeGatewayConfig` is the config-writing half, also used by tests that start gateways their way.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -12,6 +13,18 @@ export interface BenchGateway {
   stop(): Promise<void>;
 }
 
+/** Writes `<dir>/<name>.yaml`: config version 1 on loopback with a port the OS picks, plus `config`
+ * (workspaces, sharedState, …). Returns its path. */
+export async function writeGatewayConfig(
+  dir: string,
+  config: Record<string, unknown>,
+  name = 'gateway',
+): Promise<string> {
+  const configPath = join(dir, `${name}.yaml`);
+  await writeFile(configPath, stringify({ version: 1, server: { host: '127.0.0.1', port: 0 }, ...config }));
+  return configPath;
+}
+
 export async function startBenchGateway(
   dir: string,
   name: string,
@@ -19,8 +32,7 @@ export async function startBenchGateway(
   env: NodeJS.ProcessEnv = process.env,
   nodeArgs: readonly string[] = [],
 ): Promise<BenchGateway> {
-  const configPath = join(dir, `${name}.yaml`);
-  await writeFile(configPath, stringify({ version: 1, server: { host: '127.0.0.1', port: 0 }, ...config }));
+  const configPath = await writeGatewayConfig(dir, config, name);
   const child = await startChild(
     [...nodeArgs, 'bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'silent'],
     /listening on/,

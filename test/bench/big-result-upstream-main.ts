@@ -3,7 +3,7 @@
 // one JSON line on stdout and runs until stdin closes or it is killed.
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { listen, sendFetchResponse, toFetchRequest } from '../fixtures/upstreams/http-bridge.js';
+import { serveUpstream } from './serve-upstream.js';
 
 function createServer(): McpServer {
   const server = new McpServer({ name: 'big-result-upstream', version: '1.0.0' });
@@ -29,12 +29,4 @@ function createServer(): McpServer {
 }
 
 const handler = createMcpHandler(() => createServer(), { legacy: 'reject' });
-const listening = await listen(async (req, res, body) => {
-  const response = await handler.fetch(toFetchRequest(req, res, body, listening.origin));
-  await sendFetchResponse(res, response);
-});
-process.stdout.write(`${JSON.stringify({ url: `${listening.origin}/mcp` })}\n`);
-const stop = () => void listening.close().then(() => process.exit(0));
-process.on('SIGTERM', stop);
-process.stdin.on('end', stop);
-process.stdin.resume();
+await serveUpstream(handler);

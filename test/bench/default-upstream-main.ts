@@ -5,7 +5,7 @@
 // until stdin closes or it is killed.
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { listen, sendFetchResponse, toFetchRequest } from '../fixtures/upstreams/http-bridge.js';
+import { serveUpstream } from './serve-upstream.js';
 
 const ttlArgument = process.argv.indexOf('--ttl-ms');
 const ttlMs = ttlArgument < 0 ? undefined : Number(process.argv[ttlArgument + 1]);
@@ -28,11 +28,4 @@ const handler = createMcpHandler(
   },
   { legacy: 'stateless' },
 );
-const listening = await listen(async (req, res, body) => {
-  await sendFetchResponse(res, await handler.fetch(toFetchRequest(req, res, body, listening.origin)));
-});
-process.stdout.write(`${JSON.stringify({ url: `${listening.origin}/mcp` })}\n`);
-const stop = () => void listening.close().then(() => process.exit(0));
-process.on('SIGTERM', stop);
-process.stdin.on('end', stop);
-process.stdin.resume();
+await serveUpstream(handler);

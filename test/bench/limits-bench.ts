@@ -3,10 +3,9 @@
 //     with the in-memory twin and against one local redis-server, at concurrency 1 and 32.
 //  2. Added latency on the gateway: a cached tools/list and a tools/call with limits on, through a
 //     gateway using the in-memory limiter and through one sharing state in Redis, in one run.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { generateKey } from '../../gateway/auth/index.js';
 import type { LimitRule } from '../../gateway/limits/limit-rules.js';
 import { MemoryRateLimiter, type RateLimiter } from '../../gateway/limits/rate-limiter.js';
@@ -14,28 +13,10 @@ import { RedisRateLimiter } from '../../gateway/limits/redis-rate-limiter.js';
 import { createRedis, redisReady } from '../../gateway/shared-state/redis-connection.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
 import { startRedis } from '../infra/redis-server.js';
-import { startChild, type Child } from './child-process.js';
+import { startBenchGateway, type BenchGateway } from './bench-gateway.js';
+import { startChild } from './child-process.js';
 import { formatResult, runLoad } from './load.js';
-
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
-function mcp(method: string, params: Record<string, unknown>, key: string, name?: string) {
-  return {
-    method: 'POST' as const,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: META, ...params } }),
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      authorization: `Bearer ${key}`,
-      ...(name === undefined ? {} : { 'mcp-name': name }),
-    },
-  };
-}
+import { modernRequest } from './mcp-shapes.js';
 
 async function checksPerSecond(
   limiter: RateLimiter,
@@ -91,16 +72,14 @@ export async function limitsBench(): Promise<void> {
   const upstreamUrl = (JSON.parse(upstream.line) as { url: string }).url;
   const dir = await mkdtemp(join(tmpdir(), 'agw-limits-bench-'));
   const key = generateKey();
-  const gateways: Child[] = [];
+  const gateways: BenchGateway[] = [];
   try {
     const urls: Record<string, string> = {};
     for (const mode of ['memory', 'redis'] as const) {
-      const configPath = join(dir, `${mode}.yaml`);
-      await writeFile(
-        configPath,
-        stringify({
-          version: 1,
-          server: { host: '127.0.0.1', port: 0 },
+      const gateway = await startBenchGateway(
+        dir,
+        mode,
+        {
           ...(mode === 'redis' ? { sharedState: { redis: { url: { env: 'REDIS_URL' } } } } : {}),
           workspaces: [
             {
@@ -112,23 +91,23 @@ export async function limitsBench(): Promise<void> {
               ],
             },
           ],
-        }),
-      );
-      const child = await startChild(
-        ['bin/agent-gateway.js', 'serve', '--config', configPath, '--log-level', 'silent'],
-        /listening on/,
-        'stderr',
+        },
         { ...process.env, REDIS_URL: redis.url },
       );
-      gateways.push(child);
-      urls[mode] = `${/listening on (\S+)/.exec(child.line)?.[1] as string}/mcp`;
+      gateways.push(gateway);
+      urls[mode] = `${gateway.url}/mcp`;
     }
     console.log('gateway with limits on (a key rule and a workspace rule checked per request):');
     for (const [label, request] of [
-      ['tools/list (cached)', mcp('tools/list', {}, key.key)],
+      [
+        'tools/list (cached)',
+        modernRequest('tools/list', {}, undefined, { authorization: `Bearer ${key.key}` }),
+      ],
       [
         'tools/call echo',
-        mcp('tools/call', { name: 'up__echo', arguments: { text: 'hi' } }, key.key, 'up__echo'),
+        modernRequest('tools/call', { name: 'up__echo', arguments: { text: 'hi' } }, 'up__echo', {
+          authorization: `Bearer ${key.key}`,
+        }),
       ],
     ] as const) {
       for (const concurrency of [1, 32]) {

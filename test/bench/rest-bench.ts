@@ -2,14 +2,14 @@
 // loopback, each against a baseline measured in the same run (an open /healthz for HTTP, a bare
 // SHA-256 for the key check), printed with the conditions.
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { stringify } from 'yaml';
 import { authenticate, generateKey } from '../../gateway/auth/index.js';
 import { validateConfig } from '../../gateway/config/index.js';
 import { startGateway } from '../../gateway/main.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
+import { writeGatewayConfig } from './bench-gateway.js';
 import { formatResult, runLoad } from './load.js';
 
 function keyCheckBench(): void {
@@ -38,28 +38,22 @@ function keyCheckBench(): void {
 async function httpBench(durationMs: number): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'agw-bench-'));
   const key = generateKey();
-  const configPath = join(dir, 'gateway.yaml');
-  await writeFile(
-    configPath,
-    stringify({
-      version: 1,
-      server: { host: '127.0.0.1', port: 0 },
-      workspaces: [
-        {
-          name: 'bench',
-          mcpSources: [
-            {
-              name: 'demo',
-              transport: 'stdio',
-              command: process.execPath,
-              args: [resolve('dist/examples/demo-mcp-server/main.js')],
-            },
-          ],
-          keys: [{ id: key.id, hash: key.hash }],
-        },
-      ],
-    }),
-  );
+  const configPath = await writeGatewayConfig(dir, {
+    workspaces: [
+      {
+        name: 'bench',
+        mcpSources: [
+          {
+            name: 'demo',
+            transport: 'stdio',
+            command: process.execPath,
+            args: [resolve('dist/examples/demo-mcp-server/main.js')],
+          },
+        ],
+        keys: [{ id: key.id, hash: key.hash }],
+      },
+    ],
+  });
   const gateway = await startGateway({ configPath, logger: createPinoLogger({ level: 'silent' }), env: {} });
   const auth = { authorization: `Bearer ${key.key}` };
   try {

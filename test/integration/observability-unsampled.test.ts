@@ -2,11 +2,11 @@
 // the undici instrumentation out of its relay, yet the upstream still receives the trace context,
 // with the not-sampled flag, so the upstream's own parent-based sampler agrees. Real gateway
 // process with the SDK on (sampler always_off), a real 2026 upstream and a real OTLP receiver.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { freePort } from '../infra/free-port.js';
 import { keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
@@ -23,21 +23,15 @@ let dir: string;
 beforeAll(async () => {
   [upstream, receiver] = await Promise.all([startModernServer(), startOtlpReceiver()]);
   dir = await mkdtemp(join(tmpdir(), 'agw-unsampled-'));
-  const configPath = join(dir, 'gateway.yaml');
-  await writeFile(
-    configPath,
-    stringify({
-      version: 1,
-      server: { host: '127.0.0.1', port: 0 },
-      workspaces: [
-        {
-          name: 'demo',
-          mcpSources: [{ name: 'modern', transport: 'streamable-http', url: upstream.url }],
-          keys: [keyRecord(key, { access: 'write' })],
-        },
-      ],
-    }),
-  );
+  const configPath = await writeGatewayConfig(dir, {
+    workspaces: [
+      {
+        name: 'demo',
+        mcpSources: [{ name: 'modern', transport: 'streamable-http', url: upstream.url }],
+        keys: [keyRecord(key, { access: 'write' })],
+      },
+    ],
+  });
   [gateway] = (await startGatewayProcesses(configPath, 1, {
     ...process.env,
     OTEL_SDK_DISABLED: 'false',

@@ -2,10 +2,10 @@
 // config and one real redis-server in front of one upstream whose log counts tools/list requests.
 // A cold stampede on all three costs one upstream list; later lists on any replica cost none; a
 // refresh on one replica lists once and serves all three; every replica reports the source ready.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
@@ -24,22 +24,16 @@ beforeAll(async () => {
   redis = await startRedis();
   upstream = await startModernServer();
   dir = await mkdtemp(join(tmpdir(), 'agw-shared-disc-'));
-  const configPath = join(dir, 'gateway.yaml');
-  await writeFile(
-    configPath,
-    stringify({
-      version: 1,
-      server: { host: '127.0.0.1', port: 0 },
-      sharedState: { redis: { url: { env: 'REDIS_URL' } } },
-      workspaces: [
-        {
-          name: 'demo',
-          mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
-          keys: [keyRecord(key, { access: 'write' })],
-        },
-      ],
-    }),
-  );
+  const configPath = await writeGatewayConfig(dir, {
+    sharedState: { redis: { url: { env: 'REDIS_URL' } } },
+    workspaces: [
+      {
+        name: 'demo',
+        mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
+        keys: [keyRecord(key, { access: 'write' })],
+      },
+    ],
+  });
   gateways.push(...(await startGatewayProcesses(configPath, 3, { ...process.env, REDIS_URL: redis.url })));
 }, 60_000);
 

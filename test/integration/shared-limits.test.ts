@@ -5,10 +5,10 @@
 // under load: no request fails, /agent/sources says so, and sharing resumes when it is back; the
 // same when Redis stalls (SIGSTOP) instead of dying. The ways around a quota are tried too: the
 // 2025-era face, a body with a byte-order mark, a body that is not UTF-8.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
@@ -29,27 +29,21 @@ beforeAll(async () => {
   redis = await startRedis();
   upstream = await startModernServer();
   dir = await mkdtemp(join(tmpdir(), 'agw-shared-'));
-  const configPath = join(dir, 'gateway.yaml');
-  await writeFile(
-    configPath,
-    stringify({
-      version: 1,
-      server: { host: '127.0.0.1', port: 0 },
-      sharedState: { redis: { url: { env: 'REDIS_URL' }, commandTimeoutMs: 50 } },
-      workspaces: [
-        {
-          name: 'demo',
-          mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
-          keys: [
-            keyRecord(limited, { limits: { requestsPerMinute: LIMIT } }),
-            keyRecord(roomy, { limits: { requestsPerMinute: 1_000_000 } }),
-            keyRecord(metered, { limits: { toolCallsPerDay: 3 } }),
-            keyRecord(guarded, { access: 'write', limits: { toolCallsPerDay: 3 } }),
-          ],
-        },
-      ],
-    }),
-  );
+  const configPath = await writeGatewayConfig(dir, {
+    sharedState: { redis: { url: { env: 'REDIS_URL' }, commandTimeoutMs: 50 } },
+    workspaces: [
+      {
+        name: 'demo',
+        mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
+        keys: [
+          keyRecord(limited, { limits: { requestsPerMinute: LIMIT } }),
+          keyRecord(roomy, { limits: { requestsPerMinute: 1_000_000 } }),
+          keyRecord(metered, { limits: { toolCallsPerDay: 3 } }),
+          keyRecord(guarded, { access: 'write', limits: { toolCallsPerDay: 3 } }),
+        ],
+      },
+    ],
+  });
   gateways.push(...(await startGatewayProcesses(configPath, 3, { ...process.env, REDIS_URL: redis.url })));
 }, 60_000);
 

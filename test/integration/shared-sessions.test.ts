@@ -3,10 +3,10 @@
 // (the upstream's log proves it); when the upstream forgets it, the next call re-initialises once,
 // and every replica then continues in the new session. A bridged elicitation started on A is
 // continued on B (forwarded to A, which holds the upstream call) and a replay on C or A is refused.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   startLegacySessionfulServer,
@@ -26,22 +26,16 @@ beforeAll(async () => {
   redis = await startRedis();
   upstream = await startLegacySessionfulServer();
   dir = await mkdtemp(join(tmpdir(), 'agw-shared-sess-'));
-  const configPath = join(dir, 'gateway.yaml');
-  await writeFile(
-    configPath,
-    stringify({
-      version: 1,
-      server: { host: '127.0.0.1', port: 0 },
-      sharedState: { redis: { url: { env: 'REDIS_URL' } } },
-      workspaces: [
-        {
-          name: 'demo',
-          mcpSources: [{ name: 'legacy', transport: 'streamable-http', url: upstream.url }],
-          keys: [keyRecord(key, { access: 'write' })],
-        },
-      ],
-    }),
-  );
+  const configPath = await writeGatewayConfig(dir, {
+    sharedState: { redis: { url: { env: 'REDIS_URL' } } },
+    workspaces: [
+      {
+        name: 'demo',
+        mcpSources: [{ name: 'legacy', transport: 'streamable-http', url: upstream.url }],
+        keys: [keyRecord(key, { access: 'write' })],
+      },
+    ],
+  });
   gateways.push(...(await startGatewayProcesses(configPath, 3, { ...process.env, REDIS_URL: redis.url })));
 }, 60_000);
 

@@ -1,0 +1,15 @@
+// Runs a benchmark upstream in its own process: serves a v2-SDK MCP handler through the fixtures'
+// node:http bridge on a free port, prints `{"url": …}` as one JSON line on stdout (what
+// startChild waits for) and runs until stdin closes or the process gets SIGTERM.
+import { listen, sendFetchResponse, toFetchRequest } from '../fixtures/upstreams/http-bridge.js';
+
+export async function serveUpstream(handler: { fetch(request: Request): Promise<Response> }): Promise<void> {
+  const listening = await listen(async (req, res, body) => {
+    await sendFetchResponse(res, await handler.fetch(toFetchRequest(req, res, body, listening.origin)));
+  });
+  process.stdout.write(`${JSON.stringify({ url: `${listening.origin}/mcp` })}\n`);
+  const stop = () => void listening.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.stdin.on('end', stop);
+  process.stdin.resume();
+}
