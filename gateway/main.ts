@@ -6,6 +6,7 @@ import { buildApp } from './app.js';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import {
+  DEFAULT_TENANT_POLICY,
   FileConfigSource,
   processSecretReader,
   resolveSecret,
@@ -37,6 +38,7 @@ import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
 import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 import { GATEWAY_VERSION } from './version.js';
+import { ReachPolicy, TenantReach, discoverOwnAddresses, effectivePolicy } from './reach/index.js';
 import { observeGauge } from './telemetry/metrics.js';
 
 export interface ServeOptions {
@@ -76,6 +78,8 @@ interface ConfigChoice {
   readonly synced: Promise<void> | undefined;
   readonly describe: string;
   readonly keyHint: (workspace: string) => string;
+  /** The Kubernetes API server this gateway talks to (kept out of tenants' reach), if any. */
+  readonly apiServer?: string;
 }
 
 async function chooseConfig(options: ServeOptions): Promise<ConfigChoice> {
@@ -98,9 +102,10 @@ async function chooseConfig(options: ServeOptions): Promise<ConfigChoice> {
   const baseText =
     options.configPath === undefined ? '{version: 1}' : await readFile(options.configPath, 'utf8');
   const base = cliOverrides(options)(parseDocument(baseText, { uniqueKeys: true }).toJS() as unknown);
+  const kubeConfig = loadKubeConfig(kubeconfigPath);
   const config = new KubeConfigSource({
     feed: new InformerObjectFeed({
-      kubeConfig: loadKubeConfig(kubeconfigPath),
+      kubeConfig,
       namespace,
       logger: options.logger,
     }),
@@ -114,6 +119,9 @@ async function chooseConfig(options: ServeOptions): Promise<ConfigChoice> {
     secrets: config.secretReader(env),
     synced: config.synced(),
     describe: `kubernetes:${namespace}`,
+    ...(kubeConfig.getCurrentCluster()?.server === undefined
+      ? {}
+      : { apiServer: kubeConfig.getCurrentCluster()?.server as string }),
     keyHint: (workspace) =>
       `workspace has no API keys yet; create an ApiKey resource with workspaceRef ${workspace}`,
   };
@@ -205,9 +213,57 @@ async function openSharedState(
   };
 }
 
+/** The tenant reach policy in force (D19): the config's `policy`; with --kubernetes the defaults
+ * when it has none; nothing bounded in the embedded file without one. Read once at start. */
+async function openTenantReach(
+  config: ConfigSource,
+  kubernetes: boolean,
+  apiServer: string | undefined,
+  logger: PinoLogger,
+): Promise<TenantReach> {
+  const configured = config.current().config.policy;
+  const policy = effectivePolicy(configured, kubernetes, DEFAULT_TENANT_POLICY);
+  if (policy === undefined) return new TenantReach(undefined);
+  const own = await discoverOwnAddresses(apiServer);
+  logger.info(
+    {
+      policy: configured === undefined ? 'default' : 'configured',
+      fileRoots: policy.files.allowedRoots.length,
+      denyCidrs: policy.network.denyCidrs.length,
+      defaultAction: policy.network.defaultAction,
+      stdio: policy.stdio,
+    },
+    'tenant reach policy in force',
+  );
+  const started = JSON.stringify(configured ?? null);
+  config.subscribe((snapshot) => {
+    if (JSON.stringify(snapshot.config.policy ?? null) !== started)
+      logger.warn(
+        {},
+        'the tenant reach policy changed in the config; it takes effect when the gateway restarts',
+      );
+  });
+  return new TenantReach(new ReachPolicy(policy, own));
+}
+
+/** The workspace's name and namespace as the config has them now. */
+function workspaceScope(config: ConfigSource, workspace: string): { name: string; namespace?: string } {
+  const found = config.current().config.workspaces.find((w) => w.name === workspace);
+  return found?.namespace === undefined
+    ? { name: workspace }
+    : { name: workspace, namespace: found.namespace };
+}
+
+function reachOf(reach: TenantReach, workspace: { name: string; namespace?: string }) {
+  const network = reach.guard(workspace);
+  const files = reach.fileBounds(workspace);
+  return { ...(network === undefined ? {} : { network }), ...(files === undefined ? {} : { files }) };
+}
+
 export async function startGateway(options: ServeOptions): Promise<RunningGateway> {
   const logger = options.logger;
-  const { config, secrets, synced, describe, keyHint } = await chooseConfig(options);
+  const { config, secrets, synced, describe, keyHint, apiServer } = await chooseConfig(options);
+  const reach = await openTenantReach(config, options.kubernetes !== undefined, apiServer, logger);
 
   const shared = await openSharedState(config.current().config.sharedState, secrets, logger);
   const pool = new UpstreamPool({
@@ -215,6 +271,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     clientInfo: { name: 'agent-gateway', version: GATEWAY_VERSION },
     logger,
     sessions: shared.sessions,
+    network: (workspace) => reach.guard(workspaceScope(config, workspace)),
   });
   const cache = shared.discovery;
   const breakers = new BreakerRegistry();
@@ -255,6 +312,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const connectorFactory = (source: DataSourceConfig, workspace: string) =>
     connectorFor(source, {
       secrets,
+      ...reachOf(reach, workspaceScope(config, workspace)),
       mcp: (name) => {
         const mcpSource = config
           .current()
@@ -319,6 +377,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       await shared.close();
       sync.stop();
       await store.close();
+      await reach.close();
       await config.close();
       logger.info({}, 'agent gateway stopped');
     })();

@@ -28,6 +28,10 @@ import {
   type Resource,
 } from './controllers/workspace-controller.js';
 import { ApiKubeWriter, type KubeWriter } from './kube/kube-writer.js';
+import { ApiEventRecorder, type EventRecorder } from './kube/event-recorder.js';
+import type { NameResolver } from './controllers/reach-check.js';
+import type { TenantPolicy } from '../gateway/config/index.js';
+import { ReachPolicy, discoverOwnAddresses } from '../gateway/reach/index.js';
 import { LeaderElector } from './runtime/leader-election.js';
 import { ResourceWatcher, type ChangeKind } from './runtime/resource-watcher.js';
 import { WorkQueue } from './runtime/work-queue.js';
@@ -47,6 +51,11 @@ export interface OperatorOptions {
   readonly resyncMs?: number;
   readonly leaseDurationMs?: number;
   readonly writer?: KubeWriter;
+  /** The admin's tenant reach policy (D19): what tenant resources may name. */
+  readonly policy: TenantPolicy;
+  /** Resolves host names for the policy (tests inject one); the system resolver otherwise. */
+  readonly resolver?: NameResolver;
+  readonly events?: EventRecorder;
 }
 
 export interface RunningOperator {
@@ -192,8 +201,24 @@ export function runOperator(options: OperatorOptions): RunningOperator {
       enqueue(workspace.metadata?.namespace, workspace.metadata?.name);
   };
   let resync: NodeJS.Timeout | undefined;
+  const events = options.events ?? new ApiEventRecorder(kubeConfig, identity);
+  const policy = discoverOwnAddresses(kubeConfig.getCurrentCluster()?.server).then(
+    (own) => new ReachPolicy(options.policy, { gateway: [], apiServer: own.apiServer }),
+  );
   const startLeading = () => {
-    controller = new WorkspaceController({ caches, writer, gatewayNamespace, logger });
+    void policy.then((reach) => startController(reach));
+  };
+  const startController = (reach: ReachPolicy) => {
+    if (!elector.isLeader || controller !== undefined) return;
+    controller = new WorkspaceController({
+      caches,
+      writer,
+      gatewayNamespace,
+      logger,
+      policy: reach,
+      events,
+      ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
+    });
     const active = controller;
     // Workspaces reconcile independently (one at a time per workspace); 8 in parallel keeps a
     // 50-workspace bulk apply from queueing behind one another's status writes.

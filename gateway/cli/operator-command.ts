@@ -1,11 +1,15 @@
 // `agent-gateway operator --gateway-namespace N [--scope cluster|namespace] [--kubeconfig PATH]
-// [--lease-namespace N] [--identity ID] [--health-port P] [--log-level L]`: runs the Kubernetes
+// [--lease-namespace N] [--identity ID] [--health-port P] [--policy FILE] [--log-level L]`: runs the Kubernetes
 // operator (operator/operator-main.ts) until SIGINT/SIGTERM. Several replicas may run; a Lease makes
 // exactly one of them reconcile. `--scope namespace` watches only the gateway namespace (a Role
-// there is all it needs); `cluster` (the default) watches every namespace.
+// there is all it needs); `cluster` (the default) watches every namespace. `--policy` is the admin's
+// tenant reach policy (YAML, the config contract's `policy` block); without it the defaults apply.
 import { parseArgs } from 'node:util';
 import { runOperator } from '../../operator/operator-main.js';
 import { startHealthServer } from '../../operator/runtime/health-server.js';
+import { readFile } from 'node:fs/promises';
+import { parseDocument } from 'yaml';
+import { DEFAULT_TENANT_POLICY, TenantPolicySchema, formatPath, type TenantPolicy } from '../config/index.js';
 import { loadKubeConfig } from '../config/kube/index.js';
 import { createPinoLogger, type LogLevel } from '../telemetry/index.js';
 import { shutdownTelemetry } from '../telemetry/telemetry-handle.js';
@@ -13,7 +17,7 @@ import type { CliIo } from './cli-io.js';
 
 const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 const USAGE =
-  'usage: agent-gateway operator --gateway-namespace N [--scope cluster|namespace] [--kubeconfig PATH] [--lease-namespace N] [--identity ID] [--health-port P] [--log-level info]';
+  'usage: agent-gateway operator --gateway-namespace N [--scope cluster|namespace] [--kubeconfig PATH] [--lease-namespace N] [--identity ID] [--health-port P] [--policy FILE] [--log-level info]';
 
 export async function operatorCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -27,6 +31,7 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
       'health-port': { type: 'string' },
       'health-host': { type: 'string' },
       'log-level': { type: 'string' },
+      policy: { type: 'string' },
     },
     strict: true,
   });
@@ -50,8 +55,11 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
     io.err(`--log-level must be one of ${[...LEVELS].join(', ')}`);
     return 2;
   }
+  const policy = values.policy === undefined ? DEFAULT_TENANT_POLICY : await readPolicy(values.policy, io);
+  if (policy === undefined) return 1;
   const logger = createPinoLogger({ level: level as LogLevel });
   const operator = runOperator({
+    policy,
     kubeConfig: loadKubeConfig(values.kubeconfig),
     gatewayNamespace,
     logger,
@@ -91,4 +99,24 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
   await shutdownTelemetry();
   io.err('agent gateway operator stopped');
   return 0;
+}
+
+/** The --policy file: a YAML document of the config contract's `policy` block. */
+async function readPolicy(path: string, io: CliIo): Promise<TenantPolicy | undefined> {
+  const text = await readFile(path, 'utf8');
+  const document = parseDocument(text, { uniqueKeys: true });
+  if (document.errors.length > 0) {
+    io.err(`${path}: not valid YAML: ${document.errors[0]?.message ?? ''}`);
+    return undefined;
+  }
+  const parsed = TenantPolicySchema.safeParse(document.toJS() ?? {});
+  if (!parsed.success) {
+    io.err(
+      `${path}: invalid policy:\n${parsed.error.issues
+        .map((issue) => `  ${formatPath(issue.path) || '(root)'}: ${issue.message}`)
+        .join('\n')}`,
+    );
+    return undefined;
+  }
+  return parsed.data;
 }

@@ -2,6 +2,7 @@
 // file and the operator's output. Parsed once, strictly; defaults sit next to their fields.
 import { z } from 'zod';
 import { SecretRefSchema } from './secret-ref.js';
+import { TenantPolicySchema } from './tenant-policy-schema.js';
 
 /** Lower-case DNS-label names: safe as Kubernetes names and never contain `__`, the separator of
  * namespaced tool names (D5). */
@@ -348,6 +349,13 @@ export const SOURCE_TYPES = ['files', 'http', 'mcp-resources', 'postgres'] as co
 export const WorkspaceSchema = z
   .strictObject({
     name: nameSchema,
+    /** The tenant namespace of the Workspace resource: set by the Kubernetes config source from the
+     * rendered objects' label; in a file it names the workspace's entry of `policy.network.namespaces`
+     * and fills `{namespace}` in `policy.files.allowedRoots` (the workspace name when unset). */
+    namespace: z
+      .string()
+      .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a Kubernetes namespace name')
+      .optional(),
     displayName: z.string().max(200).optional(),
     limits: LimitsSchema.optional(),
     mcpSources: z.array(McpSourceSchema).default([]),
@@ -505,6 +513,8 @@ export const GatewayConfigSchema = z
     workspaces: z.array(WorkspaceSchema).default([]),
     knowledge: KnowledgeSchema.default({ sqlitePath: ':memory:', usageHints: false }),
     sharedState: SharedStateSchema.default({}),
+    /** What tenant resources may reach (issue 20); see tenant-policy-schema.ts. */
+    policy: TenantPolicySchema.optional(),
   })
   .superRefine((config, ctx) => {
     reportDuplicates(

@@ -48,3 +48,19 @@ export {
   SecretUnavailableError,
 } from './secret-ref.js';
 export type { SecretRef, SecretReader } from './secret-ref.js';
+export {
+  TenantPolicySchema,
+  NetworkPolicySchema,
+  FilesPolicySchema,
+  CidrSchema,
+  HostPatternSchema,
+  DEFAULT_TENANT_POLICY,
+  parseCidr,
+} from './tenant-policy-schema.js';
+export type {
+  TenantPolicy,
+  NetworkPolicy,
+  FilesPolicy,
+  ReachAllow,
+  ParsedCidr,
+} from './tenant-policy-schema.js';

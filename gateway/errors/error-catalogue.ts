@@ -42,6 +42,7 @@ export type ErrorCode =
   | 'upstream_unauthorized'
   | 'upstream_protocol_error'
   | 'upstream_response_too_large'
+  | 'upstream_not_allowed'
   | 'tool_execution_failed'
   | 'not_ready'
   | 'internal_error';
@@ -158,6 +159,13 @@ export const ERROR_CATALOGUE = {
     jsonRpcCode: -31017,
     emitAs: 'jsonrpc',
     message: "The upstream source's answer is larger than the source's limits.maxResponseBytes.",
+  },
+  upstream_not_allowed: {
+    status: 502,
+    errorClass: 'upstream_reachability',
+    jsonRpcCode: -31019,
+    emitAs: 'jsonrpc',
+    message: "The gateway's tenant policy does not allow connecting to this upstream source.",
   },
   tool_execution_failed: {
     status: 200,

@@ -6,6 +6,7 @@ import type { DataSourceConfig, GatewayConfig } from '../config/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import { chunkText } from './chunker.js';
 import { ConnectorError, type Connector } from './connectors/index.js';
+import { findReachDenied } from '../reach/index.js';
 import type { KnowledgeStore, SyncState } from './knowledge-store.js';
 import type { SourceLock } from './source-lock.js';
 import { contentHash, documentId } from './stable-ids.js';
@@ -164,12 +165,15 @@ export class SyncEngine {
     } catch (error) {
       // Connector errors carry safe messages; anything else is reported by name and code only, since
       // its message could quote a secret or retrieved content.
+      const denied = findReachDenied(error);
       const message =
-        error instanceof ConnectorError
-          ? error.message
-          : error instanceof Error
-            ? `${error.name}: ${(error as NodeJS.ErrnoException).code ?? 'sync failed'}`
-            : 'sync failed';
+        denied !== undefined
+          ? denied.message
+          : error instanceof ConnectorError
+            ? error.message
+            : error instanceof Error
+              ? `${error.name}: ${(error as NodeJS.ErrnoException).code ?? 'sync failed'}`
+              : 'sync failed';
       const documents = await store.countDocuments(source.name).catch(() => 0);
       this.update(workspace, source.name, {
         status: 'failed',

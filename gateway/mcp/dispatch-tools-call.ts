@@ -169,7 +169,8 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
                   keyId: principal.keyId,
                   tool: name,
                   args,
-                  connect: (onServerRequest) => deps.pool.connectBridged(source, bridgeable, onServerRequest),
+                  connect: (onServerRequest) =>
+                    deps.pool.connectBridged(source, bridgeable, onServerRequest, workspace),
                   call: (bridged) =>
                     bridged.callTool(
                       tool.upstreamName,

@@ -6,7 +6,7 @@
 import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
 import type { McpSourceConfig } from '../config/index.js';
 import { withResponseGuard } from './response-guard.js';
-import { transportFor, type ConnectDeps } from './upstream-connection.js';
+import { scopedDeps, transportFor, type ConnectDeps } from './upstream-connection.js';
 
 export type ServerRequestHandler = (
   method: string,
@@ -34,10 +34,12 @@ export function bridgeableCapabilities(client: Record<string, unknown>): ClientC
 
 export async function connectBridged(
   source: McpSourceConfig,
-  deps: ConnectDeps,
+  unscoped: ConnectDeps,
   capabilities: ClientCapabilities,
   onServerRequest: ServerRequestHandler,
+  workspace?: string,
 ): Promise<BridgedConnection> {
+  const deps = scopedDeps(unscoped, source, workspace);
   const client = new Client(
     { name: deps.clientInfo.name, version: deps.clientInfo.version },
     { capabilities },

@@ -3,6 +3,7 @@
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { SecretUnavailableError } from '../config/index.js';
 import { GatewayError, type ErrorCode } from '../errors/index.js';
+import { findReachDenied } from '../reach/index.js';
 import {
   findAnswerError,
   UpstreamHttpError,
@@ -12,6 +13,7 @@ import {
 export function classifyUpstreamError(error: unknown): ErrorCode {
   if (error instanceof GatewayError) return error.code;
   if (error instanceof SecretUnavailableError) return 'upstream_unauthorized';
+  if (findReachDenied(error) !== undefined) return 'upstream_not_allowed';
   const verdict = findAnswerError(error);
   if (verdict !== undefined)
     return verdict instanceof UpstreamResponseTooLargeError

@@ -9,6 +9,7 @@
 // unread, a JSON body may not pass it, nor may one event of an event stream.
 import type { Readable } from 'node:stream';
 import { Agent, request as httpRequest } from 'undici';
+import type { NetworkGuard } from '../reach/index.js';
 import { MODERN_VERSION } from '../mcp/protocol.js';
 import { propagatedRequest } from '../telemetry/tracing.js';
 import { EventSizeMeter } from './event-size-meter.js';
@@ -104,9 +105,12 @@ export function createModernRelay(
   url: string,
   credentialHeaders: () => Record<string, string>,
   maxResponseBytes: number,
+  guard?: NetworkGuard,
 ): ModernRelay {
-  // Time-outs come from each call's signal (the source's call time-out), not from the pool.
-  const pool = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+  // Time-outs come from each call's signal (the source's call time-out), not from the pool. Under a
+  // tenant reach policy every connection of the pool dials through the guard (D19).
+  const options = { headersTimeout: 0, bodyTimeout: 0 };
+  const pool = guard === undefined ? new Agent(options) : guard.agent(options);
   const relay: Relay = async (request) => {
     nextId = (nextId + 1) % Number.MAX_SAFE_INTEGER;
     const id = nextId;

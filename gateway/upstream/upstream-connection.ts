@@ -15,6 +15,7 @@ import { resolveSecret, type McpSourceConfig, type SecretReader } from '../confi
 import { ListToolsResultSchema } from '@modelcontextprotocol/core';
 import { META, MODERN_VERSION } from '../mcp/protocol.js';
 import { createModernRelay, type Relay } from './modern-relay.js';
+import { ReachDeniedError, type NetworkGuard } from '../reach/index.js';
 import { UpstreamProtocolError } from './upstream-answer-errors.js';
 import { guardedFetch, withResponseGuard } from './response-guard.js';
 import { sessionKey, type SessionStore, type SharedSession } from './session-store.js';
@@ -78,6 +79,25 @@ export interface ConnectDeps {
   readonly clientInfo: { readonly name: string; readonly version: string };
   /** Where 2025-era upstream sessions are shared between replicas (issue 10); none by default. */
   readonly sessions?: SessionStore;
+  /** The checked network path of a workspace under the tenant reach policy (D19); absent or
+   * answering undefined: connections are not bounded (the embedded file without a policy). */
+  readonly network?: (workspace: string) => NetworkGuard | undefined;
+  /** Set per connection from `network`: the guard this connection dials through. */
+  readonly guard?: NetworkGuard;
+}
+
+/** The deps of one workspace's connection: its network guard resolved, stdio refused under a
+ * policy that does not allow it. */
+export function scopedDeps(
+  deps: ConnectDeps,
+  source: McpSourceConfig,
+  workspace: string | undefined,
+): ConnectDeps {
+  const guard = workspace === undefined ? undefined : deps.network?.(workspace);
+  if (guard === undefined) return deps;
+  if (source.transport === 'stdio' && !guard.stdioAllowed)
+    throw new ReachDeniedError('stdio-not-allowed', `MCP source ${source.name}`);
+  return { ...deps, guard };
 }
 
 function credentialHeaders(source: McpSourceConfig, secrets: SecretReader): Record<string, string> {
@@ -112,15 +132,15 @@ export function transportFor(
     case 'sse':
       return new SSEClientTransport(new URL(source.url as string), {
         requestInit: { headers: credentialHeaders(source, deps.secrets) },
-        fetch: guardedFetch({ maxBytes: source.limits.maxResponseBytes, validate: true }),
+        fetch: guardedFetch({ maxBytes: source.limits.maxResponseBytes, validate: true }, baseFetch(deps)),
         eventSourceInit: {
-          fetch: withHeaders(credentialHeaders(source, deps.secrets), source.limits.maxResponseBytes),
+          fetch: withHeaders(credentialHeaders(source, deps.secrets), source.limits.maxResponseBytes, deps),
         },
       });
     case 'streamable-http':
       return new StreamableHTTPClientTransport(new URL(source.url as string), {
         requestInit: { headers: credentialHeaders(source, deps.secrets) },
-        fetch: guardedFetch({ maxBytes: source.limits.maxResponseBytes, validate: true }),
+        fetch: guardedFetch({ maxBytes: source.limits.maxResponseBytes, validate: true }, baseFetch(deps)),
         // Joining a session another replica opened: the SDK client skips the handshake.
         ...(resume === undefined
           ? {}
@@ -129,8 +149,16 @@ export function transportFor(
   }
 }
 
-function withHeaders(headers: Record<string, string>, maxResponseBytes: number): typeof fetch {
-  const fetchGuarded = guardedFetch({ maxBytes: maxResponseBytes, validate: true });
+function baseFetch(deps: ConnectDeps): typeof fetch {
+  return deps.guard?.fetch() ?? fetch;
+}
+
+function withHeaders(
+  headers: Record<string, string>,
+  maxResponseBytes: number,
+  deps: ConnectDeps,
+): typeof fetch {
+  const fetchGuarded = guardedFetch({ maxBytes: maxResponseBytes, validate: true }, baseFetch(deps));
   return (input, init) => {
     const merged = new Headers(init?.headers);
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
@@ -143,10 +171,11 @@ function withHeaders(headers: Record<string, string>, maxResponseBytes: number):
  * source, so N replicas starting together open one upstream session. */
 export async function connectUpstream(
   source: McpSourceConfig,
-  deps: ConnectDeps,
+  unscoped: ConnectDeps,
   events?: UpstreamEvents,
   workspace?: string,
 ): Promise<UpstreamConnection> {
+  const deps = scopedDeps(unscoped, source, workspace);
   const sessions = deps.sessions;
   if (sessions === undefined || workspace === undefined || source.transport !== 'streamable-http')
     return connectOnce(source, deps, events, undefined);
@@ -278,6 +307,7 @@ function wrap(
           source.url as string,
           () => credentialHeaders(source, deps.secrets),
           source.limits.maxResponseBytes,
+          deps.guard,
         )
       : undefined;
   return {

@@ -79,8 +79,9 @@ export class UpstreamPool {
     source: McpSourceConfig,
     capabilities: ClientCapabilities,
     onServerRequest: ServerRequestHandler,
+    workspace?: string,
   ): Promise<BridgedConnection> {
-    return connectBridged(source, this.deps, capabilities, onServerRequest);
+    return connectBridged(source, this.deps, capabilities, onServerRequest, workspace);
   }
 
   /** Hears list-changed signals of every pooled upstream. */

@@ -69,8 +69,11 @@ export interface DataSourceView {
     readonly workspaceRef: { readonly name: string };
     readonly type: string;
     readonly description?: string;
-    readonly files?: Readonly<Record<string, unknown>>;
-    readonly http?: Readonly<Record<string, unknown>> & { readonly credential?: CredentialView };
+    readonly files?: Readonly<Record<string, unknown>> & { readonly path?: string };
+    readonly http?: Readonly<Record<string, unknown>> & {
+      readonly credential?: CredentialView;
+      readonly url?: string;
+    };
     readonly mcpResources?: Readonly<Record<string, unknown>> & {
       readonly mcpSourceRef?: { readonly name: string };
     };

@@ -31,6 +31,15 @@ import type {
   WorkspaceView,
 } from './resource-views.js';
 import { planWorkspace, type KeyMaterial, type ReadyCondition } from './workspace-plan.js';
+import {
+  namesToResolve,
+  reachCheck,
+  resolveNames,
+  type NameResolver,
+  type ReachCheck,
+} from './reach-check.js';
+import type { ReachPolicy } from '../../gateway/reach/index.js';
+import type { EventRecorder, EventSubject, EventType } from '../kube/event-recorder.js';
 
 /** A custom resource as the caches hold it. */
 export interface Resource<V> {
@@ -71,6 +80,12 @@ export interface WorkspaceControllerDeps {
   readonly gatewayNamespace: string;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /** The admin's tenant reach policy (D19); absent: nothing is refused for where it reaches. */
+  readonly policy?: ReachPolicy;
+  /** Resolves the host names resources name before the policy decides them. */
+  readonly resolver?: NameResolver;
+  /** Where Events go; none are recorded without it. */
+  readonly events?: EventRecorder;
 }
 
 const PLURALS = {
@@ -78,6 +93,13 @@ const PLURALS = {
   mcpSource: 'mcpsources',
   dataSource: 'datasources',
   workspace: 'workspaces',
+};
+
+const KINDS: Record<string, string> = {
+  apikeys: 'ApiKey',
+  mcpsources: 'McpSource',
+  datasources: 'DataSource',
+  workspaces: 'Workspace',
 };
 
 function decoded(secret: SecretObject | undefined, key: string): string | undefined {
@@ -109,25 +131,36 @@ export class WorkspaceController {
           w.metadata.name === name &&
           w.metadata.deletionTimestamp === undefined,
       );
-    if (workspace === undefined) {
-      await this.removeRendered(namespace, name);
-      return;
-    }
-    const owner = this.nameOwner(name);
-    if (owner !== workspace) {
-      await this.removeRendered(namespace, name);
-      await this.setStatus(PLURALS.workspace, workspace, {
-        ready: false,
-        reason: 'NameConflict',
-        message: `a Workspace named ${name} already exists in namespace ${owner?.metadata.namespace ?? '?'}; workspace names are global`,
-      });
-      return;
-    }
     const belongs = <V extends { workspaceRef: { name: string } }>(r: Resource<V>) =>
       r.spec.workspaceRef?.name === name && r.metadata.deletionTimestamp === undefined;
     const apiKeys = caches.apiKeys(namespace).filter(belongs);
     const mcpSources = caches.mcpSources(namespace).filter(belongs);
     const dataSources = caches.dataSources(namespace).filter(belongs);
+    if (workspace === undefined) {
+      await this.removeRendered(namespace, name);
+      await this.reportDependents(apiKeys, mcpSources, dataSources, {
+        ready: false,
+        reason: 'WorkspaceNotFound',
+        message: `spec.workspaceRef.name: no Workspace ${name} in namespace ${namespace} (references stay in their own namespace)`,
+      });
+      return;
+    }
+    const owner = this.nameOwner(name);
+    if (owner !== workspace) {
+      await this.removeRendered(namespace, name);
+      const conflict: ReadyCondition = {
+        ready: false,
+        reason: 'NameConflict',
+        message: `a Workspace named ${name} already exists in namespace ${owner?.metadata.namespace ?? '?'}; workspace names are global`,
+      };
+      await this.setStatus(PLURALS.workspace, workspace, conflict);
+      await this.reportDependents(apiKeys, mcpSources, dataSources, {
+        ready: false,
+        reason: 'WorkspaceNotReady',
+        message: `spec.workspaceRef.name: Workspace ${name} in namespace ${namespace} is not served (${conflict.reason})`,
+      });
+      return;
+    }
 
     const keyMaterial = new Map<string, KeyMaterial>();
     const keySecrets = new Map<string, { secretName: string | undefined; rotation: number }>();
@@ -166,6 +199,13 @@ export class WorkspaceController {
                 ],
               }),
         });
+        await this.recordEvent(
+          PLURALS.apiKey,
+          apiKey,
+          'Normal',
+          'KeyIssued',
+          `issued a key into Secret ${decision.secretName} (rotation ${decision.issue.rotation})`,
+        );
       }
       keyMaterial.set(apiKey.metadata.name, decision.material);
       keySecrets.set(apiKey.metadata.name, {
@@ -174,7 +214,9 @@ export class WorkspaceController {
       });
     }
 
+    const reach = await this.reachCheck(namespace, name, mcpSources, dataSources);
     const plan = planWorkspace({
+      ...(reach === undefined ? {} : { reach }),
       workspace: { metadata: workspace.metadata, spec: workspace.spec ?? {} },
       apiKeys,
       keyMaterial,
@@ -361,5 +403,78 @@ export class WorkspaceController {
       ],
       ...extra,
     });
+    const transitioned =
+      previous === undefined ||
+      previous.status !== wanted ||
+      previous.reason !== condition.reason ||
+      previous.message !== condition.message;
+    if (transitioned)
+      await this.recordEvent(
+        plural,
+        resource,
+        condition.ready ? 'Normal' : 'Warning',
+        condition.reason,
+        condition.message,
+      );
+  }
+
+  /** Resources of a workspace that is not served say why (item 3 of issue 20). */
+  private async reportDependents(
+    apiKeys: readonly Resource<ApiKeyView['spec']>[],
+    mcpSources: readonly Resource<McpSourceView['spec']>[],
+    dataSources: readonly Resource<DataSourceView['spec']>[],
+    condition: ReadyCondition,
+  ): Promise<void> {
+    for (const apiKey of apiKeys) await this.setStatus(PLURALS.apiKey, apiKey, condition);
+    for (const source of mcpSources) await this.setStatus(PLURALS.mcpSource, source, condition);
+    for (const source of dataSources) await this.setStatus(PLURALS.dataSource, source, condition);
+  }
+
+  /** The policy's decisions for this workspace, with the host names its resources name resolved. */
+  private async reachCheck(
+    namespace: string,
+    workspace: string,
+    mcpSources: readonly Resource<McpSourceView['spec']>[],
+    dataSources: readonly Resource<DataSourceView['spec']>[],
+  ): Promise<ReachCheck | undefined> {
+    const policy = this.deps.policy;
+    if (policy === undefined) return undefined;
+    const urls = [...mcpSources.map((s) => s.spec.url), ...dataSources.map((s) => s.spec.http?.url)].filter(
+      (url): url is string => typeof url === 'string',
+    );
+    const connectionStrings: string[] = [];
+    for (const source of dataSources) {
+      const ref = source.spec.postgres?.connectionString?.secretKeyRef;
+      if (ref === undefined) continue;
+      const value = decoded(this.deps.caches.secret(namespace, ref.name), ref.key);
+      if (value !== undefined) connectionStrings.push(value);
+    }
+    const resolved = await resolveNames(namesToResolve(urls, connectionStrings), this.deps.resolver);
+    return reachCheck(policy, { namespace, workspace }, resolved);
+  }
+
+  private async recordEvent(
+    plural: string,
+    resource: Resource<unknown>,
+    type: EventType,
+    reason: string,
+    message: string,
+  ): Promise<void> {
+    const events = this.deps.events;
+    if (events === undefined) return;
+    const subject: EventSubject = {
+      kind: KINDS[plural] ?? plural,
+      namespace: resource.metadata.namespace,
+      name: resource.metadata.name,
+      ...(resource.metadata.uid === undefined ? {} : { uid: resource.metadata.uid }),
+    };
+    try {
+      await events.record(subject, type, reason, message);
+    } catch (error) {
+      this.deps.logger.debug(
+        { kind: subject.kind, name: subject.name, status: (error as { code?: number }).code },
+        'could not record an event',
+      );
+    }
   }
 }

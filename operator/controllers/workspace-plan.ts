@@ -15,6 +15,7 @@ import {
   type WorkspaceToRender,
 } from '../../gateway/config/kube/index.js';
 import type { z } from 'zod';
+import type { ReachCheck } from './reach-check.js';
 import type {
   ApiKeyView,
   CredentialView,
@@ -46,6 +47,8 @@ export interface PlanInput {
   readonly dataSources: readonly DataSourceView[];
   /** A Secret in the workspace's (tenant) namespace; references never leave it (D16). */
   readSecret(ref: SecretKeyRef): SecretRead;
+  /** The tenant reach policy (D19): paths and network targets it refuses are not rendered. */
+  readonly reach?: ReachCheck;
 }
 
 export interface WorkspacePlan {
@@ -96,6 +99,11 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       mcpStatus.set(resource.metadata.name, invalid(parsed.error));
       continue;
     }
+    const refused = parsed.data.url === undefined ? undefined : input.reach?.url('spec.url', parsed.data.url);
+    if (refused !== undefined) {
+      mcpStatus.set(resource.metadata.name, refused);
+      continue;
+    }
     mcpSources.push(document);
     mcpStatus.set(resource.metadata.name, RENDERED);
   }
@@ -106,7 +114,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     [...mcpStatus].filter(([, condition]) => condition.ready).map(([sourceName]) => sourceName),
   );
   for (const resource of sortByName(input.dataSources)) {
-    const condition = planDataSource(resource, mcpNames, input.mcpSources, secretRef);
+    const condition = planDataSource(resource, mcpNames, input.mcpSources, secretRef, input);
     if ('ready' in condition) {
       dataStatus.set(resource.metadata.name, condition);
       continue;
@@ -202,6 +210,7 @@ function planDataSource(
   readyMcpNames: ReadonlySet<string>,
   allMcp: readonly McpSourceView[],
   secretRef: (source: string, field: string, ref: SecretKeyRef) => SecretRef | ReadyCondition,
+  input: Pick<PlanInput, 'reach' | 'readSecret'>,
 ): ReadyCondition | { readonly document: Record<string, unknown> } {
   const sourceName = resource.metadata.name;
   const spec = resource.spec;
@@ -218,12 +227,19 @@ function planDataSource(
   };
   let document: Record<string, unknown>;
   switch (spec.type) {
-    case 'files':
+    case 'files': {
       document = { ...base, ...(spec.files ?? {}) };
+      const path = spec.files?.path;
+      const refused = path === undefined ? undefined : input.reach?.path('spec.files.path', path);
+      if (refused !== undefined) return refused;
       break;
+    }
     case 'http': {
       const { credential, ...rest } = spec.http ?? {};
       document = { ...base, ...rest };
+      const url = spec.http?.url;
+      const refused = url === undefined ? undefined : input.reach?.url('spec.http.url', url);
+      if (refused !== undefined) return refused;
       const failed = attachCredential(document, credential, (field, ref) =>
         secretRef(sourceName, field, ref),
       );
@@ -252,6 +268,12 @@ function planDataSource(
         };
       const ref = secretRef(sourceName, 'connectionString', connectionString.secretKeyRef);
       if ('ready' in ref) return ref;
+      const value = input.readSecret(connectionString.secretKeyRef);
+      const refused =
+        'value' in value
+          ? input.reach?.connectionString('spec.postgres.connectionString', value.value)
+          : undefined;
+      if (refused !== undefined) return refused;
       document = { ...base, ...rest, connectionString: ref };
       break;
     }

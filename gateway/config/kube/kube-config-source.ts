@@ -14,7 +14,8 @@ import {
   type ConfigSource,
 } from '../config-source.js';
 import type { SecretReader } from '../secret-ref.js';
-import { WORKSPACE_LABEL, type PartKind } from './rendered-contract.js';
+import { WORKSPACE_LABEL, WORKSPACE_NAMESPACE_LABEL, type PartKind } from './rendered-contract.js';
+import { renderedWorkspaceProblems } from './rendered-workspace-rules.js';
 import type { ObjectFeed, RenderedObject } from './rendered-object.js';
 import { assembleWorkspace } from './workspace-assembler.js';
 import { count } from '../../telemetry/metrics.js';
@@ -195,11 +196,19 @@ export class KubeConfigSource implements ConfigSource {
     const problems: ConfigProblem[] = assembly.problems.map((message) => ({ path: '(parts)', message }));
     let workspace: WorkspaceConfig | undefined;
     if (problems.length === 0) {
-      const result = validateWorkspace(assembly.document);
+      // The tenant namespace comes from the parts' label, never from the fragment (D19: it picks
+      // the namespace's reach allowances and file roots).
+      const namespaces = new Set(parts.map((p) => p.labels[WORKSPACE_NAMESPACE_LABEL]));
+      const namespace = namespaces.size === 1 ? [...namespaces][0] : undefined;
+      if (namespace === undefined)
+        problems.push({ path: '(parts)', message: 'the parts must carry one workspace-namespace label' });
+      const result = validateWorkspace({ ...assembly.document, namespace });
       if (result.ok && result.workspace.name !== name)
         problems.push({ path: 'name', message: `must equal the workspace label ${name}` });
-      else if (result.ok) workspace = result.workspace;
-      else problems.push(...result.problems);
+      else if (result.ok) {
+        workspace = result.workspace;
+        problems.push(...renderedWorkspaceProblems(workspace));
+      } else problems.push(...result.problems);
     }
     if (workspace !== undefined) {
       const clash = this.keyIdClash(name, workspace);

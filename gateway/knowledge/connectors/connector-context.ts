@@ -1,10 +1,15 @@
 // What connectors may use from the rest of the gateway: secret references, and the workspace's MCP
 // sources (for `mcp-resources`). Connectors never see the config of another workspace.
 import type { SecretReader } from '../../config/index.js';
+import type { NetworkGuard, ReachPolicy, ReachScope } from '../../reach/index.js';
 import type { UpstreamConnection } from '../../upstream/index.js';
 
 export interface ConnectorContext {
   readonly secrets: SecretReader;
   /** A live connection to one of this workspace's MCP sources, by name. */
   mcp(sourceName: string): Promise<UpstreamConnection>;
+  /** The checked network path of this workspace (tenant reach policy); absent: unbounded. */
+  readonly network?: NetworkGuard;
+  /** The bounds of this workspace's files sources; absent: unbounded. */
+  readonly files?: { readonly policy: ReachPolicy; readonly scope: ReachScope };
 }

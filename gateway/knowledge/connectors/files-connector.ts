@@ -1,10 +1,13 @@
 // The `files` connector: walks a directory tree, keeps files matching the include globs and not the
 // exclude globs, and yields one item per file (external id = path relative to the root). Files over
-// `maxFileBytes` and files that are not valid UTF-8 text are skipped.
+// `maxFileBytes` and files that are not valid UTF-8 text are skipped. Under a tenant reach policy
+// (D19) the root must lie inside an allowed root, as written and after symbolic links; every file is
+// read through readConfined, which refuses one whose real location left the root.
 import { watch } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { DataSourceConfig } from '../../config/index.js';
+import { confineRoot, readConfined, type ReachPolicy, type ReachScope } from '../../reach/index.js';
 import type { Connector, SourceItem } from './connector.js';
 import { matchesGlobs } from './glob-match.js';
 import { extractText } from './text-extract.js';
@@ -29,22 +32,33 @@ async function* walk(
   }
 }
 
-export function filesConnector(source: FilesSource): Connector {
-  const root = resolve(source.path);
+export interface FileBounds {
+  readonly policy: ReachPolicy;
+  readonly scope: ReachScope;
+}
+
+export function filesConnector(source: FilesSource, bounds?: FileBounds): Connector {
+  // Under a policy the path is taken as written (it must be absolute); otherwise relative paths
+  // resolve against the working directory, as the embedded file documents.
+  const root = bounds === undefined ? resolve(source.path) : source.path;
   return {
     async *items(signal): AsyncGenerator<SourceItem> {
-      for await (const rel of walk(root, root, source, signal)) {
-        const full = join(root, rel);
-        const info = await stat(full);
-        if (info.size > source.maxFileBytes) continue;
+      const confinement = await confineRoot(root, bounds);
+      const base = confinement.realRoot;
+      for await (const rel of walk(base, base, source, signal)) {
+        const read = await readConfined(join(base, rel), confinement, source.maxFileBytes).catch(
+          () => undefined,
+        );
+        // Gone since the walk, a symlink, outside the root, not a file or too large: not indexed.
+        if (read === undefined || read.kind !== 'read') continue;
         let text: string;
         try {
-          text = new TextDecoder('utf-8', { fatal: true }).decode(await readFile(full));
+          text = new TextDecoder('utf-8', { fatal: true }).decode(read.bytes);
         } catch {
           continue;
         }
         const { title, body } = extractText(rel, text);
-        yield { externalId: rel, title, body, url: rel, updatedAt: info.mtime.toISOString() };
+        yield { externalId: rel, title, body, url: rel, updatedAt: read.mtime.toISOString() };
       }
     },
     ...(source.watch

@@ -44,6 +44,9 @@ function toItem(source: HttpSource, raw: unknown): SourceItem | undefined {
 
 export function httpConnector(source: HttpSource, context: ConnectorContext): Connector {
   const headers: Record<string, string> = { accept: 'application/json' };
+  // Under a tenant reach policy every connection (redirects and next pages too) is checked on the
+  // address it dials; a refusal fails the sync with the reason.
+  const get = context.network?.fetch() ?? fetch;
   return {
     async *items(signal): AsyncGenerator<SourceItem> {
       const credential = source.credential;
@@ -58,7 +61,7 @@ export function httpConnector(source: HttpSource, context: ConnectorContext): Co
       for (let fetched = 0; fetched < source.maxPages && url !== undefined; fetched += 1) {
         const target = new URL(url);
         if (pagination.type === 'page') target.searchParams.set(pagination.pageParam, String(page));
-        const response = await fetch(target, {
+        const response = await get(target, {
           headers,
           signal: AbortSignal.any([signal, AbortSignal.timeout(source.timeoutMs)]),
         });

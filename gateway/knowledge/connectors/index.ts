@@ -16,7 +16,7 @@ export { ConnectorError } from './connector-error.js';
 export function connectorFor(source: DataSourceConfig, context: ConnectorContext): Connector {
   switch (source.type) {
     case 'files':
-      return filesConnector(source);
+      return filesConnector(source, context.files);
     case 'http':
       return httpConnector(source, context);
     case 'mcp-resources':

@@ -7,6 +7,7 @@ import { resolveSecret, type DataSourceConfig } from '../../config/index.js';
 import type { Connector, SourceItem } from './connector.js';
 import type { ConnectorContext } from './connector-context.js';
 import { ConnectorError } from './connector-error.js';
+import { findReachDenied, type NetworkGuard } from '../../reach/index.js';
 
 type PostgresSource = Extract<DataSourceConfig, { type: 'postgres' }>;
 
@@ -38,6 +39,8 @@ function toItem(row: Record<string, unknown>): SourceItem | undefined {
  * message can quote row data, and a client one the connection target). */
 function safeError(error: unknown, phase: 'connect' | 'query'): Error {
   if (error instanceof ConnectorError) return error;
+  const denied = findReachDenied(error);
+  if (denied !== undefined) return denied;
   const code = (error as { code?: unknown }).code;
   const what =
     phase === 'connect' ? 'could not connect to the database' : 'the database refused the sync query';
@@ -54,6 +57,11 @@ export function postgresConnector(source: PostgresSource, context: ConnectorCont
         connectionString: resolveSecret(source.connectionString, context.secrets),
         application_name: `agent-gateway sync ${source.name}`,
         connectionTimeoutMillis: Math.min(source.timeoutMs, 30_000),
+        // Under a tenant reach policy the host is resolved and checked before it is dialled, and
+        // a Unix socket path is refused.
+        ...(context.network === undefined
+          ? {}
+          : { stream: () => (context.network as NetworkGuard).socket() }),
       });
       const abort = () => void client.end().catch(() => undefined);
       signal.addEventListener('abort', abort, { once: true });

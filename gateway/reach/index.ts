@@ -1,0 +1,9 @@
+export { ReachPolicy, describeDenial, isWithin } from './reach-policy.js';
+export type { ReachDecision, ReachDenial, ReachScope, OwnAddresses } from './reach-policy.js';
+export { ReachDeniedError, findReachDenied } from './reach-denied-error.js';
+export { NetworkGuard } from './network-guard.js';
+export type { Resolver, ResolvedTarget } from './network-guard.js';
+export { confineRoot, readConfined } from './confined-files.js';
+export type { FileConfinement, ConfinedRead } from './confined-files.js';
+export { TenantReach, discoverOwnAddresses, effectivePolicy } from './tenant-reach.js';
+export { normaliseAddress, AddressSet } from './address-set.js';

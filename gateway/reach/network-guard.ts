@@ -1,0 +1,131 @@
+// Enforces the network half of the reach policy where connections are made (D19): every TCP
+// connection a tenant's source opens goes through resolve(), which looks the name up once, refuses
+// when any address it resolves to is denied, and hands back the address to dial, so the check and
+// the connection use the same answer (no DNS rebinding in between). Redirects and next-page URLs
+// open new connections and are checked the same way. Undici (fetch, the MCP relay) dials through
+// connector(); PostgreSQL through socket().
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { Socket, isIP } from 'node:net';
+import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { ReachDeniedError } from './reach-denied-error.js';
+import type { ReachPolicy, ReachScope } from './reach-policy.js';
+
+export type Resolver = (host: string) => Promise<readonly LookupAddress[]>;
+
+const systemResolver: Resolver = (host) =>
+  new Promise((resolve, reject) => {
+    dnsLookup(host, { all: true, order: 'verbatim' }, (error, addresses) => {
+      if (error !== null) reject(error);
+      else resolve(addresses);
+    });
+  });
+
+export interface ResolvedTarget {
+  readonly address: string;
+  readonly family: 4 | 6;
+}
+
+export class NetworkGuard {
+  private sharedAgent: Agent | undefined;
+
+  constructor(
+    private readonly policy: ReachPolicy,
+    readonly scope: ReachScope,
+    private readonly resolver: Resolver = systemResolver,
+  ) {}
+
+  /** Whether the policy lets workspaces run stdio MCP sources. */
+  get stdioAllowed(): boolean {
+    return this.policy.stdioAllowed;
+  }
+
+  /** The address to dial for `host`, or a ReachDeniedError. */
+  async resolve(rawHost: string): Promise<ResolvedTarget> {
+    const host = rawHost.startsWith('[') && rawHost.endsWith(']') ? rawHost.slice(1, -1) : rawHost;
+    const literal = isIP(host.replace(/%.*$/, ''));
+    if (literal !== 0) {
+      const decision = this.policy.decideAddress(this.scope, undefined, host);
+      if (!decision.allowed) throw new ReachDeniedError(decision.reason, host);
+      return { address: host, family: literal === 4 ? 4 : 6 };
+    }
+    const byName = this.policy.decideName(this.scope, host);
+    if (byName !== undefined && !byName.allowed) throw new ReachDeniedError(byName.reason, host);
+    const addresses = await this.resolver(host);
+    if (addresses.length === 0)
+      throw Object.assign(new Error(`${host} did not resolve`), { code: 'ENOTFOUND' });
+    for (const { address } of addresses) {
+      const decision = this.policy.decideAddress(this.scope, host, address);
+      if (!decision.allowed) throw new ReachDeniedError(decision.reason, host);
+    }
+    const first = addresses[0] as LookupAddress;
+    return { address: first.address, family: first.family === 4 ? 4 : 6 };
+  }
+
+  /** An undici connector that dials only what resolve() allows; TLS still verifies the name. */
+  connector(options: buildConnector.BuildOptions = {}): buildConnector.connector {
+    const base = buildConnector(options);
+    return (opts, callback) => {
+      this.resolve(opts.hostname).then(
+        (target) => {
+          const named = isIP(opts.hostname) === 0;
+          base(
+            {
+              ...opts,
+              hostname: target.address,
+              ...(named && opts.servername === undefined ? { servername: opts.hostname } : {}),
+            },
+            callback,
+          );
+        },
+        (error: unknown) => callback(error as Error, null),
+      );
+    };
+  }
+
+  /** A keep-alive pool whose every connection is checked. */
+  agent(options: Agent.Options = {}): Agent {
+    return new Agent({ ...options, connect: this.connector() });
+  }
+
+  /** fetch through one shared checked pool (redirects included: each hop dials through it). */
+  fetch(): typeof fetch {
+    return ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      this.sharedAgent ??= this.agent();
+      return undiciFetch(input as Parameters<typeof undiciFetch>[0], {
+        ...(init as Parameters<typeof undiciFetch>[1]),
+        dispatcher: this.sharedAgent as Dispatcher,
+      }) as unknown as Promise<Response>;
+    }) as typeof fetch;
+  }
+
+  /** A TCP socket for node-postgres whose connect() dials only what resolve() allows; a Unix socket
+   * path (a local file) is refused. `label` names the target in refusals (the host sits inside a
+   * connection string, which is a secret). */
+  socket(label = 'the database host'): Socket {
+    const socket = new Socket();
+    const connect = socket.connect.bind(socket) as (port: number, host: string) => Socket;
+    const guarded = (port: unknown, host?: unknown): Socket => {
+      if (typeof port === 'string' && host === undefined) {
+        process.nextTick(() => socket.destroy(new ReachDeniedError('unix-socket', label)));
+        return socket;
+      }
+      const name = typeof host === 'string' && host !== '' ? host : 'localhost';
+      this.resolve(name).then(
+        (target) => connect(Number(port), target.address),
+        (error: unknown) =>
+          socket.destroy(
+            error instanceof ReachDeniedError ? new ReachDeniedError(error.reason, label) : (error as Error),
+          ),
+      );
+      return socket;
+    };
+    (socket as unknown as { connect: typeof guarded }).connect = guarded;
+    return socket;
+  }
+
+  async close(): Promise<void> {
+    const agent = this.sharedAgent;
+    this.sharedAgent = undefined;
+    await agent?.close().catch(() => undefined);
+  }
+}
