@@ -1,6 +1,22 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'tenant:rbac-namespace-only':
+    'issue 20: a tenant with the chart role writes its own namespace only, never status or rendered objects',
+  'tenant:files-inside-root': 'issue 20: a files source inside its allowed root is indexed; a symlink out is not read',
+  'tenant:path-not-allowed':
+    'issue 20: files paths outside the root, with .., or escaping through a symlink are refused (PathNotAllowed)',
+  'tenant:renamed-directory': 'issue 20: a directory swapped for a symlink out of its root after indexing is refused',
+  'tenant:address-not-allowed':
+    'issue 20: loopback, [::1], link-local, the API server, DNS names and mapped forms of denied addresses are refused (AddressNotAllowed), nothing connects',
+  'tenant:redirect-and-next-page':
+    'issue 20: redirects and next-page URLs to denied addresses are refused where the connection is made',
+  'tenant:workspace-not-found': 'issue 20: a reference to a Workspace of another namespace is WorkspaceNotFound',
+  'tenant:forged-rendered-objects':
+    'issue 20: the gateway enforces the policy again on rendered objects written around the operator',
+  'tenant:events': 'issue 20: the operator records Events for keys issued, resources rendered and refusals',
+  'tenant:rendered-refs-own-secret':
+    'issue 20: workspaces from the API may reference only their own rendered Secret, and run no stdio source',
   'auth:401-missing': 'spec §5.3: no credential gives 401 with a Bearer challenge',
   'auth:401-not-bearer': 'spec §5.3: an unsupported scheme gives 401',
   'auth:401-malformed': 'spec §5.3 / D13: a key with a bad format or checksum gives 401',

@@ -6,7 +6,7 @@
 // connector(); PostgreSQL through socket().
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Socket, isIP } from 'node:net';
-import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { ReachDeniedError } from './reach-denied-error.js';
 import type { ReachPolicy, ReachScope } from './reach-policy.js';
 
@@ -89,13 +89,13 @@ export class NetworkGuard {
 
   /** fetch through one shared checked pool (redirects included: each hop dials through it). */
   fetch(): typeof fetch {
-    return ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    return (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
       this.sharedAgent ??= this.agent();
       return undiciFetch(input as Parameters<typeof undiciFetch>[0], {
         ...(init as Parameters<typeof undiciFetch>[1]),
-        dispatcher: this.sharedAgent as Dispatcher,
-      }) as unknown as Promise<Response>;
-    }) as typeof fetch;
+        dispatcher: this.sharedAgent,
+      });
+    };
   }
 
   /** A TCP socket for node-postgres whose connect() dials only what resolve() allows; a Unix socket

@@ -7,7 +7,8 @@ import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { TenantPolicy, WorkspaceConfig } from '../config/index.js';
 import { NetworkGuard, type Resolver } from './network-guard.js';
-import { ReachPolicy, type OwnAddresses, type ReachScope } from './reach-policy.js';
+import type { ReachPolicy } from './reach-policy.js';
+import { type OwnAddresses, type ReachScope } from './reach-policy.js';
 
 export class TenantReach {
   private readonly guards = new Map<string, NetworkGuard>();

@@ -11,6 +11,7 @@ import { startControlPlane, type ControlPlane } from '../infra/control-plane.js'
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { get, mcpPost } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
+import { writeTestPolicy } from '../support/test-policy.js';
 
 const run = promisify(execFile);
 const OUTAGE_MS = 30_000;
@@ -66,14 +67,34 @@ beforeAll(async () => {
     }),
   );
   const common = ['--kubeconfig', plane.kubeconfig, '--log-level', 'silent'];
+  const policy = await writeTestPolicy();
   operator = await startChild(
-    ['bin/agent-gateway.js', 'operator', '--gateway-namespace', 'agw', ...common],
+    [
+      'bin/agent-gateway.js',
+      'operator',
+      '--gateway-namespace',
+      'agw',
+      '--policy',
+      policy.policyPath,
+      ...common,
+    ],
     /watching/,
     'stderr',
   );
   for (let i = 0; i < 2; i += 1) {
     const child = await startChild(
-      ['bin/agent-gateway.js', 'serve', '--kubernetes', '--namespace', 'agw', '--port', '0', ...common],
+      [
+        'bin/agent-gateway.js',
+        'serve',
+        '--kubernetes',
+        '--namespace',
+        'agw',
+        '--port',
+        '0',
+        '--config',
+        policy.baseConfigPath,
+        ...common,
+      ],
       /listening on/,
       'stderr',
     );

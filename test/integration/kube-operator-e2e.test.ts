@@ -12,6 +12,7 @@ import { startModernServer, type RunningModernServer } from '../fixtures/upstrea
 import { get, mcpPost } from '../support/gateway-harness.js';
 import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
 import { until } from '../support/until.js';
+import { writeTestPolicy, type TestPolicyFiles } from '../support/test-policy.js';
 
 const UPSTREAM_TOKEN = 'replace-with-the-upstream-token';
 let tenant: string;
@@ -21,6 +22,7 @@ let docs: string;
 let operator: Child;
 let gateways: { child: Child; url: string }[] = [];
 let key: string;
+let policy: TestPolicyFiles;
 
 function startOperator(identity: string): Promise<Child> {
   return startChild(
@@ -33,6 +35,8 @@ function startOperator(identity: string): Promise<Child> {
       kubeconfigPath(),
       '--identity',
       identity,
+      '--policy',
+      policy.policyPath,
       '--log-level',
       'warn',
     ],
@@ -53,6 +57,8 @@ async function startGatewayProcess(): Promise<{ child: Child; url: string }> {
       kubeconfigPath(),
       '--port',
       '0',
+      '--config',
+      policy.baseConfigPath,
       '--log-level',
       'warn',
     ],
@@ -96,6 +102,7 @@ beforeAll(async () => {
   gatewayNs = await freshNamespace('agw');
   upstream = await startModernServer({ bearerToken: UPSTREAM_TOKEN });
   docs = await mkdtemp(join(tmpdir(), 'agw-kube-docs-'));
+  policy = await writeTestPolicy({ fileRoots: [docs] });
   await writeFile(
     join(docs, 'onboarding.md'),
     '# Onboarding\n\nThe pelican rota decides who reviews upstream changes each week.\n',
@@ -108,7 +115,7 @@ beforeAll(async () => {
   const document = examples
     .join('\n---\n')
     .replace('http://docs-mcp.example.svc:8080/mcp', upstream.url)
-    .replace('/srv/handbook', docs);
+    .replace('/data/agent-gateway/handbook', docs);
   await kubectlOk(['apply', '-n', tenant, '-f', '-'], document);
   operator = await startOperator('operator-a');
   gateways = [await startGatewayProcess(), await startGatewayProcess()];
