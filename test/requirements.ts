@@ -14,6 +14,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'tenant:workspace-not-found': 'issue 20: a reference to a Workspace of another namespace is WorkspaceNotFound',
   'tenant:forged-rendered-objects':
     'issue 20: the gateway enforces the policy again on rendered objects written around the operator',
+  'tenant:embedded-policy': 'issue 20: the embedded file can set the same policy and it is enforced',
   'tenant:events': 'issue 20: the operator records Events for keys issued, resources rendered and refusals',
   'tenant:rendered-refs-own-secret':
     'issue 20: workspaces from the API may reference only their own rendered Secret, and run no stdio source',

@@ -106,7 +106,7 @@ async function eventsFor(name: string): Promise<{ reason: string; type: string; 
 }
 
 interface SourceRecord {
-  readonly name: string;
+  readonly id: string;
   readonly last_error: string | null;
   readonly error_code: string | null;
   readonly status: string;
@@ -119,7 +119,7 @@ async function sources(): Promise<SourceRecord[]> {
 
 async function sourceError(name: string): Promise<string> {
   return until(`a sync error for ${name}`, async () => {
-    const found = (await sources()).find((s) => s.name === name);
+    const found = (await sources()).find((s) => s.id === name);
     return found?.last_error ?? undefined;
   });
 }
@@ -356,7 +356,7 @@ describe('a tenant with namespace rights only', () => {
     await until('the handbook to be searchable', async () =>
       (await search('heron schedule pager')).includes('heron') ? true : undefined,
     );
-    expect(await search(SECRET_TEXT)).not.toContain(SECRET_TEXT);
+    expect(await search('zebra token gateway serviceaccount')).not.toContain(SECRET_TEXT);
     expect((await readyOf('datasources', 'handbook')).reason).toBe('Rendered');
   });
 
@@ -397,7 +397,7 @@ describe('a tenant with namespace rights only', () => {
     // The symlink is inside the root as written: the operator renders it, the gateway refuses it.
     expect((await readyOf('datasources', 'escape')).reason).toBe('Rendered');
     expect(await sourceError('escape')).toMatch(/not allowed by the gateway's tenant policy.*real location/);
-    expect(await search(SECRET_TEXT)).not.toContain(SECRET_TEXT);
+    expect(await search('zebra token gateway serviceaccount')).not.toContain(SECRET_TEXT);
   });
 
   it('tenant:renamed-directory — refuses a directory renamed and replaced by a symlink out of its root after it was indexed', async () => {
@@ -417,7 +417,7 @@ describe('a tenant with namespace rights only', () => {
     await rename(dir, `${dir}-old`);
     await symlink(outside, dir);
     expect(await sourceError('moving')).toMatch(/real location/);
-    expect(await search(SECRET_TEXT)).not.toContain(SECRET_TEXT);
+    expect(await search('zebra token gateway serviceaccount')).not.toContain(SECRET_TEXT);
   });
 
   it('tenant:address-not-allowed — refuses network targets the policy denies, as written and as resolved, and nothing connects', async () => {
@@ -652,11 +652,11 @@ describe('a tenant with namespace rights only', () => {
     await until('the forged MCP source to be refused', async () => {
       const call = await mcpPost(gateway.url, evilKey, { method: 'tools/list' });
       expect(call.status).toBe(200);
-      const forged = (await sources()).find((s) => s.name === 'forged');
+      const forged = (await sources()).find((s) => s.id === 'forged');
       return forged?.error_code === 'upstream_not_allowed' ? true : undefined;
     });
     expect(await sourceError('forged-files')).toMatch(/not allowed by the gateway's tenant policy/);
     expect(loopbackWire.connections()).toBe(0);
-    expect(await search(SECRET_TEXT)).not.toContain(SECRET_TEXT);
+    expect(await search('zebra token gateway serviceaccount')).not.toContain(SECRET_TEXT);
   });
 });

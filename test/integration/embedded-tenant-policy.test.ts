@@ -1,0 +1,101 @@
+// The tenant reach policy in the embedded file (issue 20): with no `policy:` block nothing is
+// bounded (the file's author is the admin; other integration tests rely on loopback upstreams and
+// relative paths); with one, the same bounds apply as in the cluster: a files source outside its
+// roots and an http source or MCP source on a denied address are refused where they are opened,
+// and a listener on the denied address proves that nothing connected.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get, keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { until } from '../support/until.js';
+
+let harness: Harness;
+let wire: Server;
+let connections = 0;
+let root: string;
+let outside: string;
+const key = newKey();
+
+beforeAll(async () => {
+  wire = createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => wire.listen(0, '127.0.0.1', () => resolve()));
+  const address = wire.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  root = await mkdtemp(join(tmpdir(), 'agw-embedded-roots-'));
+  outside = await mkdtemp(join(tmpdir(), 'agw-embedded-outside-'));
+  await mkdir(join(root, 'acme'));
+  await writeFile(join(root, 'acme', 'ok.md'), '# OK\n\nThe bittern index is rebuilt nightly.\n');
+  await writeFile(join(outside, 'secret.md'), '# Secret\n\nquokka-credential-material\n');
+  harness = await startHarness({
+    policy: { files: { allowedRoots: [join(root, '{workspace}')] } },
+    workspaces: [
+      {
+        name: 'acme',
+        keys: [keyRecord(key)],
+        mcpSources: [{ name: 'loop', transport: 'streamable-http', url: `http://127.0.0.1:${port}/mcp` }],
+        dataSources: [
+          { name: 'inside', type: 'files', path: join(root, 'acme'), watch: false },
+          { name: 'outside', type: 'files', path: outside, watch: false },
+          {
+            name: 'api',
+            type: 'http',
+            url: `http://localhost:${port}/items`,
+            fields: { id: 'id', title: 'title', body: 'body' },
+          },
+        ],
+      },
+    ],
+  });
+});
+
+afterAll(async () => {
+  await harness?.stop();
+  await new Promise<void>((resolve) => wire.close(() => resolve()));
+  await rm(root, { recursive: true, force: true });
+  await rm(outside, { recursive: true, force: true });
+});
+
+async function sources(): Promise<{ id: string; last_error: string | null; error_code: string | null }[]> {
+  const response = await get(`${harness.url}/agent/sources`, key.key, { accept: 'application/json' });
+  return (
+    (await response.json()) as {
+      sources: { id: string; last_error: string | null; error_code: string | null }[];
+    }
+  ).sources;
+}
+
+describe('embedded gateway with a policy block', () => {
+  it('tenant:embedded-policy — bounds files and network targets the same way, and nothing connects', async () => {
+    const errors = await until('both refused syncs to report', async () => {
+      const list = await sources();
+      const outsideError = list.find((s) => s.id === 'outside')?.last_error;
+      const apiError = list.find((s) => s.id === 'api')?.last_error;
+      return outsideError && apiError ? { outsideError, apiError } : undefined;
+    });
+    expect(errors.outsideError).toMatch(/outside every allowed root/);
+    expect(errors.apiError).toMatch(
+      /localhost is not allowed by the gateway's tenant policy: a loopback address/,
+    );
+    const listed = await mcpPost(harness.url, key.key, { method: 'tools/list' });
+    expect(listed.status).toBe(200);
+    const loop = await until('the MCP source to be refused', async () => {
+      const found = (await sources()).find((s) => s.id === 'loop');
+      return found?.error_code === 'upstream_not_allowed' ? found : undefined;
+    });
+    expect(loop.error_code).toBe('upstream_not_allowed');
+    const search = await fetch(`${harness.url}/agent/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'bittern quokka', options: { response_format: 'json' } }),
+    });
+    const text = await search.text();
+    expect(text).toContain('bittern');
+    expect(text).not.toContain('quokka-credential-material');
+    expect(connections).toBe(0);
+  });
+});
