@@ -56,7 +56,6 @@ export interface OwnAddresses {
 }
 
 const OK: ReachDecision = { allowed: true };
-const ALLOW_NOTHING: ReachAllow = { cidrs: [], hosts: [] };
 
 function hostMatches(host: string, patterns: readonly string[]): boolean {
   const name = host.toLowerCase().replace(/\.$/, '');
@@ -103,7 +102,7 @@ export class ReachPolicy {
   decideAddress(scope: ReachScope, host: string | undefined, raw: string): ReachDecision {
     const address = normaliseAddress(raw);
     if (address === undefined) return { allowed: false, reason: 'reserved' };
-    const own = this.allowByNamespace.get(scope.namespace) ?? compileAllow(ALLOW_NOTHING);
+    const own = this.allowByNamespace.get(scope.namespace) ?? NO_EXCEPTIONS;
     if (matchAllow(this.allowAll, address) || matchAllow(own, address)) return OK;
     const builtIn = this.builtIn.match(address);
     if (builtIn !== undefined) return { allowed: false, reason: builtIn };
@@ -143,6 +142,8 @@ export class ReachPolicy {
       : { allowed: false, reason: 'path-not-allowed' };
   }
 }
+
+const NO_EXCEPTIONS = compileAllow({ cidrs: [], hosts: [] });
 
 function addAddress(set: AddressSet<string>, address: string, tag: string): void {
   const normal = normaliseAddress(address);

@@ -338,9 +338,11 @@ describe('a tenant with namespace rights only', () => {
   it('tenant:rbac-namespace-only — is bound to its namespace by RBAC: no status writes, nothing in another namespace or the gateway namespace', async () => {
     expect((await asTenant(['auth', 'can-i', 'create', 'mcpsources', '-n', evil])).stdout.trim()).toBe('yes');
     expect((await asTenant(['auth', 'can-i', 'create', 'mcpsources', '-n', team])).stdout.trim()).toBe('no');
-    expect((await asTenant(['auth', 'can-i', 'patch', 'mcpsources/status', '-n', evil])).stdout.trim()).toBe(
-      'no',
-    );
+    expect(
+      (
+        await asTenant(['auth', 'can-i', 'patch', 'mcpsources', '--subresource=status', '-n', evil])
+      ).stdout.trim(),
+    ).toBe('no');
     expect((await asTenant(['auth', 'can-i', 'patch', 'configmaps', '-n', gatewayNs])).stdout.trim()).toBe(
       'no',
     );

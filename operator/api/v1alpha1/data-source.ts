@@ -40,7 +40,9 @@ const FilesSpec = z
       .string()
       .min(1)
       .max(4096)
-      .describe('Directory inside the gateway pods to index (mount it from a PVC or ConfigMap).'),
+      .describe(
+        'Absolute directory inside the gateway pods to index (mount it from a PVC or ConfigMap); it must lie under one of the admin policy.files.allowedRoots, or the resource is refused with PathNotAllowed.',
+      ),
     include: z
       .array(glob)
       .max(100)
@@ -66,7 +68,9 @@ const HttpSpec = z
       .min(1)
       .max(2048)
       .regex(/^https?:\/\/[^\s]+$/)
-      .describe('The JSON endpoint (http or https URL).'),
+      .describe(
+        'The JSON endpoint (http or https URL); its addresses, redirects and next pages must be allowed by the admin policy.network (AddressNotAllowed otherwise).',
+      ),
     credential: CredentialRefSchema.optional(),
     itemsPath: z
       .string()
@@ -146,7 +150,9 @@ const PostgresSpec = z
   .strictObject({
     connectionString: z
       .strictObject({ secretKeyRef: SecretKeyRefSchema })
-      .describe('A libpq connection URI in a Secret; use a role that can only read.'),
+      .describe(
+        'A libpq connection URI in a Secret; use a role that can only read. Its hosts must be allowed by the admin policy.network; Unix sockets are refused.',
+      ),
     query: z
       .string()
       .min(1)

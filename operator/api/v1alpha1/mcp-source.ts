@@ -38,7 +38,9 @@ export const McpSourceSpecSchema = z
       .min(1)
       .max(2048)
       .regex(/^https?:\/\/[^\s]+$/)
-      .describe('The MCP endpoint (http or https URL).'),
+      .describe(
+        'The MCP endpoint (http or https URL); its addresses must be allowed by the admin policy.network (AddressNotAllowed otherwise).',
+      ),
     credential: CredentialRefSchema.optional(),
     timeouts: TimeoutsSchema.optional(),
     limits: SourceLimitsSchema.optional(),
