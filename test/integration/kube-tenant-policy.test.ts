@@ -466,7 +466,7 @@ describe('a tenant with namespace rights only', () => {
         type: 'http',
         http: {
           url: `http://169.254.169.254:${metadataWire?.port ?? 80}/latest/meta-data/`,
-          fields: { id: 'id', title: 'title', body: 'body' },
+          fields: { id: 'id', title: 'title', body: ['body'] },
         },
       }),
       resource('DataSource', 'pg-loopback', {
@@ -518,7 +518,7 @@ describe('a tenant with namespace rights only', () => {
         type: 'http',
         http: {
           url: `http://${ALLOWED_ADDRESS}:${allowedPort}/items`,
-          fields: { id: 'id', title: 'title', body: 'body' },
+          fields: { id: 'id', title: 'title', body: ['body'] },
         },
       }),
       resource('DataSource', 'redirect', {
@@ -526,7 +526,7 @@ describe('a tenant with namespace rights only', () => {
         type: 'http',
         http: {
           url: `http://${ALLOWED_ADDRESS}:${allowedPort}/redirect`,
-          fields: { id: 'id', title: 'title', body: 'body' },
+          fields: { id: 'id', title: 'title', body: ['body'] },
         },
       }),
       resource('DataSource', 'paged', {
@@ -535,7 +535,7 @@ describe('a tenant with namespace rights only', () => {
         http: {
           url: `http://${ALLOWED_ADDRESS}:${allowedPort}/paged`,
           pagination: { type: 'link' },
-          fields: { id: 'id', title: 'title', body: 'body' },
+          fields: { id: 'id', title: 'title', body: ['body'] },
         },
       }),
     ]);
