@@ -1,6 +1,8 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'attacker:exact-ids': 'issue 28.3: JSON-RPC ids are echoed exactly or refused (id null), never changed',
+  'attacker:argument-depth': 'issue 28.4: params nested past 64 levels are a request error before any upstream',
   'tenant:rbac-namespace-only':
     'issue 20: a tenant with the chart role writes its own namespace only, never status or rendered objects',
   'tenant:files-inside-root': 'issue 20: a files source inside its allowed root is indexed; a symlink out is not read',

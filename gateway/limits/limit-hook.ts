@@ -2,6 +2,7 @@
 // tools/call is known as one) and before anything runs. A refusal is 429 `rate_limited` with
 // `Retry-After` and the IETF RateLimit/RateLimit-Policy fields (on /mcp the error handler renders
 // it as a JSON-RPC error with the request's id); an admitted request carries the fields too.
+import { idEchoesExactly } from '../platform/exact-rpc-id.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/index.js';
 import { strictUtf8 } from '../platform/strict-utf8.js';
@@ -27,7 +28,9 @@ function rpcOf(request: FastifyRequest): RpcShape | undefined {
   if (text === undefined) return undefined;
   try {
     const parsed = JSON.parse(text) as unknown;
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : undefined;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    // A refusal answers with the id only when it echoes exactly (issue 28.3).
+    return idEchoesExactly(text, parsed) ? parsed : { ...(parsed as RpcShape), id: undefined };
   } catch {
     return undefined;
   }

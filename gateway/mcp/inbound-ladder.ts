@@ -4,6 +4,8 @@
 // must be valid UTF-8 (a decoder would otherwise forward U+FFFD in place of the bytes sent). Mirrored
 // headers that are present must match the body in every era (issue 8.2): only their presence is a
 // modern-era requirement, so a 2025-era client cannot steer an intermediary with a lying header.
+import { idEchoesExactly } from '../platform/exact-rpc-id.js';
+import { MAX_PARAMS_DEPTH, nestsDeeperThan } from './params-depth.js';
 import { McpError, type JsonRpcId } from './jsonrpc.js';
 import {
   LEGACY_DEFAULT_VERSION,
@@ -93,11 +95,27 @@ const parseRung: Rung = (state) => {
     return reject400(RPC.invalidRequest, 'Invalid Request: method must be a non-empty string.');
   if (id !== undefined && typeof id !== 'string' && (typeof id !== 'number' || !Number.isFinite(id)))
     return reject400(RPC.invalidRequest, 'Invalid Request: id must be a string or a number.');
+  if (!idEchoesExactly(text, body))
+    return reject400(
+      RPC.invalidRequest,
+      'Invalid Request: this numeric id cannot be echoed exactly (beyond 2^53 or not in shortest form); send it as a string.',
+    );
   if (params !== undefined && !isRecord(params))
     return reject400(RPC.invalidRequest, 'Invalid Request: params must be an object.');
+
   state.message = { id, method, params: params ?? {} };
   return undefined;
 };
+
+/** Arguments nested past the limit are the caller's mistake, refused before any upstream sees them. */
+const depthRung: Rung = (state) =>
+  nestsDeeperThan((state.message as InboundMessage).params, MAX_PARAMS_DEPTH)
+    ? reject400(
+        RPC.invalidParams,
+        `Invalid params: params nest deeper than ${MAX_PARAMS_DEPTH} levels of objects and arrays.`,
+        { limit: { maxDepth: MAX_PARAMS_DEPTH } },
+      )
+    : undefined;
 
 function metaOf(message: InboundMessage): Record<string, unknown> | undefined {
   const meta = message.params['_meta'];
@@ -200,6 +218,7 @@ export const LADDER: readonly Rung[] = [
   httpMethodRung,
   contentTypeRung,
   parseRung,
+  depthRung,
   eraRung,
   presentMirrorsRung,
   eraSpecificRung,

@@ -3,6 +3,7 @@
 // time: an unauthenticated caller cannot make the gateway buffer much or wait long, and anything
 // unreadable in time simply yields `null`, the JSON-RPC id for "unknown".
 import type { IncomingMessage } from 'node:http';
+import { idEchoesExactly } from './exact-rpc-id.js';
 
 export interface PeekLimits {
   readonly maxBytes: number;
@@ -15,7 +16,8 @@ function idOf(text: string): string | number | null {
   try {
     const body = JSON.parse(text) as unknown;
     const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
-    if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) return id;
+    if (typeof id === 'string') return id;
+    if (typeof id === 'number' && Number.isFinite(id) && idEchoesExactly(text, body)) return id;
   } catch {
     // Not JSON: the id is unknown.
   }

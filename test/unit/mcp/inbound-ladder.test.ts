@@ -76,4 +76,54 @@ describe('inbound ladder', () => {
         .kind,
     ).toBe('request');
   });
+
+  it('attacker:exact-ids — ids that JSON numbers cannot hold exactly are refused with id null; exact ones pass', () => {
+    for (const text of [
+      '123456789012345678901234567890',
+      '9007199254741925',
+      '1.0',
+      '1e3',
+      '0.30000000000000001',
+    ]) {
+      const outcome = runLadder(inbound(`{"jsonrpc":"2.0","id":${text},"method":"ping"}`));
+      expect(outcome.kind, text).toBe('reject');
+      if (outcome.kind === 'reject') {
+        expect(outcome.id, text).toBeNull();
+        expect(outcome.error.rpcCode).toBe(-32600);
+      }
+    }
+    for (const text of ['9007199254740991', '-42', '0', '1.5', '"9007199254741925"']) {
+      const outcome = runLadder(inbound(`{"jsonrpc":"2.0","id":${text},"method":"ping"}`));
+      expect(outcome.kind, text).toBe('request');
+      if (outcome.kind === 'request') expect(JSON.stringify(outcome.message.id)).toBe(text);
+    }
+  });
+
+  it('attacker:argument-depth — params nested past the limit are invalid params with the request id; at the limit they pass', () => {
+    const nest = (levels: number): unknown => {
+      let value: unknown = 'leaf';
+      for (let i = 0; i < levels; i += 1) value = i % 2 === 0 ? { a: value } : [value];
+      return value;
+    };
+    // params is level 1 and the outermost argument container level 2: 63 containers reach 64.
+    const atLimit = runLadder(
+      inbound({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'x', arguments: nest(63) } }),
+    );
+    expect(atLimit.kind).toBe('request');
+    const deep = runLadder(
+      inbound({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'x', arguments: nest(64) } }),
+    );
+    expect(deep.kind).toBe('reject');
+    if (deep.kind === 'reject') {
+      expect(deep.id).toBe(7);
+      expect(deep.error.rpcCode).toBe(-32602);
+      expect(deep.error.errorClass).toBe('request');
+    }
+    const huge = runLadder(
+      inbound(
+        `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"x","arguments":${'['.repeat(5000)}${']'.repeat(5000)}}}`,
+      ),
+    );
+    expect(huge.kind === 'reject' ? huge.error.rpcCode : undefined).toBe(-32602);
+  });
 });
