@@ -1,6 +1,9 @@
 // buildApp(deps): the HTTP application, never listening by itself (STYLE 4), so tests use
 // `inject()` or a real listen on port 0. Wires the inbound deadlines, request ids, the per-request
 // config snapshot, the request-target check, the auth gate, the routes and the single error renderer.
+import { allowedMethods, methodLabel } from './platform/http-method.js';
+import { refuseDuplicateHeaders } from './platform/header-policy.js';
+import { clientErrorHandler, refuseConnect } from './platform/raw-connection-errors.js';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { ConfigSource } from './config/index.js';
@@ -59,6 +62,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     genReqId: requestIdFor,
     bodyLimit: server.bodyLimitBytes,
     return503OnClosing: true,
+    // What Node's parser refuses is answered in the documented error body (issue 28.2).
+    clientErrorHandler,
     // Inbound deadlines (issue 8.4); Node checks them every `connectionsCheckingInterval`.
     requestTimeout: requestMs,
     keepAliveTimeout: keepAliveMs,
@@ -70,11 +75,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     },
   });
   guardSilentConnections(app.server, headersMs);
+  refuseConnect(app.server);
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('snapshot', null as never);
   app.decorateRequest('principal', undefined);
   app.decorateRequest('rpcId', null);
   app.decorateRequest('errorClass', undefined);
+  app.decorateRequest('errorCode', undefined);
 
   // First, so every later hook and the handler run inside the request's span.
   registerServerSpans(app);
@@ -84,6 +91,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     void reply.header('x-request-id', request.id);
     await Promise.resolve();
   });
+  app.addHook('onRequest', refuseDuplicateHeaders);
   app.addHook('onRequest', checkRequestTarget);
   app.addHook('onRequest', authHook(deps.now ?? (() => new Date())));
   // The request's span (when tracing is on) gets who asked: workspace and key id,
@@ -112,7 +120,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.addHook('onResponse', async (request, reply) => {
     const labels = {
       'http.route': request.routeOptions.url ?? 'unmatched',
-      'http.request.method': request.method,
+      'http.request.method': methodLabel(request.method),
       'http.response.status_code': reply.statusCode,
       ...(request.errorClass === undefined ? {} : { 'error.type': request.errorClass }),
     };
@@ -123,6 +131,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         method: request.method,
         route: request.routeOptions.url ?? 'unmatched',
         status: reply.statusCode,
+        ...(request.errorClass === undefined ? {} : { errorClass: request.errorClass }),
+        ...(request.errorCode === undefined ? {} : { errorCode: request.errorCode }),
         ms: Math.round(reply.elapsedTime),
         workspace: request.principal?.workspace.name,
         // Not `key`: the logger redacts that path, and the fingerprint is what `key list` shows.
@@ -134,8 +144,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(async () => {
+  app.setNotFoundHandler(async (request) => {
     await Promise.resolve();
+    // A path served with other methods answers 405 with Allow, not 404 (issue 28.2).
+    const allow = allowedMethods(app, request);
+    if (allow.length > 0)
+      throw new GatewayError('method_not_allowed', undefined, { headers: { allow: allow.join(', ') } });
     throw new GatewayError('not_found');
   });
 

@@ -1,6 +1,15 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'attacker:unknown-methods': 'issue 28.2: unknown methods answer 405 with Allow (or 404/401), never 500 or a silent close',
+  'attacker:malformed-http': 'issue 28.2: requests Node refuses answer 400 in the documented error body',
+  'attacker:duplicate-headers': 'issue 28.7: duplicate Authorization or Host headers are refused with 400',
+  'attacker:exact-ids-http': 'issue 28.3: ids beyond 2^53 are refused with id null over HTTP, with or without a key',
+  'attacker:deep-arguments': 'issue 28.4: deep arguments never reach the upstream nor count against its health',
+  'attacker:metrics-cardinality': 'issue 28.5: 10k random methods, paths, tool names and session ids add no series',
+  'attacker:metrics-loopback': 'issue 28.6: the Prometheus port listens on loopback unless configured',
+  'attacker:in-band-logged': 'issue 28.9: in-band failures log their class and code, never content',
+  'attacker:sync-metric-workspace': 'issue 28.10: sync metrics carry the workspace',
   'attacker:exact-ids': 'issue 28.3: JSON-RPC ids are echoed exactly or refused (id null), never changed',
   'attacker:argument-depth': 'issue 28.4: params nested past 64 levels are a request error before any upstream',
   'tenant:rbac-namespace-only':

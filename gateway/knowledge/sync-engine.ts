@@ -160,7 +160,11 @@ export class SyncEngine {
         progress: undefined,
       });
       this.logger.info({ workspace, source: source.name, ...report, documents }, 'data source synced');
-      count('agw.sync.documents', { 'agw.source': source.name }, report.added + report.updated);
+      count(
+        'agw.sync.documents',
+        { 'agw.workspace': workspace, 'agw.source': source.name },
+        report.added + report.updated,
+      );
       return report;
     } catch (error) {
       // Connector errors carry safe messages; anything else is reported by name and code only, since
@@ -185,7 +189,7 @@ export class SyncEngine {
         { workspace, source: source.name, err: message },
         'data source sync failed; indexed documents stay searchable',
       );
-      count('agw.sync.failures', { 'agw.source': source.name });
+      count('agw.sync.failures', { 'agw.workspace': workspace, 'agw.source': source.name });
       throw error;
     }
   }

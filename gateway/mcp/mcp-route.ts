@@ -8,6 +8,7 @@ import { errorMessage, McpError, resultMessage, type JsonRpcId } from './jsonrpc
 import { RPC } from './protocol.js';
 import { ResponseChannel } from './response-channel.js';
 import { annotateRequest } from '../telemetry/tracing.js';
+import { ERROR_CATALOGUE } from '../errors/index.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -17,6 +18,13 @@ function header(request: FastifyRequest, name: string): string | undefined {
 function sendError(reply: FastifyReply, id: JsonRpcId | null, error: McpError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
   return reply.code(error.httpStatus).type('application/json').send(errorMessage(id, error));
+}
+
+/** The catalogue code an error carries, else its JSON-RPC code: a closed set, never content (a
+ * relayed upstream error's own data is the upstream's words and stays out of the log). */
+function errorCodeOf(error: McpError): string {
+  const code = error.data?.['code'];
+  return typeof code === 'string' && Object.hasOwn(ERROR_CATALOGUE, code) ? code : String(error.rpcCode);
 }
 
 function abortOnDisconnect(request: FastifyRequest, reply: FastifyReply): AbortSignal {
@@ -48,6 +56,7 @@ export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void
         });
         if (outcome.kind === 'reject') {
           request.errorClass = outcome.error.errorClass;
+          request.errorCode = errorCodeOf(outcome.error);
           annotateRequest({
             'error.type': outcome.error.errorClass,
             'rpc.response.status_code': String(outcome.error.rpcCode),
@@ -79,6 +88,7 @@ export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void
         } catch (error) {
           if (error instanceof McpError) {
             request.errorClass = error.errorClass;
+            request.errorCode = errorCodeOf(error);
             annotateRequest({
               'error.type': error.errorClass,
               'rpc.response.status_code': String(error.rpcCode),

@@ -12,6 +12,7 @@ import {
   type ErrorCode,
 } from '../errors/index.js';
 import { isMcpFace } from './route-policy.js';
+import { allowedMethods } from './http-method.js';
 import { annotateRequest } from '../telemetry/tracing.js';
 import { count } from '../telemetry/metrics.js';
 
@@ -42,6 +43,16 @@ export function toGatewayError(error: unknown): GatewayError {
     return new GatewayError('payload_too_large', undefined, { cause: error });
   if (fastifyError?.statusCode === 415)
     return new GatewayError('unsupported_media_type', undefined, { cause: error });
+  // Any other refusal of Fastify's about the request itself (e.g. QUERY without Content-Type) is
+  // the caller's mistake, never a 500 (issue 28.2).
+  if (
+    typeof fastifyError?.code === 'string' &&
+    fastifyError.code.startsWith('FST_') &&
+    typeof fastifyError.statusCode === 'number' &&
+    fastifyError.statusCode >= 400 &&
+    fastifyError.statusCode < 500
+  )
+    return new GatewayError('invalid_request', 'The request cannot be served as sent.', { cause: error });
   if (isClientAbort(error))
     return new GatewayError('invalid_request', 'The request body was not received completely.', {
       cause: error,
@@ -50,9 +61,12 @@ export function toGatewayError(error: unknown): GatewayError {
 }
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const gatewayError = toGatewayError(error);
+  // Refusals of ours (401 first, deny by default) stand; Fastify's own errors on an unmatched
+  // method of a known path become the 405 the path deserves.
+  const gatewayError = (isGatewayError(error) ? undefined : methodRefusal(request)) ?? toGatewayError(error);
   annotateRequest({ 'error.type': gatewayError.entry.errorClass, 'agw.error.code': gatewayError.code });
   request.errorClass = gatewayError.entry.errorClass;
+  request.errorCode = gatewayError.code;
   if (gatewayError.code === 'rate_limited')
     count('agw.ratelimit.refusals', {
       policy: /"([^"]+)"/.exec(gatewayError.headers['ratelimit-policy'] ?? '')?.[1] ?? 'unknown',
@@ -80,4 +94,13 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
     .code(gatewayError.entry.status)
     .type('application/json; charset=utf-8')
     .send(`${JSON.stringify(wellFormed(renderRestError(gatewayError, request.id)))}\n`);
+}
+
+/** An unmatched method on a path that exists is 405 whatever failed first (QUERY's body rules). */
+function methodRefusal(request: FastifyRequest): GatewayError | undefined {
+  if (!request.is404) return undefined;
+  const allow = allowedMethods(request.server, request);
+  return allow.length === 0
+    ? undefined
+    : new GatewayError('method_not_allowed', undefined, { headers: { allow: allow.join(', ') } });
 }

@@ -11,6 +11,9 @@ declare module 'fastify' {
     rpcId: string | number | null;
     /** The error class of the answer (catalogue class; also in-band MCP errors), for metrics. */
     errorClass: string | undefined;
+    /** The catalogue code, or the JSON-RPC code of a relayed upstream error, for the request log
+     * (issue 28.9: in-band failures answer HTTP 200 and were invisible there). Never content. */
+    errorCode: string | undefined;
   }
 }
 

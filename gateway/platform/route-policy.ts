@@ -20,6 +20,8 @@ export function isPublicRoute(request: FastifyRequest): boolean {
   return request.routeOptions.config.access === 'public';
 }
 
+/** The error shape only (never protection): an unmatched method on /mcp still answers in JSON-RPC. */
 export function isMcpFace(request: FastifyRequest): boolean {
-  return request.routeOptions.config.face === 'mcp';
+  if (request.routeOptions.config.face === 'mcp') return true;
+  return request.is404 && (request.url === '/mcp' || request.url.startsWith('/mcp?'));
 }

@@ -28,6 +28,8 @@ export function otelSettings(env: NodeJS.ProcessEnv): OtelSettings {
     enabled,
     protocol,
     prometheusPort: Number.isInteger(port) && port >= 0 && port <= 65_535 ? port : 9464,
-    prometheusHost: env['OTEL_EXPORTER_PROMETHEUS_HOST'] ?? '0.0.0.0',
+    // Loopback unless set (issue 28.6): the exposition has no authentication, and the embedded
+    // gateway listens on loopback too. The Helm chart sets 0.0.0.0 so Prometheus can scrape pods.
+    prometheusHost: env['OTEL_EXPORTER_PROMETHEUS_HOST']?.trim() || '127.0.0.1',
   };
 }

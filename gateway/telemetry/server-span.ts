@@ -7,6 +7,7 @@
 // query string), scheme, protocol version, peer address, user agent and status code.
 // Body parsing runs in the socket's context, not the request's, so the context is entered twice:
 // in the first `onRequest` hook and again in the first `preValidation` hook, after the body.
+import { methodLabel } from '../platform/http-method.js';
 import {
   context,
   propagation,
@@ -44,14 +45,17 @@ export function registerServerSpans(app: FastifyInstance): void {
     }
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const span = tracer.startSpan(
-      `${request.method} ${request.routeOptions.url ?? 'unmatched'}`,
+      `${methodLabel(request.method)} ${request.routeOptions.url ?? 'unmatched'}`,
       { kind: SpanKind.SERVER },
       parent,
     );
     if (span.isRecording()) {
       const agent = request.headers['user-agent'];
       span.setAttributes({
-        'http.request.method': request.method,
+        'http.request.method': methodLabel(request.method),
+        ...(methodLabel(request.method) === '_OTHER'
+          ? { 'http.request.method_original': request.method }
+          : {}),
         ...(request.routeOptions.url === undefined ? {} : { 'http.route': request.routeOptions.url }),
         'url.path': pathOf(request.url),
         'url.scheme': request.protocol,
