@@ -30,7 +30,7 @@ function rpcOf(request: FastifyRequest): RpcShape | undefined {
     const parsed = JSON.parse(text) as unknown;
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
     // A refusal answers with the id only when it echoes exactly (issue 28.3).
-    return idEchoesExactly(text, parsed) ? parsed : { ...(parsed as RpcShape), id: undefined };
+    return idEchoesExactly(text, parsed) === true ? parsed : { ...(parsed as RpcShape), id: undefined };
   } catch {
     return undefined;
   }

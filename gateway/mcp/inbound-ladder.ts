@@ -50,6 +50,8 @@ export type LadderOutcome =
 interface LadderState {
   readonly http: InboundHttp;
   message?: InboundMessage;
+  /** The id's text could not be read back: never echo it. */
+  idUnreadable?: boolean;
   era?: Era;
   version?: string;
 }
@@ -95,7 +97,10 @@ const parseRung: Rung = (state) => {
     return reject400(RPC.invalidRequest, 'Invalid Request: method must be a non-empty string.');
   if (id !== undefined && typeof id !== 'string' && (typeof id !== 'number' || !Number.isFinite(id)))
     return reject400(RPC.invalidRequest, 'Invalid Request: id must be a string or a number.');
-  if (!idEchoesExactly(text, body))
+  const exact = idEchoesExactly(text, body);
+  // Unreadable (nested too deeply to read the id's text): the later rungs refuse it with id null.
+  if (exact === 'unreadable') state.idUnreadable = true;
+  if (exact === false)
     return reject400(
       RPC.invalidRequest,
       'Invalid Request: this numeric id cannot be echoed exactly (beyond 2^53 or not in shortest form); send it as a string.',
@@ -229,10 +234,19 @@ export function runLadder(http: InboundHttp): LadderOutcome {
   for (const rung of LADDER) {
     const error = rung(state);
     if (error !== undefined) {
-      const id = state.message?.id;
+      const id = state.idUnreadable === true ? undefined : state.message?.id;
       return { kind: 'reject', id: id ?? null, error };
     }
   }
+  if (state.idUnreadable === true)
+    return {
+      kind: 'reject',
+      id: null,
+      error: reject400(
+        RPC.invalidRequest,
+        'Invalid Request: the id cannot be read back exactly; send it as a string.',
+      ),
+    };
   const message = state.message as InboundMessage;
   const era = state.era as Era;
   if (message.id === undefined) return { kind: 'notification', era, message };

@@ -34,20 +34,23 @@ function idSource(text: string): string | undefined {
   return typeof body === 'object' && body !== null ? sources.get(body) : undefined;
 }
 
-/** Whether the parsed body's id (if a number) prints exactly as it was written in `text`. */
-export function idEchoesExactly(text: string, body: unknown): boolean {
+/** Whether the parsed body's id (if a number) prints exactly as it was written in `text`;
+ * 'unreadable' when the body nests too deeply to read the id's text (it must then not be echoed). */
+export function idEchoesExactly(text: string, body: unknown): boolean | 'unreadable' {
   if (typeof body !== 'object' || body === null) return true;
   const id = (body as { id?: unknown }).id;
   if (typeof id !== 'number') return true;
   if (!Number.isFinite(id)) return false;
+  // -0 prints as 0: never the text that was sent.
+  if (Object.is(id, -0)) return false;
   if (Number.isSafeInteger(id) && text.length > FULL_CHECK_LIMIT) return true;
   let source: string | undefined;
   try {
     source = idSource(text);
   } catch {
     // The reviver recurses: a body nested past the stack cannot be read this way. Its params are
-    // refused by the depth rung anyway; only an id that is certainly exact is kept for that answer.
-    return Number.isSafeInteger(id);
+    // refused by the depth rung anyway, and that answer carries id null rather than a guess.
+    return 'unreadable';
   }
   return source === undefined || JSON.stringify(id) === source;
 }

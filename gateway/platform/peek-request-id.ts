@@ -17,7 +17,7 @@ function idOf(text: string): string | number | null {
     const body = JSON.parse(text) as unknown;
     const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
     if (typeof id === 'string') return id;
-    if (typeof id === 'number' && Number.isFinite(id) && idEchoesExactly(text, body)) return id;
+    if (typeof id === 'number' && Number.isFinite(id) && idEchoesExactly(text, body) === true) return id;
   } catch {
     // Not JSON: the id is unknown.
   }

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { keyRecord, MODERN_META, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { gatewayPort, rawExchange } from '../support/raw-http.js';
 
 const reader = newKey();
 const writer = newKey();
@@ -181,5 +182,76 @@ describe('MCP request fuzzing against a recording upstream', () => {
     expect(forwarded).toBeGreaterThan(50);
     expect(refused).toBeGreaterThan(500);
     expect(h.logs.filter((line) => (JSON.parse(line) as { level: number }).level >= 50)).toEqual([]);
+  });
+
+  it('attacker:fuzz-edge — unknown methods, ids beyond 2^53, duplicate headers and deep nesting: no 5xx, no silent close, no changed id', async () => {
+    const edge = fc.record({
+      method: weighted<string>(
+        ['POST', 6],
+        ['QUERY', 1],
+        ['OPTIONS', 1],
+        ['PUT', 1],
+        ['PROPFIND', 1],
+        ['M-SEARCH', 1],
+        ['CONNECT', 1],
+        ['TRACE', 1],
+      ),
+      id: fc.oneof(
+        fc.integer({ min: -1000, max: 1000 }).map(String),
+        fc.constantFrom(
+          '9007199254740991',
+          '9007199254740993',
+          '9007199254741925',
+          '123456789012345678901234567890',
+          '1.5',
+          '1e3',
+          '-0',
+          '"s-1"',
+          '"9007199254741925"',
+        ),
+        fc.bigInt({ min: 2n ** 53n, max: 2n ** 80n }).map(String),
+      ),
+      duplicate: weighted<'none' | 'authorization' | 'host'>(['none', 4], ['authorization', 1], ['host', 1]),
+      depth: weighted<number>([1, 4], [64, 1], [65, 1], [5000, 1]),
+    });
+    let answeredWithId = 0;
+    await fc.assert(
+      fc.asyncProperty(edge, async (c) => {
+        const before = calls().length;
+        const args = `${'['.repeat(c.depth - 1)}"hello"${']'.repeat(c.depth - 1)}`;
+        const body = `{"jsonrpc":"2.0","id":${c.id},"method":"tools/call","params":{"name":"up__echo","arguments":{"text":${args}},"_meta":${JSON.stringify(MODERN_META)}}}`;
+        const head = [
+          `${c.method} ${c.method === 'CONNECT' ? '127.0.0.1:443' : '/mcp'} HTTP/1.1`,
+          'Host: 127.0.0.1',
+          ...(c.duplicate === 'host' ? ['Host: other.example'] : []),
+          `Authorization: Bearer ${reader.key}`,
+          ...(c.duplicate === 'authorization' ? [`Authorization: Bearer ${writer.key}`] : []),
+          'Content-Type: application/json',
+          'Accept: application/json, text/event-stream',
+          'MCP-Protocol-Version: 2026-07-28',
+          'Mcp-Method: tools/call',
+          'Mcp-Name: up__echo',
+          `Content-Length: ${Buffer.byteLength(body)}`,
+          'Connection: close',
+        ].join('\r\n');
+        const exchange = await rawExchange(gatewayPort(h.url), `${head}\r\n\r\n${body}`);
+        const where = JSON.stringify(c);
+        // No silent close: every request gets a status line; and never a 5xx.
+        expect(exchange.status, where).toBeDefined();
+        expect(exchange.status as number, where).toBeLessThan(500);
+        const payload = exchange.text.slice(exchange.text.indexOf('\r\n\r\n') + 4);
+        const echoed = /^\{"jsonrpc":"2\.0","id":("(?:[^"\\]|\\.)*"|[-0-9.eE+]+|null)/.exec(payload)?.[1];
+        if (echoed !== undefined && echoed !== 'null') {
+          // Never a different id: exactly the text sent, or null.
+          expect(echoed, where).toBe(c.id);
+          answeredWithId += 1;
+        }
+        // Only a well-formed, single-header, shallow POST may reach the upstream.
+        if (c.method !== 'POST' || c.duplicate !== 'none' || c.depth > 63)
+          expect(calls().length, where).toBe(before);
+      }),
+      { numRuns: 400, seed: Number(process.env['FUZZ_SEED'] ?? 20261124) },
+    );
+    expect(answeredWithId).toBeGreaterThan(30);
   });
 });
