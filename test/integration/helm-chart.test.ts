@@ -88,6 +88,8 @@ describe('the chart, offline', () => {
         ['unknown', { gateway: { replicaCount: 2 } }, "additional properties 'replicaCount'"],
         ['top-level', { redis: { url: 'redis://x' } }, "additional properties 'redis'"],
         ['enum', { operator: { scope: 'everything' } }, '/operator/scope'],
+        ['policy', { policy: { network: { defaultAction: 'maybe' } } }, '/policy/network/defaultAction'],
+        ['policy-root', { policy: { files: { allowedRoots: ['data'] } } }, '/policy/files/allowedRoots/0'],
       ] as const) {
         const path = join(dir, `${name}.yaml`);
         await writeFile(path, stringify(values));
@@ -117,7 +119,62 @@ describe('the chart, offline', () => {
           },
       )
       .filter((d) => d?.kind !== undefined);
-    expect(docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'ClusterRoleBinding')).toEqual([]);
+    // Namespace scope binds nothing cluster-wide; the only ClusterRoles are the tenant roles the
+    // built-in admin/edit/view aggregate (bound to nobody by the chart).
+    expect(docs.filter((d) => d.kind === 'ClusterRoleBinding')).toEqual([]);
+    const clusterRoles = docs.filter((d) => d.kind === 'ClusterRole') as unknown as {
+      metadata: { name: string; labels: Record<string, string> };
+      rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    }[];
+    expect(clusterRoles.map((r) => r.metadata.name).sort()).toEqual([
+      'agent-gateway-agw-agent-gateway-tenant-edit',
+      'agent-gateway-agw-agent-gateway-tenant-view',
+    ]);
+    const edit = clusterRoles.find((r) => r.metadata.name.endsWith('tenant-edit'));
+    const view = clusterRoles.find((r) => r.metadata.name.endsWith('tenant-view'));
+    expect(edit?.metadata.labels).toMatchObject({
+      'rbac.authorization.k8s.io/aggregate-to-admin': 'true',
+      'rbac.authorization.k8s.io/aggregate-to-edit': 'true',
+    });
+    expect(view?.metadata.labels).toMatchObject({ 'rbac.authorization.k8s.io/aggregate-to-view': 'true' });
+    // Tenants never write status (the operator owns it), nor anything outside the four kinds.
+    for (const role of clusterRoles)
+      for (const rule of role.rules) {
+        expect(rule.apiGroups).toEqual(['agentgateway.dev']);
+        if (rule.resources.some((r) => r.endsWith('/status')))
+          expect(rule.verbs).toEqual(['get', 'list', 'watch']);
+      }
+    expect(edit?.rules.flatMap((r) => r.resources)).toEqual([
+      'workspaces',
+      'apikeys',
+      'mcpsources',
+      'datasources',
+    ]);
+    // The operator may record Events (key issued, rendered, refused).
+    const operatorWatch = docs.find(
+      (d) => d.kind === 'Role' && d.metadata.name === 'agw-agent-gateway-operator-watch',
+    );
+    expect(operatorWatch?.rules).toContainEqual({
+      apiGroups: [''],
+      resources: ['events'],
+      verbs: ['create', 'patch'],
+    });
+    // The policy reaches both: the operator's --policy file and the gateway's base config.
+    const operatorDeployment = docs.find(
+      (d) => d.kind === 'Deployment' && d.metadata.name.endsWith('-operator'),
+    ) as unknown as {
+      spec: { template: { spec: { containers: { args: string[] }[] } } };
+    };
+    expect(operatorDeployment.spec.template.spec.containers[0]?.args).toContain('--policy');
+    const gatewayConfig = docs.find(
+      (d) => d.kind === 'ConfigMap' && d.metadata.name === 'agw-agent-gateway',
+    ) as unknown as {
+      data: Record<string, string>;
+    };
+    expect((parse(gatewayConfig.data['gateway.yaml'] ?? '') as { policy?: unknown }).policy).toMatchObject({
+      files: { allowedRoots: ['/data/{namespace}'] },
+      stdio: 'deny',
+    });
     const gatewayRole = docs.find((d) => d.kind === 'Role' && d.metadata.name === 'agw-agent-gateway');
     expect(gatewayRole?.rules).toEqual([
       { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'watch'] },
@@ -184,7 +241,14 @@ describe('the chart on a real API server', () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(await kubectl(['get', 'deployment', 'agw-agent-gateway', '-n', ns])).toMatchObject({ code: 1 });
 
-    await helmOk(['install', RELEASE, CHART, '-n', ns]);
+    // This test's upstream listens on loopback, which the default policy denies: an admin's
+    // explicit exception, as a cluster admin would add one for a sidecar.
+    const values = join(dir, 'loopback-values.yaml');
+    await writeFile(
+      values,
+      stringify({ policy: { network: { allow: { cidrs: ['127.0.0.0/8'], hosts: [] } } } }),
+    );
+    await helmOk(['install', RELEASE, CHART, '-n', ns, '-f', values]);
     const names = (kind: string) =>
       kubectlOk([
         'get',
@@ -206,7 +270,10 @@ describe('the chart on a real API server', () => {
       'agw-agent-gateway-operator',
     ]);
     expect(await names('poddisruptionbudgets')).toBe('agw-agent-gateway');
-    expect(await names('configmaps')).toBe('agw-agent-gateway');
+    expect((await names('configmaps')).split(' ').sort()).toEqual([
+      'agw-agent-gateway',
+      'agw-agent-gateway-operator-policy',
+    ]);
     const operatorReplicas = await kubectlOk([
       'get',
       'deployment',
@@ -258,6 +325,20 @@ describe('the chart on a real API server', () => {
     const configPath = join(dir, 'gateway.yaml');
     await writeFile(configPath, stringify(config));
 
+    // The operator's --policy file exactly as the chart mounts it.
+    const policyPath = join(dir, 'policy.yaml');
+    await writeFile(
+      policyPath,
+      await kubectlOk([
+        'get',
+        'configmap',
+        'agw-agent-gateway-operator-policy',
+        '-n',
+        ns,
+        '-o',
+        'jsonpath={.data.policy\\.yaml}',
+      ]),
+    );
     operator = await startChild(
       [
         'bin/agent-gateway.js',
@@ -266,6 +347,8 @@ describe('the chart on a real API server', () => {
         ns,
         '--scope',
         'namespace',
+        '--policy',
+        policyPath,
         '--kubeconfig',
         await serviceAccountKubeconfig('agw-agent-gateway-operator'),
         '--health-port',
@@ -412,6 +495,7 @@ describe('the chart on a real API server', () => {
       ]),
     ).toBe('');
     expect((await kubectl(['get', 'clusterrole', `${ns}-agw-agent-gateway-operator`])).code).not.toBe(0);
+    expect((await kubectl(['get', 'clusterrole', `${ns}-agw-agent-gateway-tenant-edit`])).code).not.toBe(0);
     // CRDs stay (Helm never deletes crds/), and so do the users' resources.
     expect((await kubectl(['get', 'crd', 'workspaces.agentgateway.dev'])).code).toBe(0);
     expect((await kubectl(['get', 'workspace', 'helm-acme', '-n', ns])).code).toBe(0);

@@ -66,6 +66,10 @@ app.kubernetes.io/component: operator
   value: {{ .Values.otel.samplerArg | quote }}
 - name: OTEL_EXPORTER_PROMETHEUS_PORT
   value: {{ .Values.otel.prometheusPort | quote }}
+# The exposition defaults to loopback outside the chart; Prometheus scrapes the pod IP (the
+# NetworkPolicies, when on, limit who may).
+- name: OTEL_EXPORTER_PROMETHEUS_HOST
+  value: "0.0.0.0"
 {{- with .Values.otel.resourceAttributes }}
 - name: OTEL_RESOURCE_ATTRIBUTES
   value: {{ . | quote }}
