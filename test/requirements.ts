@@ -1,6 +1,9 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'cli:help-real-binary': 'issue 20: the real binary answers --help (exit 0) and --version ends with a newline',
+  'cli:help-every-command': 'issue 20: every command answers --help/-h with its own usage (exit 0)',
+  'cli:usage-lists-documented-flags': 'issue 20: the top-level usage lists every documented flag',
   'attacker:fuzz-edge':
     'issue 28: the fuzz test sends unknown methods, ids beyond 2^53, duplicate headers and deep nesting: 0 5xx, 0 silent closes, 0 changed ids',
   'attacker:unknown-methods': 'issue 28.2: unknown methods answer 405 with Allow (or 404/401), never 500 or a silent close',

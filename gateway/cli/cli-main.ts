@@ -6,24 +6,33 @@ import { operatorCommand } from './operator-command.js';
 import { serveCommand } from './serve-command.js';
 import { validateCommand } from './validate-command.js';
 import { GATEWAY_VERSION } from '../version.js';
+import { COMMAND_USAGE, TOP_USAGE, wantsHelp, type CommandName } from './usage.js';
 
-const USAGE = `agent-gateway ${GATEWAY_VERSION}
-
-usage:
-  agent-gateway serve --config FILE [--host H] [--port N] [--init-from EXAMPLE] [--log-level LEVEL]
-  agent-gateway serve --kubernetes [--namespace N] [--kubeconfig PATH] [--config BASE] [--port N]
-  agent-gateway operator --gateway-namespace N [--kubeconfig PATH] [--lease-namespace N] [--identity ID]
-  agent-gateway validate-config FILE
-  agent-gateway key create --config FILE --workspace NAME [--access read|write]
-                           [--sources P,...] [--tools P,...] [--name LABEL] [--expires 90d|ISO]
-  agent-gateway key revoke --config FILE --id KEY_ID
-  agent-gateway key list --config FILE
-  agent-gateway key hash         (reads a key on stdin; prints keyId and keyHash for an ApiKey)
-  agent-gateway version          (with the Node version it runs on)
-  agent-gateway --version`;
+const USAGE = TOP_USAGE;
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
+  const sub = command === 'key' ? `key ${rest[0] ?? ''}` : command;
+  if (
+    sub !== undefined &&
+    Object.hasOwn(COMMAND_USAGE, sub) &&
+    wantsHelp(command === 'key' ? rest.slice(1) : rest)
+  ) {
+    io.out(COMMAND_USAGE[sub as CommandName]);
+    return 0;
+  }
+  if (command === 'key' && (rest.length === 0 || wantsHelp(rest.slice(0, 1)))) {
+    const keyUsage = Object.entries(COMMAND_USAGE)
+      .filter(([name]) => name.startsWith('key '))
+      .map(([, usage]) => usage.split('\n\n')[0])
+      .join('\n');
+    if (rest.length === 0) {
+      io.err(keyUsage);
+      return 2;
+    }
+    io.out(keyUsage);
+    return 0;
+  }
   try {
     switch (command) {
       case 'serve':
@@ -48,11 +57,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.out(`agent-gateway ${GATEWAY_VERSION} on Node ${process.version}`);
         return 0;
       case undefined:
+        io.err(USAGE);
+        return 2;
       case '--help':
       case '-h':
       case 'help':
-        io.err(USAGE);
-        return command === undefined ? 2 : 0;
+        io.out(USAGE);
+        return 0;
       default:
         io.err(`unknown command "${command}"\n\n${USAGE}`);
         return 2;

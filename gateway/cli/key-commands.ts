@@ -1,6 +1,7 @@
 // `agent-gateway key create|revoke|list`. `create` prints the new key on stdout and nothing else
 // there (so `KEY=$(agent-gateway key create …)` works); everything for humans goes to stderr.
 // Only the key's hash is ever written to the config file.
+import { COMMAND_USAGE } from './usage.js';
 import { parseArgs } from 'node:util';
 import { AccessSchema } from '../config/index.js';
 import { generateKey, hashKey, parseKey } from '../auth/index.js';
@@ -39,9 +40,7 @@ export async function keyCreate(args: string[], io: CliIo): Promise<number> {
     strict: true,
   });
   if (values.config === undefined || values.workspace === undefined) {
-    io.err(
-      'usage: agent-gateway key create --config FILE --workspace NAME [--access read|write] [--sources P,…] [--tools P,…] [--name LABEL] [--expires 90d|ISO]',
-    );
+    io.err(COMMAND_USAGE['key create']);
     return 2;
   }
   const access = AccessSchema.safeParse(values.access);
@@ -80,7 +79,7 @@ export async function keyRevoke(args: string[], io: CliIo): Promise<number> {
     strict: true,
   });
   if (values.config === undefined || values.id === undefined) {
-    io.err('usage: agent-gateway key revoke --config FILE --id KEY_ID');
+    io.err(COMMAND_USAGE['key revoke']);
     return 2;
   }
   // Revocation works on any file that parses: an emergency must not wait for an unrelated fix.
@@ -139,7 +138,7 @@ function rawKeys(document: unknown): ListedKey[] {
 export async function keyList(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, options: { config: { type: 'string' } }, strict: true });
   if (values.config === undefined) {
-    io.err('usage: agent-gateway key list --config FILE');
+    io.err(COMMAND_USAGE['key list']);
     return 2;
   }
   const parsed = await loadParsed(values.config);

@@ -14,10 +14,10 @@ import { loadKubeConfig } from '../config/kube/index.js';
 import { createPinoLogger, type LogLevel } from '../telemetry/index.js';
 import { shutdownTelemetry } from '../telemetry/telemetry-handle.js';
 import type { CliIo } from './cli-io.js';
+import { COMMAND_USAGE } from './usage.js';
 
 const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
-const USAGE =
-  'usage: agent-gateway operator --gateway-namespace N [--scope cluster|namespace] [--kubeconfig PATH] [--lease-namespace N] [--identity ID] [--health-port P] [--policy FILE] [--log-level info]';
+const USAGE = COMMAND_USAGE.operator;
 
 export async function operatorCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({

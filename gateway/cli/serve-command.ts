@@ -12,6 +12,7 @@ import { startGateway } from '../main.js';
 import { createPinoLogger, type LogLevel } from '../telemetry/index.js';
 import { shutdownTelemetry } from '../telemetry/telemetry-handle.js';
 import type { CliIo } from './cli-io.js';
+import { COMMAND_USAGE } from './usage.js';
 
 const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -32,10 +33,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   });
   const kubernetes = values.kubernetes === true;
   if (values.config === undefined && !kubernetes) {
-    io.err(
-      'usage: agent-gateway serve --config FILE [--host H] [--port N] [--init-from EXAMPLE] [--log-level info]\n' +
-        '       agent-gateway serve --kubernetes [--namespace N] [--kubeconfig PATH] [--config BASE] [--host H] [--port N]',
-    );
+    io.err(COMMAND_USAGE.serve);
     return 2;
   }
   if (!kubernetes && (values.namespace !== undefined || values.kubeconfig !== undefined)) {

@@ -1,4 +1,5 @@
 // `agent-gateway validate-config FILE`: exit 0, or every problem with its path and exit 1.
+import { COMMAND_USAGE } from './usage.js';
 import { readFile } from 'node:fs/promises';
 import { formatProblems, parseConfigText } from '../config/index.js';
 import type { CliIo } from './cli-io.js';
@@ -6,7 +7,7 @@ import type { CliIo } from './cli-io.js';
 export async function validateCommand(args: string[], io: CliIo): Promise<number> {
   const [file, ...rest] = args;
   if (file === undefined || rest.length > 0) {
-    io.err('usage: agent-gateway validate-config FILE');
+    io.err(COMMAND_USAGE['validate-config']);
     return 2;
   }
   let text: string;

@@ -26,4 +26,19 @@ describe('agent-gateway bin', () => {
     expect(probe).toBe('');
     expect(started).toMatch(/^v\d+/);
   });
+
+  it('cli:help-real-binary — the real binary answers operator --help and serve -h (exit 0) and --version ends with a newline', () => {
+    for (const args of [
+      ['operator', '--help'],
+      ['serve', '-h'],
+      ['key', 'create', '--help'],
+    ]) {
+      const output = execFileSync(process.execPath, ['bin/agent-gateway.js', ...args], { encoding: 'utf8' });
+      expect(output, args.join(' ')).toContain(`agent-gateway ${args[0] as string}`);
+    }
+    const version = execFileSync(process.execPath, ['bin/agent-gateway.js', '--version'], {
+      encoding: 'utf8',
+    });
+    expect(version).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
 });

@@ -1,0 +1,59 @@
+// Every command's usage, in one place: each command answers --help/-h with its own (stdout, exit 0),
+// prints it on a usage error (stderr, exit 2), and the top-level usage lists them all, so every flag
+// the docs name is discoverable from the command line (issue 20).
+import { GATEWAY_VERSION } from '../version.js';
+
+export const COMMAND_USAGE = {
+  serve: `usage: agent-gateway serve --config FILE [--host H] [--port N] [--init-from EXAMPLE] [--log-level LEVEL]
+       agent-gateway serve --kubernetes [--namespace N] [--kubeconfig PATH] [--config BASE] [--host H] [--port N] [--log-level LEVEL]
+
+  --config FILE        the gateway config (YAML); with --kubernetes, the base file (server, knowledge,
+                       shared state, policy) while workspaces come from the operator's rendered objects
+  --init-from EXAMPLE  copy EXAMPLE to FILE first when FILE does not exist yet (npm start does this)
+  --host H, --port N   override server.host / server.port of the file
+  --kubernetes         read workspaces from the Kubernetes API (namespace: --namespace, POD_NAMESPACE
+                       or the pod's service account)
+  --kubeconfig PATH    a kubeconfig instead of the in-cluster or default one
+  --log-level LEVEL    fatal, error, warn, info (default; or LOG_LEVEL), debug, trace or silent`,
+  operator: `usage: agent-gateway operator --gateway-namespace N [--scope cluster|namespace] [--policy FILE]
+       [--kubeconfig PATH] [--lease-namespace N] [--identity ID] [--health-port P] [--health-host H] [--log-level LEVEL]
+
+  --gateway-namespace N  where rendered Secrets and ConfigMaps go (default: POD_NAMESPACE)
+  --scope                cluster (default): watch every namespace; namespace: the gateway namespace only
+  --policy FILE          the admin's tenant reach policy (YAML, the config's policy block); without it the
+                         defaults apply: no files roots, loopback/link-local/own/API-server addresses denied
+  --kubeconfig PATH      a kubeconfig instead of the in-cluster or default one
+  --lease-namespace N    where the leader-election Lease lives (default: the gateway namespace)
+  --identity ID          this replica's name in the Lease (default: hostname and a random suffix)
+  --health-port P        serve /healthz and /readyz on P (0: any free port); --health-host (default 0.0.0.0)
+  --log-level LEVEL      fatal, error, warn, info (default; or LOG_LEVEL), debug, trace or silent`,
+  'validate-config': `usage: agent-gateway validate-config FILE
+
+  Checks a gateway config file without starting; exit 0 when valid, 1 with every problem by path.`,
+  'key create': `usage: agent-gateway key create --config FILE --workspace NAME [--access read|write]
+       [--sources P,...] [--tools P,...] [--name LABEL] [--expires 90d|ISO]
+
+  Adds a key to FILE (only its hash is stored) and prints the key once.`,
+  'key revoke': 'usage: agent-gateway key revoke --config FILE --id KEY_ID',
+  'key list': 'usage: agent-gateway key list --config FILE',
+  'key hash': `usage: agent-gateway key hash
+
+  Reads a key on stdin and prints its keyId and keyHash (for an ApiKey with your own key).`,
+  version:
+    'usage: agent-gateway version   (the version and the Node it runs on; --version: the version alone)',
+} as const;
+
+export type CommandName = keyof typeof COMMAND_USAGE;
+
+export const TOP_USAGE = `agent-gateway ${GATEWAY_VERSION}
+
+${Object.values(COMMAND_USAGE)
+  .map((usage) => usage.split('\n\n')[0] as string)
+  .join('\n')}
+usage: agent-gateway --version | --help
+
+Every command answers --help with its flags.`;
+
+export function wantsHelp(args: readonly string[]): boolean {
+  return args.includes('--help') || args.includes('-h');
+}
