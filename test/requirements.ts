@@ -1,6 +1,7 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'readme:quickstart': "issue 20: the README's quick start commands still run as written",
   'cli:help-real-binary': 'issue 20: the real binary answers --help (exit 0) and --version ends with a newline',
   'cli:help-every-command': 'issue 20: every command answers --help/-h with its own usage (exit 0)',
   'cli:usage-lists-documented-flags': 'issue 20: the top-level usage lists every documented flag',

@@ -342,11 +342,14 @@ describe('gateway on the PostgreSQL store', () => {
 
 describe.each(['sqlite', 'postgres'] as const)('code in documents (%s)', (storeKind) => {
   it(`knowledge:code-ranks-below-prose — the README's own first question finds prose first and quotes no code (${storeKind})`, async () => {
-    const { copyFile, mkdir } = await import('node:fs/promises');
+    const { copyFile, mkdir, readdir } = await import('node:fs/promises');
     const { keyRecord, newKey, startHarness } = await import('../support/gateway-harness.js');
     const docs = join(dir, `readme-${storeKind}`);
     await mkdir(docs, { recursive: true });
+    // What the embedded example indexes: the README and the reference pages it links to.
     await copyFile('README.md', join(docs, 'README.md'));
+    for (const page of (await readdir('docs')).filter((f) => f.endsWith('.md')))
+      await copyFile(join('docs', page), join(docs, page));
     const key = newKey();
     const url = `postgresql://${server.app.user}:${server.app.password}@${encodeURIComponent(server.app.host)}:${server.app.port}/${server.app.database}`;
     const h = await startHarness(
