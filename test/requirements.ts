@@ -2,33 +2,42 @@
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
   'readme:quickstart': "issue 20: the README's quick start commands still run as written",
-  'cli:help-real-binary': 'issue 20: the real binary answers --help (exit 0) and --version ends with a newline',
+  'cli:help-real-binary':
+    'issue 20: the real binary answers --help (exit 0) and --version ends with a newline',
   'cli:help-every-command': 'issue 20: every command answers --help/-h with its own usage (exit 0)',
   'cli:usage-lists-documented-flags': 'issue 20: the top-level usage lists every documented flag',
   'attacker:fuzz-edge':
     'issue 28: the fuzz test sends unknown methods, ids beyond 2^53, duplicate headers and deep nesting: 0 5xx, 0 silent closes, 0 changed ids',
-  'attacker:unknown-methods': 'issue 28.2: unknown methods answer 405 with Allow (or 404/401), never 500 or a silent close',
+  'attacker:unknown-methods':
+    'issue 28.2: unknown methods answer 405 with Allow (or 404/401), never 500 or a silent close',
   'attacker:malformed-http': 'issue 28.2: requests Node refuses answer 400 in the documented error body',
   'attacker:duplicate-headers': 'issue 28.7: duplicate Authorization or Host headers are refused with 400',
-  'attacker:exact-ids-http': 'issue 28.3: ids beyond 2^53 are refused with id null over HTTP, with or without a key',
-  'attacker:deep-arguments': 'issue 28.4: deep arguments never reach the upstream nor count against its health',
-  'attacker:metrics-cardinality': 'issue 28.5: 10k random methods, paths, tool names and session ids add no series',
+  'attacker:exact-ids-http':
+    'issue 28.3: ids beyond 2^53 are refused with id null over HTTP, with or without a key',
+  'attacker:deep-arguments':
+    'issue 28.4: deep arguments never reach the upstream nor count against its health',
+  'attacker:metrics-cardinality':
+    'issue 28.5: 10k random methods, paths, tool names and session ids add no series',
   'attacker:metrics-loopback': 'issue 28.6: the Prometheus port listens on loopback unless configured',
   'attacker:in-band-logged': 'issue 28.9: in-band failures log their class and code, never content',
   'attacker:sync-metric-workspace': 'issue 28.10: sync metrics carry the workspace',
   'attacker:exact-ids': 'issue 28.3: JSON-RPC ids are echoed exactly or refused (id null), never changed',
-  'attacker:argument-depth': 'issue 28.4: params nested past 64 levels are a request error before any upstream',
+  'attacker:argument-depth':
+    'issue 28.4: params nested past 64 levels are a request error before any upstream',
   'tenant:rbac-namespace-only':
     'issue 20: a tenant with the chart role writes its own namespace only, never status or rendered objects',
-  'tenant:files-inside-root': 'issue 20: a files source inside its allowed root is indexed; a symlink out is not read',
+  'tenant:files-inside-root':
+    'issue 20: a files source inside its allowed root is indexed; a symlink out is not read',
   'tenant:path-not-allowed':
     'issue 20: files paths outside the root, with .., or escaping through a symlink are refused (PathNotAllowed)',
-  'tenant:renamed-directory': 'issue 20: a directory swapped for a symlink out of its root after indexing is refused',
+  'tenant:renamed-directory':
+    'issue 20: a directory swapped for a symlink out of its root after indexing is refused',
   'tenant:address-not-allowed':
     'issue 20: loopback, [::1], link-local, the API server, DNS names and mapped forms of denied addresses are refused (AddressNotAllowed), nothing connects',
   'tenant:redirect-and-next-page':
     'issue 20: redirects and next-page URLs to denied addresses are refused where the connection is made',
-  'tenant:workspace-not-found': 'issue 20: a reference to a Workspace of another namespace is WorkspaceNotFound',
+  'tenant:workspace-not-found':
+    'issue 20: a reference to a Workspace of another namespace is WorkspaceNotFound',
   'tenant:forged-rendered-objects':
     'issue 20: the gateway enforces the policy again on rendered objects written around the operator',
   'tenant:embedded-policy': 'issue 20: the embedded file can set the same policy and it is enforced',
