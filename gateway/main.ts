@@ -206,6 +206,7 @@ async function openSharedState(
     // Connected is not enough: a stalled Redis keeps its socket; the limiter's last answer tells.
     status: () => (redis.status === 'ready' && limiter.shared ? 'redis' : 'redis-unavailable'),
     async close() {
+      discovery.close();
       await registry.stop();
       subscriber.disconnect();
       redis.disconnect();

@@ -1,6 +1,8 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'discovery:invalidation-retried':
+    'issue 28.11: a shared-cache invalidation Redis could not take is retried until every replica converges',
   'readme:quickstart': "issue 20: the README's quick start commands still run as written",
   'cli:help-real-binary':
     'issue 20: the real binary answers --help (exit 0) and --version ends with a newline',

@@ -3,7 +3,10 @@
 // (refresh, list_changed) deletes the shared entries and is published, so every replica drops its
 // copy at once. `exclusive` takes a short Redis lock per key: of N replicas asking for a cold key,
 // one lists the upstream and the others wait for its entry. When Redis is unavailable every call
-// degrades to the local copy and a local lister; nothing fails because of Redis.
+// degrades to the local copy and a local lister; nothing fails because of Redis. An invalidation that
+// Redis could not take is not lost (issue 28.11): it is queued (bounded; past the bound, everything is
+// invalidated) and retried with backoff until Redis takes it, and a replica whose subscription was
+// down drops its whole local copy when it comes back, since it may have missed messages meanwhile.
 import { masters, type RedisClient } from '../shared-state/redis-connection.js';
 import type { Logger } from '../telemetry/logger.js';
 import { RedisLock } from '../shared-state/redis-lock.js';
@@ -19,15 +22,30 @@ export interface RedisDiscoveryCacheOptions {
   readonly logger: Logger;
 }
 
+/** Invalidations waiting for Redis; past this many distinct prefixes, everything is invalidated. */
+const MAX_PENDING = 256;
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 5000;
+
 export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
   private readonly local = new MemoryDiscoveryCache<T>();
   private readonly channel: string;
   private readonly lock: RedisLock;
+  private readonly pending = new Set<string>();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelayMs = RETRY_FIRST_MS;
+  private closed = false;
 
   constructor(private readonly options: RedisDiscoveryCacheOptions) {
     this.channel = `${options.keyPrefix}discovery-invalidate`;
     this.lock = new RedisLock(options.redis, options.timeoutMs);
-    const subscribe = () => void options.subscriber.subscribe(this.channel).catch(() => undefined);
+    let subscribedBefore = false;
+    const subscribe = () => {
+      // Messages published while this subscription was down are lost: start from Redis again.
+      if (subscribedBefore) this.local.dropLocal();
+      subscribedBefore = true;
+      void options.subscriber.subscribe(this.channel).catch(() => undefined);
+    };
     options.subscriber.on('ready', subscribe);
     if (options.subscriber.status === 'ready') subscribe();
     options.subscriber.on('message', (channel: string, prefix: string) => {
@@ -70,24 +88,80 @@ export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
   async invalidate(prefix: string): Promise<void> {
     await this.local.invalidate(prefix);
     try {
-      const pattern = `${this.entryKey(prefix).replace(/[*?[\]\\]/g, '\\$&')}*`;
-      // SCAN sees one node's keys: every master of a Cluster is scanned. Keys are deleted one by
-      // one (a multi-key DEL must stay within one Cluster slot).
-      for (const node of masters(this.options.redis)) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await this.timed(node.scan(cursor, 'MATCH', pattern, 'COUNT', 200));
-          await this.timed(Promise.all(keys.map((key) => this.options.redis.del(key))));
-          cursor = next;
-        } while (cursor !== '0');
-      }
-      await this.timed(this.options.redis.publish(this.channel, prefix));
+      await this.invalidateShared(prefix, this.options.timeoutMs);
     } catch (error) {
+      this.queue(prefix);
       this.options.logger.warn(
-        { err: (error as Error).name },
-        'shared discovery cache not invalidated (redis unavailable)',
+        { err: (error as Error).name, pending: this.pending.size },
+        'shared discovery cache not invalidated yet (redis unavailable); retrying',
       );
     }
+  }
+
+  /** Invalidations still waiting for Redis (tests, and /agent/sources could show it). */
+  get pendingInvalidations(): number {
+    return this.pending.size;
+  }
+
+  /** Stops retrying (shutdown). */
+  close(): void {
+    this.closed = true;
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+  }
+
+  private async invalidateShared(prefix: string, timeoutMs: number): Promise<void> {
+    const pattern = `${this.entryKey(prefix).replace(/[*?[\]\\]/g, '\\$&')}*`;
+    const timed = <R>(promise: Promise<R>) => within(promise, timeoutMs);
+    // SCAN sees one node's keys: every master of a Cluster is scanned. Keys are deleted one by
+    // one (a multi-key DEL must stay within one Cluster slot).
+    for (const node of masters(this.options.redis)) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await timed(node.scan(cursor, 'MATCH', pattern, 'COUNT', 200));
+        await timed(Promise.all(keys.map((key) => this.options.redis.del(key))));
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    await timed(this.options.redis.publish(this.channel, prefix));
+  }
+
+  private queue(prefix: string): void {
+    if (this.pending.has('')) return;
+    this.pending.add(prefix);
+    // Bounded: past the limit one invalidation of everything replaces them all (a miss, never stale).
+    if (this.pending.size > MAX_PENDING) {
+      this.pending.clear();
+      this.pending.add('');
+    }
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer !== undefined || this.closed || this.pending.size === 0) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.retryPending();
+    }, this.retryDelayMs);
+    this.retryTimer.unref();
+  }
+
+  private async retryPending(): Promise<void> {
+    // Off the request path: a retry may wait longer than a request's command timeout.
+    const timeoutMs = Math.max(this.options.timeoutMs * 10, 1000);
+    for (const prefix of [...this.pending]) {
+      try {
+        await this.invalidateShared(prefix, timeoutMs);
+        this.pending.delete(prefix);
+      } catch {
+        this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
+        this.scheduleRetry();
+        return;
+      }
+    }
+    this.retryDelayMs = RETRY_FIRST_MS;
+    if (this.pending.size === 0)
+      this.options.logger.info({}, 'shared discovery cache invalidations delivered after a redis outage');
+    this.scheduleRetry();
   }
 
   dropLocal(): void {
