@@ -19,6 +19,7 @@ import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
 import { createRedis, duplicateRedis, redisReady } from './shared-state/redis-connection.js';
 import { ReplicaRegistry } from './shared-state/replica-registry.js';
+import { ValueCipher } from './shared-state/value-cipher.js';
 import type { SharedStateStatus } from './rest/sources-route.js';
 import { KubeConfigSource, InformerObjectFeed, loadKubeConfig } from './config/kube/index.js';
 import {
@@ -33,7 +34,13 @@ import { RedisSessionStore } from './upstream/redis-session-store.js';
 import { LocalSessionStore, type SessionStore } from './upstream/session-store.js';
 import { chatAnswerer, connectorFor, KnowledgeService, SyncEngine } from './knowledge/index.js';
 import { openKnowledgeStore } from './knowledge/open-store.js';
-import { ElicitationBridge, RedisBridgeForwarder, shareSealKey } from './mcp/index.js';
+import {
+  ElicitationBridge,
+  forgetLegacySealKey,
+  RedisBridgeForwarder,
+  RequestStateSeal,
+  type BridgeLimits,
+} from './mcp/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
 import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
@@ -132,6 +139,7 @@ async function openSharedState(
   settings: SharedStateConfig,
   secrets: SecretReader,
   logger: PinoLogger,
+  bridgeLimits: () => BridgeLimits,
 ): Promise<{
   limiter: RateLimiter;
   discovery: DiscoveryCache<CachedToolList>;
@@ -146,10 +154,14 @@ async function openSharedState(
       limiter: new MemoryRateLimiter(),
       discovery: new MemoryDiscoveryCache<CachedToolList>(),
       sessions: new LocalSessionStore(),
-      bridge: new ElicitationBridge(),
+      bridge: new ElicitationBridge({ limits: bridgeLimits }),
       status: () => 'local',
       close: () => Promise.resolve(),
     };
+  // Secret values in Redis are encrypted (issue 28.8); the schema requires keys with Redis.
+  const keys = settings.encryption?.keys ?? [];
+  const cipher = new ValueCipher(keys.map((ref) => resolveSecret(ref, secrets)));
+  logger.info({ key: cipher.primaryId, keys: keys.length }, 'shared state: values in redis encrypted');
   const tls = redisSettings.tls;
   const redis = createRedis({
     url: resolveSecret(redisSettings.url, secrets),
@@ -186,8 +198,11 @@ async function openSharedState(
     keyPrefix: redisSettings.keyPrefix,
     timeoutMs: redisSettings.commandTimeoutMs,
     logger,
+    cipher,
   });
   const bridge = new ElicitationBridge({
+    seal: new RequestStateSeal(cipher.derive('requestState seal')),
+    limits: bridgeLimits,
     forwarder: new RedisBridgeForwarder({
       redis,
       subscriber,
@@ -195,18 +210,28 @@ async function openSharedState(
       replica: registry.id,
       timeoutMs: redisSettings.commandTimeoutMs,
       logger,
+      cipher,
     }),
   });
-  shareSealKey(redis, redisSettings.keyPrefix, (key) => bridge.seal.adopt(key), logger);
+  forgetLegacySealKey(redis, redisSettings.keyPrefix);
+  const sessions = new RedisSessionStore({
+    redis,
+    keyPrefix: redisSettings.keyPrefix,
+    timeoutMs: redisSettings.commandTimeoutMs,
+    cipher,
+    logger,
+  });
+  sessions.startRekeying();
   return {
     limiter,
     discovery,
     bridge,
-    sessions: new RedisSessionStore(redis, redisSettings.keyPrefix, redisSettings.commandTimeoutMs),
+    sessions,
     // Connected is not enough: a stalled Redis keeps its socket; the limiter's last answer tells.
     status: () => (redis.status === 'ready' && limiter.shared ? 'redis' : 'redis-unavailable'),
     async close() {
       discovery.close();
+      sessions.stop();
       await registry.stop();
       subscriber.disconnect();
       redis.disconnect();
@@ -266,7 +291,12 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const { config, secrets, synced, describe, keyHint, apiServer } = await chooseConfig(options);
   const reach = await openTenantReach(config, options.kubernetes !== undefined, apiServer, logger);
 
-  const shared = await openSharedState(config.current().config.sharedState, secrets, logger);
+  const shared = await openSharedState(
+    config.current().config.sharedState,
+    secrets,
+    logger,
+    () => config.current().config.server.multiRound,
+  );
   const pool = new UpstreamPool({
     secrets,
     clientInfo: { name: 'agent-gateway', version: GATEWAY_VERSION },

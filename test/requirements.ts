@@ -1,6 +1,10 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'attacker:pending-flows-capped':
+    'issue 28.1: pending bridged calls are capped per key and workspace (rate_limited with Retry-After) and released after the idle timeout',
+  'attacker:pending-flow-client-gone':
+    'issue 28.1: a bridged call whose client goes away before its first answer is released at once',
   'discovery:invalidation-retried':
     'issue 28.11: a shared-cache invalidation Redis could not take is retried until every replica converges',
   'readme:quickstart': "issue 20: the README's quick start commands still run as written",

@@ -413,6 +413,37 @@ const InboundTimeoutsSchema = z
   });
 export const INBOUND_TIMEOUT_DEFAULTS = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
 
+export const MULTI_ROUND_DEFAULTS = {
+  maxPendingPerKey: 16,
+  maxPendingPerWorkspace: 256,
+  idleTimeoutMs: 60_000,
+};
+const MultiRoundSchema = z
+  .strictObject({
+    maxPendingPerKey: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(16)
+      .describe('Bridged calls one key may have waiting for its answer; more are refused as rate_limited.'),
+    maxPendingPerWorkspace: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(256)
+      .describe('Bridged calls one workspace may have waiting, across its keys.'),
+    idleTimeoutMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(3_600_000)
+      .default(60_000)
+      .describe('How long a bridged call waits for the client to answer before it is declined and released.'),
+  })
+  .describe('Bounds on pending multi-round flows (bridged elicitation and sampling).');
+
 export const ServerSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65_535).default(8080),
@@ -430,6 +461,9 @@ export const ServerSchema = z.strictObject({
    * when the gateway listens on loopback. */
   allowedHosts: z.array(z.string().min(1)).default([]),
   shutdownGraceMs: z.number().int().min(0).max(120_000).default(10_000),
+  /** Bounds on pending multi-round flows (issue 28.1): a legacy upstream's elicitation or sampling
+   * bridged into input_required holds an upstream connection until the client answers. */
+  multiRound: MultiRoundSchema.default(MULTI_ROUND_DEFAULTS),
   timeouts: InboundTimeoutsSchema.default(INBOUND_TIMEOUT_DEFAULTS),
 });
 
@@ -469,33 +503,60 @@ export const KnowledgeSchema = z.strictObject({
   answerer: AnswererSchema.optional(),
 });
 
+/** Encryption of secret values at rest in Redis (issue 28.8, docs/redis.md). */
+export const SharedStateEncryptionSchema = z
+  .strictObject({
+    keys: z
+      .array(SecretRefSchema)
+      .min(1)
+      .max(8)
+      .describe(
+        'Secret references, each to a random value of at least 32 characters. The first key encrypts and every key decrypts: rotate by appending a new key, then moving it first, then removing the old one (a rollout each, docs/redis.md).',
+      ),
+  })
+  .describe(
+    'Encrypts upstream sessions, cached lists and replica messages in Redis and derives the requestState seal keys; required with sharedState.redis.',
+  );
+
 /** State shared by all gateway replicas (issue 10): without it every replica keeps its own. */
-export const SharedStateSchema = z.strictObject({
-  redis: z
-    .strictObject({
-      /** As a secret reference: redis://[user:password@]host:port[/db] (rediss:// for TLS),
-       * redis-sentinel://[user:password@]host:port[,host:port…]/<master>[/<db>], or
-       * redis-cluster://[user:password@]host:port[,host:port…]. */
-      url: SecretRefSchema,
-      /** TLS to the Redis nodes (also implied by rediss://): the CA bundle (PEM, as a secret
-       * reference) when it is not a system CA, and the certificate name when it is not the host. */
-      tls: z
-        .strictObject({
-          ca: SecretRefSchema.optional(),
-          servername: z.string().min(1).max(253).optional(),
-        })
-        .optional(),
-      keyPrefix: z
-        .string()
-        .max(64)
-        .regex(/^[A-Za-z0-9:_.-]*$/)
-        .default('agw:'),
-      connectTimeoutMs: z.number().int().min(100).max(60_000).default(2000),
-      /** A shared-state command slower than this falls back to local state for that request. */
-      commandTimeoutMs: z.number().int().min(5).max(10_000).default(50),
-    })
-    .optional(),
-});
+export const SharedStateSchema = z
+  .strictObject({
+    redis: z
+      .strictObject({
+        /** As a secret reference: redis://[user:password@]host:port[/db] (rediss:// for TLS),
+         * redis-sentinel://[user:password@]host:port[,host:port…]/<master>[/<db>], or
+         * redis-cluster://[user:password@]host:port[,host:port…]. */
+        url: SecretRefSchema,
+        /** TLS to the Redis nodes (also implied by rediss://): the CA bundle (PEM, as a secret
+         * reference) when it is not a system CA, and the certificate name when it is not the host. */
+        tls: z
+          .strictObject({
+            ca: SecretRefSchema.optional(),
+            servername: z.string().min(1).max(253).optional(),
+          })
+          .optional(),
+        keyPrefix: z
+          .string()
+          .max(64)
+          .regex(/^[A-Za-z0-9:_.-]*$/)
+          .default('agw:'),
+        connectTimeoutMs: z.number().int().min(100).max(60_000).default(2000),
+        /** A shared-state command slower than this falls back to local state for that request. */
+        commandTimeoutMs: z.number().int().min(5).max(10_000).default(50),
+      })
+      .optional(),
+    encryption: SharedStateEncryptionSchema.optional(),
+  })
+  .superRefine((shared, ctx) => {
+    // Secure by default (issue 28.8): Redis never holds an upstream session or a seal key in clear.
+    if (shared.redis !== undefined && shared.encryption === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['encryption'],
+        message:
+          'is required with sharedState.redis: set encryption.keys to a secret reference holding a random value of at least 32 characters (see docs/redis.md)',
+      });
+  });
 export type SharedStateConfig = z.infer<typeof SharedStateSchema>;
 
 export const GatewayConfigSchema = z
@@ -508,6 +569,7 @@ export const GatewayConfigSchema = z
       allowedOrigins: [],
       allowedHosts: [],
       shutdownGraceMs: 10_000,
+      multiRound: MULTI_ROUND_DEFAULTS,
       timeouts: INBOUND_TIMEOUT_DEFAULTS,
     }),
     workspaces: z.array(WorkspaceSchema).default([]),

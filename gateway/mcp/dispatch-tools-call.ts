@@ -167,6 +167,8 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
                 // it has its own time-out rather than the request's signal.
                 return deps.bridge.start({
                   keyId: principal.keyId,
+                  workspace,
+                  signal: request.signal,
                   tool: name,
                   args,
                   connect: (onServerRequest) =>

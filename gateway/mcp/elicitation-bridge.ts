@@ -4,6 +4,9 @@
 // its key, the tool and the arguments, and is single-use. Bridged calls live in the memory of the
 // replica that started them (the owner, sealed into the state) and expire; a retry that reaches
 // another replica is forwarded to the owner (BridgeForwarder), which alone decides and answers.
+// Each pending call holds an upstream connection, so they are bounded (issue 28.1): per key and per
+// workspace (refused as rate_limited with a retry hint), by an idle timeout, and a call whose client
+// went away before its first answer is released at once.
 import { randomUUID } from 'node:crypto';
 import { NAMESPACE_SEPARATOR } from '../discovery/index.js';
 import type { BridgedConnection } from '../upstream/bridged-connection.js';
@@ -11,6 +14,8 @@ import { invalidRequestState, type BridgeForwarder, type BridgeResume } from './
 import type { McpResult } from './mcp-request.js';
 import { argumentsDigest, RequestStateSeal, type SealedState } from './request-state-seal.js';
 import { upstreamFailure } from './upstream-failure.js';
+import { McpError } from './jsonrpc.js';
+import { catalogueEntry } from '../errors/index.js';
 
 interface PendingInput {
   readonly key: string;
@@ -26,6 +31,7 @@ type Step =
 
 class BridgedCall {
   waiting: PendingInput | undefined;
+  released = false;
   private buffered: Step[] = [];
   private wake: ((step: Step) => void) | undefined;
   private inputs = 0;
@@ -34,6 +40,7 @@ class BridgedCall {
   constructor(
     readonly id: string,
     readonly keyId: string,
+    readonly workspace: string,
     readonly tool: string,
     readonly argsDigest: string,
   ) {}
@@ -65,6 +72,9 @@ class BridgedCall {
 
 export interface BridgeStart {
   readonly keyId: string;
+  readonly workspace: string;
+  /** The client's request: when it goes away before the first answer, the call is released. */
+  readonly signal?: AbortSignal;
   readonly tool: string;
   readonly args: Record<string, unknown> | undefined;
   readonly connect: (
@@ -80,20 +90,56 @@ export interface ElicitationBridgeOptions {
   readonly now?: () => number;
   /** Other replicas' calls; without it every state names this replica and nothing is forwarded. */
   readonly forwarder?: BridgeForwarder;
+  /** The caps and idle timeout in force (read per call, so a config reload applies). */
+  readonly limits?: () => BridgeLimits;
+}
+
+export interface BridgeLimits {
+  readonly maxPendingPerKey: number;
+  readonly maxPendingPerWorkspace: number;
+  readonly idleTimeoutMs: number;
+}
+
+const DEFAULT_LIMITS: BridgeLimits = {
+  maxPendingPerKey: 16,
+  maxPendingPerWorkspace: 256,
+  idleTimeoutMs: 60_000,
+};
+
+/** A cap reached: the caller's own load, answered like a rate limit (class `request`). */
+function pendingCapReached(scope: 'key' | 'workspace', limit: number, retryAfterS: number): McpError {
+  return new McpError(
+    429,
+    catalogueEntry('rate_limited').jsonRpcCode,
+    `Too many bridged calls waiting for an answer for this ${scope} (${limit}); answer or abandon one, or retry after ${retryAfterS} s.`,
+    {
+      code: 'rate_limited',
+      class: 'request',
+      retryAfterSeconds: retryAfterS,
+      limit: { [`maxPendingPer${scope === 'key' ? 'Key' : 'Workspace'}`]: limit },
+    },
+    'request',
+    { 'retry-after': String(retryAfterS) },
+  );
 }
 
 export class ElicitationBridge {
   private readonly calls = new Map<string, BridgedCall>();
   readonly seal: RequestStateSeal;
-  private readonly ttlMs: number;
+  private readonly ttlOverrideMs: number | undefined;
   private readonly now: () => number;
   private readonly forwarder: BridgeForwarder | undefined;
+  private readonly limits: () => BridgeLimits;
+  /** Calls started and not yet released, by key and by workspace (connecting ones included). */
+  private readonly pendingByKey = new Map<string, number>();
+  private readonly pendingByWorkspace = new Map<string, number>();
 
   constructor(options: ElicitationBridgeOptions = {}) {
     this.seal = options.seal ?? new RequestStateSeal();
-    this.ttlMs = options.ttlMs ?? 5 * 60_000;
+    this.ttlOverrideMs = options.ttlMs;
     this.now = options.now ?? Date.now;
     this.forwarder = options.forwarder;
+    this.limits = options.limits ?? (() => DEFAULT_LIMITS);
     this.forwarder?.serve((resume) => this.serveForwarded(resume));
   }
 
@@ -101,15 +147,69 @@ export class ElicitationBridge {
     return this.calls.size;
   }
 
+  /** Calls holding an upstream connection on this replica (connecting or waiting for an answer). */
+  get pending(): number {
+    let total = 0;
+    for (const count of this.pendingByKey.values()) total += count;
+    return total;
+  }
+
+  private get ttlMs(): number {
+    return this.ttlOverrideMs ?? this.limits().idleTimeoutMs;
+  }
+
   async start(request: BridgeStart): Promise<McpResult> {
-    const call = new BridgedCall(randomUUID(), request.keyId, request.tool, argumentsDigest(request.args));
-    const connection = await request.connect((method, params) => call.serverRequest(method, params));
-    call.connection = connection;
-    request.call(connection).then(
-      (result) => call.push({ kind: 'done', result }),
-      (error: unknown) => call.push({ kind: 'failed', error }),
+    const limits = this.limits();
+    const retryAfterS = Math.max(1, Math.ceil(limits.idleTimeoutMs / 1000));
+    if ((this.pendingByKey.get(request.keyId) ?? 0) >= limits.maxPendingPerKey)
+      throw pendingCapReached('key', limits.maxPendingPerKey, retryAfterS);
+    if ((this.pendingByWorkspace.get(request.workspace) ?? 0) >= limits.maxPendingPerWorkspace)
+      throw pendingCapReached('workspace', limits.maxPendingPerWorkspace, retryAfterS);
+    const call = new BridgedCall(
+      randomUUID(),
+      request.keyId,
+      request.workspace,
+      request.tool,
+      argumentsDigest(request.args),
     );
-    return this.advance(call);
+    this.count(call, 1);
+    // Until the first answer goes out, the call belongs to the client's request: if that goes
+    // away (the client disconnected), nothing will ever retry it, so it is released at once.
+    const abandon = () => {
+      call.push({ kind: 'failed', error: new Error('client disconnected') });
+      this.finish(call);
+    };
+    request.signal?.addEventListener('abort', abandon, { once: true });
+    try {
+      if (request.signal?.aborted === true) throw new Error('client disconnected');
+      const connection = await request.connect((method, params) => call.serverRequest(method, params));
+      call.connection = connection;
+      if (call.released) {
+        void connection.close().catch(() => undefined);
+        throw new Error('client disconnected');
+      }
+      request.call(connection).then(
+        (result) => call.push({ kind: 'done', result }),
+        (error: unknown) => call.push({ kind: 'failed', error }),
+      );
+      return await this.advance(call);
+    } catch (error) {
+      this.finish(call);
+      throw error;
+    } finally {
+      request.signal?.removeEventListener('abort', abandon);
+    }
+  }
+
+  private count(call: BridgedCall, delta: 1 | -1): void {
+    for (const [map, id] of [
+      [this.pendingByKey, call.keyId],
+      [this.pendingByWorkspace, call.workspace],
+    ] as const) {
+      const next = (map.get(id) ?? 0) + delta;
+      if (next <= 0) map.delete(id);
+      else map.set(id, next);
+    }
   }
 
   /** The client's retry: continued here when this replica owns the call, else on its owner. */
@@ -200,9 +300,13 @@ export class ElicitationBridge {
     call.timer.unref();
   }
 
+  /** Releases a call once: its timer, its slot in the caps and its upstream connection. */
   private finish(call: BridgedCall): void {
     if (call.timer !== undefined) clearTimeout(call.timer);
     this.calls.delete(call.id);
+    if (call.released) return;
+    call.released = true;
+    this.count(call, -1);
     void call.connection?.close().catch(() => undefined);
   }
 

@@ -8,5 +8,6 @@ export { MODERN_VERSION, LEGACY_VERSIONS, META, RPC } from './protocol.js';
 export { decodeMirroredValue, encodeMirroredValue, mirrors, headerValueFor } from './header-mirror.js';
 export { SERVER_INFO } from './result-envelope.js';
 export { ElicitationBridge } from './elicitation-bridge.js';
-export { RedisBridgeForwarder, shareSealKey } from './redis-bridge-forwarder.js';
+export type { BridgeLimits } from './elicitation-bridge.js';
+export { RedisBridgeForwarder, forgetLegacySealKey } from './redis-bridge-forwarder.js';
 export { RequestStateSeal } from './request-state-seal.js';

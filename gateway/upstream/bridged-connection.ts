@@ -3,10 +3,11 @@
 // sampling capabilities upstream and hands every server→client request of the call to
 // `onServerRequest`, which decides when (and with what) it is answered. Not pooled: the handlers
 // belong to this one call.
-import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type ClientCapabilities } from '@modelcontextprotocol/client';
 import type { McpSourceConfig } from '../config/index.js';
 import { withResponseGuard } from './response-guard.js';
 import { scopedDeps, transportFor, type ConnectDeps } from './upstream-connection.js';
+import { within } from '../shared-state/within.js';
 
 export type ServerRequestHandler = (
   method: string,
@@ -58,7 +59,8 @@ export async function connectBridged(
         (await onServerRequest('sampling/createMessage', request.params as Record<string, unknown>)) as never,
     );
   }
-  await client.connect(transportFor(source, deps), {
+  const transport = transportFor(source, deps);
+  await client.connect(transport, {
     timeout: source.timeouts.connectMs,
     signal: AbortSignal.timeout(source.timeouts.connectMs),
   });
@@ -72,6 +74,12 @@ export async function connectBridged(
       );
       return result;
     },
-    close: () => client.close(),
+    // The call's upstream session is ended, not just our socket (issue 28.1): a 2025-era server
+    // otherwise keeps it until its own expiry. Best effort, bounded by the connect time-out.
+    async close() {
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined)
+        await within(transport.terminateSession(), source.timeouts.connectMs).catch(() => undefined);
+      await client.close();
+    },
   };
 }

@@ -12,8 +12,7 @@ const sharedKey = Buffer.alloc(32, 3);
 
 function replicas(hub: MemoryBridgeHub, names: string[]): ElicitationBridge[] {
   return names.map((name) => {
-    const seal = new RequestStateSeal();
-    seal.adopt(sharedKey);
+    const seal = new RequestStateSeal([sharedKey]);
     return new ElicitationBridge({ seal, forwarder: hub.forwarder(name) });
   });
 }
@@ -22,6 +21,7 @@ function replicas(hub: MemoryBridgeHub, names: string[]): ElicitationBridge[] {
 function startAsking(bridge: ElicitationBridge, closed: string[]) {
   return bridge.start({
     keyId: 'key1',
+    workspace: 'demo',
     tool: 'legacy__ask_name',
     args: {},
     connect: (onServerRequest) => {
@@ -117,5 +117,72 @@ describe('ElicitationBridge across replicas', () => {
     expect((refused as McpError).rpcCode).toBe(-32602);
     const done = await b.resume(resumeWith(requestState, inputKey, 'Ada'), 1000);
     expect(done['content']).toEqual([{ type: 'text', text: 'hello Ada' }]);
+  });
+});
+
+describe('ElicitationBridge bounds (issue 28.1)', () => {
+  it('attacker:pending-flow-client-gone — a call whose client goes away before its first answer is released at once, its connection closed', async () => {
+    const bridge = new ElicitationBridge({
+      limits: () => ({ maxPendingPerKey: 2, maxPendingPerWorkspace: 10, idleTimeoutMs: 600_000 }),
+    });
+    const controller = new AbortController();
+    const closed: string[] = [];
+    let connected!: () => void;
+    const connecting = new Promise<void>((resolve) => (connected = resolve));
+    const started = bridge.start({
+      keyId: 'key1',
+      workspace: 'demo',
+      signal: controller.signal,
+      tool: 'legacy__ask_name',
+      args: {},
+      connect: async () => {
+        await connecting;
+        return {
+          callTool: () => new Promise<Record<string, unknown>>(() => undefined),
+          close: () => {
+            closed.push('closed');
+            return Promise.resolve();
+          },
+        } satisfies BridgedConnection;
+      },
+      call: (connection) => connection.callTool('ask_name', {}, AbortSignal.timeout(5000), 5000),
+    });
+    expect(bridge.pending).toBe(1);
+    controller.abort();
+    connected();
+    await expect(started).rejects.toThrow(/disconnected/);
+    // Released without waiting for the (ten-minute) idle timeout.
+    expect(bridge.pending).toBe(0);
+    expect(closed).toEqual(['closed']);
+  });
+
+  it('attacker:pending-flows-capped — past the per-key cap a call is refused as rate_limited before connecting; answering one frees its slot', async () => {
+    const bridge = new ElicitationBridge({
+      limits: () => ({ maxPendingPerKey: 2, maxPendingPerWorkspace: 10, idleTimeoutMs: 600_000 }),
+    });
+    const closed: string[] = [];
+    const first = await startAsking(bridge, closed);
+    await startAsking(bridge, closed);
+    expect(bridge.pending).toBe(2);
+    const refused = await startAsking(bridge, closed).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(McpError);
+    expect(refused).toMatchObject({ httpStatus: 429, rpcCode: -31018, errorClass: 'request' });
+    expect((refused as McpError).headers['retry-after']).toBe('600');
+    // Answering the first call completes it and frees its slot.
+    const inputKey = Object.keys(first['inputRequests'] as Record<string, unknown>)[0] as string;
+    await bridge.resume(
+      {
+        keyId: 'key1',
+        tool: 'legacy__ask_name',
+        args: {},
+        requestState: first['requestState'] as string,
+        inputResponses: { [inputKey]: { action: 'accept', content: { name: 'Ada' } } },
+      },
+      5000,
+    );
+    expect(bridge.pending).toBe(1);
+    expect((await startAsking(bridge, closed))['resultType']).toBe('input_required');
+    await bridge.close();
+    expect(bridge.pending).toBe(0);
   });
 });
