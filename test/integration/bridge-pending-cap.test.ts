@@ -78,8 +78,8 @@ describe('pending multi-round flows are bounded', () => {
     expect(((await ask(neighbour.key, 0)).body['result'] as Record<string, unknown>)['resultType']).toBe(
       'input_required',
     );
-    await until('the warm-up call to be released', async () =>
-      legacy.activeSessions().length <= 1 ? true : undefined,
+    await until('the warm-up call to be released', () =>
+      Promise.resolve(legacy.activeSessions().length <= 1 ? true : undefined),
     );
     const fdsBefore = openFds();
     const sessionsBefore = legacy.activeSessions().length;
@@ -138,7 +138,7 @@ describe('pending multi-round flows are bounded', () => {
     // After the idle timeout every abandoned call is declined upstream and released.
     await until(
       'every pending call to be released',
-      async () => (legacy.activeSessions().length <= sessionsBefore ? true : undefined),
+      () => Promise.resolve(legacy.activeSessions().length <= sessionsBefore ? true : undefined),
       20_000,
     );
     const after = await ask(abuser.key, 9999);
