@@ -1,6 +1,16 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'security:redis-at-rest':
+    'issue 28.8: after a realistic run Redis holds no config, credential, session id, content or seal key in clear, and every key expires',
+  'security:redis-key-rotation':
+    'issue 28.8: the Redis encryption key rotates (add, move first, drop) without dropping upstream sessions or bridged calls',
+  'security:redis-values-encrypted':
+    'issue 28.8: values in Redis open only with a configured key, in their own place, untampered',
+  'security:redis-key-refused': 'issue 28.8: a missing, short or repeated encryption key is refused',
+  'security:redis-key-digests': 'issue 28.8: Redis key names carry digests, never config or caller material',
+  'security:redis-needs-key': 'issue 28.8: shared Redis without encryption keys is refused by the config',
+  'security:seal-key-rotation': 'issue 28.8: requestState seal keys rotate with the encryption keys',
   'attacker:pending-flows-capped':
     'issue 28.1: pending bridged calls are capped per key and workspace (rate_limited with Retry-After) and released after the idle timeout',
   'attacker:pending-flow-client-gone':

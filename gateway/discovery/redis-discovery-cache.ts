@@ -7,9 +7,14 @@
 // Redis could not take is not lost (issue 28.11): it is queued (bounded; past the bound, everything is
 // invalidated) and retried with backoff until Redis takes it, and a replica whose subscription was
 // down drops its whole local copy when it comes back, since it may have missed messages meanwhile.
+// Redis sees no key material (issue 28.8): an entry's name is digests of its key's scopes and of the
+// key (`discovery:<d(ws/)>:<d(ws/source/)>:<d(key)>`, so a prefix still selects by SCAN), and the
+// list itself and every invalidation message are encrypted.
+import { keyDigest } from '../shared-state/key-digest.js';
 import { masters, type RedisClient } from '../shared-state/redis-connection.js';
 import type { Logger } from '../telemetry/logger.js';
 import { RedisLock } from '../shared-state/redis-lock.js';
+import type { ValueCipher } from '../shared-state/value-cipher.js';
 import { within } from '../shared-state/within.js';
 import { MemoryDiscoveryCache, type DiscoveryCache } from './discovery-cache.js';
 
@@ -20,12 +25,28 @@ export interface RedisDiscoveryCacheOptions {
   readonly keyPrefix: string;
   readonly timeoutMs: number;
   readonly logger: Logger;
+  /** Encrypts entries and invalidation messages (the shared-state encryption keys). */
+  readonly cipher: ValueCipher;
 }
 
 /** Invalidations waiting for Redis; past this many distinct prefixes, everything is invalidated. */
 const MAX_PENDING = 256;
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5000;
+/** Keys are `<workspace>/<source>/<rest>`: their scopes end at the first two slashes. */
+const SCOPES = 2;
+
+/** The prefixes of `text` that end at one of its first SCOPES slashes. */
+function scopesOf(text: string): string[] {
+  const scopes: string[] = [];
+  let slash = -1;
+  while (scopes.length < SCOPES) {
+    slash = text.indexOf('/', slash + 1);
+    if (slash < 0) break;
+    scopes.push(text.slice(0, slash + 1));
+  }
+  return scopes;
+}
 
 export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
   private readonly local = new MemoryDiscoveryCache<T>();
@@ -48,28 +69,40 @@ export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
     };
     options.subscriber.on('ready', subscribe);
     if (options.subscriber.status === 'ready') subscribe();
-    options.subscriber.on('message', (channel: string, prefix: string) => {
-      if (channel === this.channel) void this.local.invalidate(prefix);
+    options.subscriber.on('message', (channel: string, sealed: string) => {
+      if (channel !== this.channel) return;
+      const prefix = options.cipher.decrypt(sealed, channel)?.plain;
+      if (prefix !== undefined) void this.local.invalidate(prefix);
     });
   }
 
   private entryKey(key: string): string {
-    return `${this.options.keyPrefix}discovery:${key}`;
+    return `${this.options.keyPrefix}discovery:${[...scopesOf(key), key].map(keyDigest).join(':')}`;
+  }
+
+  /** Every entry whose key starts with `prefix`, and maybe more: a prefix that does not end at a
+   * scope selects by its last whole scope (a miss later, never a stale list). */
+  private entryPattern(prefix: string): string {
+    return `${this.options.keyPrefix}discovery:${scopesOf(prefix)
+      .map((scope) => `${keyDigest(scope)}:`)
+      .join('')}*`;
   }
 
   async get(key: string): Promise<T | undefined> {
     const local = this.local.read(key);
     if (local !== undefined) return local;
+    const name = this.entryKey(key);
     try {
-      const result = await this.timed(
-        this.options.redis.multi().get(this.entryKey(key)).pttl(this.entryKey(key)).exec(),
-      );
+      const result = await this.timed(this.options.redis.multi().get(name).pttl(name).exec());
       const [[, raw], [, ttl]] = (result ?? [
         [null, null],
         [null, -2],
       ]) as [[unknown, string | null], [unknown, number]];
       if (raw === null || typeof ttl !== 'number' || ttl <= 0) return undefined;
-      const value = JSON.parse(raw) as T;
+      // An entry no configured key opens (written under a dropped key) is a miss, listed again.
+      const opened = this.options.cipher.decrypt(raw, name);
+      if (opened === undefined) return undefined;
+      const value = JSON.parse(opened.plain) as T;
       await this.local.set(key, value, ttl);
       return value;
     } catch {
@@ -80,9 +113,9 @@ export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
   async set(key: string, value: T, ttlMs: number): Promise<void> {
     await this.local.set(key, value, ttlMs);
     if (ttlMs <= 0) return;
-    await this.timed(this.options.redis.set(this.entryKey(key), JSON.stringify(value), 'PX', ttlMs)).catch(
-      () => undefined,
-    );
+    const name = this.entryKey(key);
+    const sealed = this.options.cipher.encrypt(JSON.stringify(value), name);
+    await this.timed(this.options.redis.set(name, sealed, 'PX', ttlMs)).catch(() => undefined);
   }
 
   async invalidate(prefix: string): Promise<void> {
@@ -110,7 +143,8 @@ export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
   }
 
   private async invalidateShared(prefix: string, timeoutMs: number): Promise<void> {
-    const pattern = `${this.entryKey(prefix).replace(/[*?[\]\\]/g, '\\$&')}*`;
+    // Digests hold no glob characters, and the key prefix is checked by the config schema.
+    const pattern = this.entryPattern(prefix);
     const timed = <R>(promise: Promise<R>) => within(promise, timeoutMs);
     // SCAN sees one node's keys: every master of a Cluster is scanned. Keys are deleted one by
     // one (a multi-key DEL must stay within one Cluster slot).
@@ -122,7 +156,7 @@ export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
         cursor = next;
       } while (cursor !== '0');
     }
-    await timed(this.options.redis.publish(this.channel, prefix));
+    await timed(this.options.redis.publish(this.channel, this.options.cipher.encrypt(prefix, this.channel)));
   }
 
   private queue(prefix: string): void {
@@ -171,7 +205,7 @@ export class RedisDiscoveryCache<T> implements DiscoveryCache<T> {
   exclusive(key: string, waitMs: number, load: () => Promise<void>): Promise<void> {
     // First one caller per replica, then one replica per deployment.
     return this.local.exclusive(key, waitMs, async () => {
-      const lock = `${this.options.keyPrefix}discovery-lock:${key}`;
+      const lock = `${this.options.keyPrefix}discovery-lock:${keyDigest(key)}`;
       if (!(await this.lock.acquire(lock, waitMs + 1000))) {
         await this.lock.waitWhileHeld(lock, waitMs, async () => (await this.get(key)) !== undefined);
         return;

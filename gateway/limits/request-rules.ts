@@ -1,7 +1,9 @@
 // Which counters a request is checked against: the key's and the workspace's request rates (every
 // authenticated request) and, for tool calls and searches, their daily quotas. Keys carry a Redis
 // Cluster hash tag of the workspace, so one request's counters share a slot and one script serves.
+// Workspace names and key ids appear only as digests (issue 28.8): `agw:{<d(ws)>}:key:<d(id)>:minute`.
 import type { LimitsConfig } from '../config/index.js';
+import { keyDigest } from '../shared-state/key-digest.js';
 import type { LimitRule } from './limit-rules.js';
 
 export type RequestKind = 'request' | 'tool-call' | 'search';
@@ -31,9 +33,10 @@ export function requestRules(
   key: { readonly id: string; readonly limits?: LimitsConfig | undefined },
   kind: RequestKind,
 ): LimitRule[] {
-  const tag = `${prefix}{${workspace.name}}`;
+  if (key.limits === undefined && workspace.limits === undefined) return [];
+  const tag = `${prefix}{${keyDigest(`workspace\0${workspace.name}`)}}`;
   return [
-    ...rulesOf(key.limits, `${tag}:key:${key.id}`, 'key', kind),
+    ...rulesOf(key.limits, `${tag}:key:${keyDigest(`key\0${key.id}`)}`, 'key', kind),
     ...rulesOf(workspace.limits, `${tag}:workspace`, 'workspace', kind),
   ];
 }

@@ -5,10 +5,13 @@
 // acknowledge within `ackMs` (on one server PUBLISH also says nobody listens; a Cluster counts only
 // one node's subscribers, so there the acknowledgement decides), and a Redis that is down ends the
 // wait too; either way the client is told the state expired and starts the call again. Log lines
-// name replicas, never content.
-import { randomBytes, randomUUID } from 'node:crypto';
+// name replicas, never content. Messages are encrypted and bound to their channel (issue 28.8):
+// whoever can subscribe in Redis reads no answer or result, and whoever can publish there cannot
+// acknowledge, answer or resume anything.
+import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { RedisClient } from '../shared-state/redis-connection.js';
+import type { ValueCipher } from '../shared-state/value-cipher.js';
 import { NAMESPACE_SEPARATOR } from '../discovery/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import { within } from '../shared-state/within.js';
@@ -38,6 +41,8 @@ export interface RedisBridgeForwarderOptions {
   readonly replica: string;
   readonly timeoutMs: number;
   readonly logger: Logger;
+  /** Encrypts every message (the shared-state encryption keys). */
+  readonly cipher: ValueCipher;
   /** How long the owner has to acknowledge a forwarded continuation (default 2 s). */
   readonly ackMs?: number;
 }
@@ -53,8 +58,10 @@ export class RedisBridgeForwarder implements BridgeForwarder {
   private handler: ResumeHandler | undefined;
   private readonly waiting = new Map<string, Waiting>();
   private readonly ownChannel: string;
-  private readonly onMessage = (channel: string, raw: string) => {
-    if (channel === this.ownChannel) void this.receive(raw);
+  private readonly onMessage = (channel: string, sealed: string) => {
+    if (channel !== this.ownChannel) return;
+    const opened = this.options.cipher.decrypt(sealed, channel);
+    if (opened !== undefined) void this.receive(opened.plain);
   };
   private readonly subscribe = () =>
     void this.options.subscriber.subscribe(this.ownChannel).catch(() => undefined);
@@ -105,7 +112,7 @@ export class RedisBridgeForwarder implements BridgeForwarder {
         reject: settle(reject),
       });
       const message: Message = { t: 'resume', id, from: this.replica, resume };
-      within(this.options.redis.publish(this.channel(owner), JSON.stringify(message)), this.options.timeoutMs)
+      within(this.publish(this.channel(owner), message), this.options.timeoutMs)
         .then((receivers) => {
           if (receivers === 0 && !(this.options.redis instanceof Cluster))
             this.waiting.get(id)?.reject(invalidRequestState());
@@ -138,7 +145,7 @@ export class RedisBridgeForwarder implements BridgeForwarder {
     if (message.t !== 'resume' || this.handler === undefined) return;
     const replyTo = this.channel(message.from);
     const ack: Message = { t: 'ack', id: message.id };
-    void this.options.redis.publish(replyTo, JSON.stringify(ack)).catch(() => undefined);
+    void this.publish(replyTo, ack).catch(() => undefined);
     let reply: Message;
     try {
       reply = { t: 'reply', id: message.id, result: await this.handler(message.resume) };
@@ -146,9 +153,13 @@ export class RedisBridgeForwarder implements BridgeForwarder {
       const failure = error instanceof McpError ? error : catalogueFailure('internal_error', '');
       reply = { t: 'reply', id: message.id, error: toWire(failure) };
     }
-    await this.options.redis.publish(replyTo, JSON.stringify(reply)).catch(() => {
+    await this.publish(replyTo, reply).catch(() => {
       this.options.logger.warn({ to: message.from }, 'bridged call: could not return the answer');
     });
+  }
+
+  private publish(channel: string, message: Message): Promise<number> {
+    return this.options.redis.publish(channel, this.options.cipher.encrypt(JSON.stringify(message), channel));
   }
 
   close(): Promise<void> {
@@ -162,24 +173,10 @@ export class RedisBridgeForwarder implements BridgeForwarder {
   }
 }
 
-/** The seal key every replica shares: created once in Redis, adopted by each replica whenever it
- * (re)connects. Until then a replica seals with its own key (its states stay valid on it). */
-export function shareSealKey(
-  redis: RedisClient,
-  keyPrefix: string,
-  adopt: (key: Buffer) => void,
-  logger: Logger,
-): void {
-  const key = `${keyPrefix}bridge:seal-key`;
-  const fetch = async () => {
-    try {
-      await redis.set(key, randomBytes(32).toString('base64'), 'NX');
-      const shared = await redis.get(key);
-      if (shared !== null) adopt(Buffer.from(shared));
-    } catch {
-      logger.warn({}, 'bridged calls: shared seal key not available; continuations stay on this replica');
-    }
-  };
-  redis.on('ready', () => void fetch());
-  if (redis.status === 'ready') void fetch();
+/** Deletes the seal key earlier versions kept in Redis, in clear and without expiry: seal keys now
+ * derive from the encryption Secret and are never stored (issue 28.8). Once, when Redis is ready. */
+export function forgetLegacySealKey(redis: RedisClient, keyPrefix: string): void {
+  const forget = () => void redis.del(`${keyPrefix}bridge:seal-key`).catch(() => undefined);
+  if (redis.status === 'ready') forget();
+  else redis.once('ready', forget);
 }

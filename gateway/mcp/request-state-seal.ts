@@ -1,8 +1,10 @@
 // Integrity-protected `requestState` the gateway mints itself (spec MRTR security, duty 13): an HMAC
 // over the payload, which binds the API key, the tool, a digest of the arguments and an expiry.
 // The payload is readable (base64url JSON) but cannot be forged or moved to another key or call.
-// Replicas sharing Redis seal with one shared key (issue 10), adopted when Redis is reachable; the
-// keys used before stay valid for opening, so states minted while Redis was away keep working here.
+// Replicas sharing Redis seal with keys derived from the shared-state encryption Secret (issue
+// 28.8), so every replica has them from the start and none is ever stored in Redis; with several
+// configured keys (a rotation) the first seals and every one opens. Alone, a replica seals with a
+// random key of its own.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const PREFIX = 'agwb1.';
@@ -28,20 +30,13 @@ export function argumentsDigest(args: unknown): string {
     .slice(0, 22);
 }
 
-const KEPT_KEYS = 4;
-
 export class RequestStateSeal {
-  /** Newest first: the first seals, all of them open. */
-  private keys: Buffer[];
+  /** The first seals, all of them open. */
+  private readonly keys: readonly Buffer[];
 
-  constructor(key: Buffer = randomBytes(32)) {
-    this.keys = [key];
-  }
-
-  /** Seals with `key` from now on; earlier keys still open what they sealed. */
-  adopt(key: Buffer): void {
-    if (this.keys[0]?.equals(key) === true) return;
-    this.keys = [key, ...this.keys.filter((known) => !known.equals(key))].slice(0, KEPT_KEYS);
+  constructor(keys: readonly Buffer[] = [randomBytes(32)]) {
+    if (keys.length === 0) throw new Error('a seal needs at least one key');
+    this.keys = [...keys];
   }
 
   static isOurs(value: unknown): value is string {

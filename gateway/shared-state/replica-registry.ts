@@ -1,6 +1,7 @@
 // How many gateway replicas share this Redis (for the per-replica share of a limit while Redis is
 // unreachable): each replica refreshes its own entry every few seconds in one sorted set, entries
 // older than three periods are dropped, and the last count read is kept for when Redis is gone.
+// The set itself expires three periods after the last beat, so a deployment removed leaves nothing.
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from './redis-connection.js';
 
@@ -40,7 +41,8 @@ export class ReplicaRegistry {
         .zadd(this.key, now, this.id)
         .zremrangebyscore(this.key, '-inf', now - this.periodMs * 3)
         .zcard(this.key)
-        .exec()) as [unknown, unknown, [unknown, number]];
+        .pexpire(this.key, this.periodMs * 3)
+        .exec()) as [unknown, unknown, [unknown, number], unknown];
       this.count = Math.max(1, Number(count));
     } catch {
       // Keep the last count: it is what the fallback share is computed from.

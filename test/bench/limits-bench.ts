@@ -13,6 +13,7 @@ import { RedisRateLimiter } from '../../gateway/limits/redis-rate-limiter.js';
 import { createRedis, redisReady } from '../../gateway/shared-state/redis-connection.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
 import { startRedis } from '../infra/redis-server.js';
+import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
 import { startBenchGateway, type BenchGateway } from './bench-gateway.js';
 import { startChild } from './child-process.js';
 import { formatResult, runLoad } from './load.js';
@@ -80,7 +81,9 @@ export async function limitsBench(): Promise<void> {
         dir,
         mode,
         {
-          ...(mode === 'redis' ? { sharedState: { redis: { url: { env: 'REDIS_URL' } } } } : {}),
+          ...(mode === 'redis'
+            ? { sharedState: { redis: { url: { env: 'REDIS_URL' } }, encryption: testEncryption } }
+            : {}),
           workspaces: [
             {
               name: 'bench',
@@ -92,7 +95,7 @@ export async function limitsBench(): Promise<void> {
             },
           ],
         },
-        { ...process.env, REDIS_URL: redis.url },
+        { ...process.env, ...testEncryptionEnv, REDIS_URL: redis.url },
       );
       gateways.push(gateway);
       urls[mode] = `${gateway.url}/mcp`;

@@ -10,6 +10,7 @@ import {
   redisReady,
   type RedisClient,
 } from '../../gateway/shared-state/redis-connection.js';
+import { ValueCipher } from '../../gateway/shared-state/value-cipher.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
 import { until } from '../support/until.js';
@@ -31,6 +32,7 @@ async function replica(): Promise<RedisDiscoveryCache<{ n: number }>> {
     keyPrefix: 'agw:',
     timeoutMs: 50,
     logger,
+    cipher: new ValueCipher(['a-test-encryption-key-of-32-chars-or-more']),
   });
 }
 

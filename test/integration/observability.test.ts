@@ -23,6 +23,7 @@ import { until } from '../support/until.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
 import { migratePostgres } from '../../gateway/knowledge/pg-store.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
+import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
 import { findLeaks } from '../support/leak-scan.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
@@ -65,7 +66,7 @@ beforeAll(async () => {
     server: { host: '127.0.0.1', port },
     // The cluster shape: limits and caches in Redis, the knowledge index in PostgreSQL, so their
     // instrumentations' spans are part of the scenario (and of the leak scan).
-    sharedState: { redis: { url: { env: 'REDIS_URL' } } },
+    sharedState: { redis: { url: { env: 'REDIS_URL' } }, encryption: testEncryption },
     knowledge: { postgres: { connectionString: { env: 'PG_URL' } } },
     workspaces: [
       {
@@ -92,6 +93,7 @@ beforeAll(async () => {
     {
       env: {
         ...process.env,
+        ...testEncryptionEnv,
         MODERN_TOKEN: UPSTREAM_TOKEN,
         REDIS_URL: redis.url,
         PG_URL: `postgresql://${postgres.app.user}:${postgres.app.password}@${encodeURIComponent(postgres.app.host)}:${postgres.app.port}/${postgres.app.database}`,

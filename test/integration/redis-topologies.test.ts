@@ -16,6 +16,7 @@ import {
   type RedisClient,
 } from '../../gateway/shared-state/redis-connection.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
+import { ValueCipher } from '../../gateway/shared-state/value-cipher.js';
 import { RedisSessionStore } from '../../gateway/upstream/redis-session-store.js';
 import {
   startClusterRedis,
@@ -26,6 +27,7 @@ import {
 import { until } from '../support/until.js';
 
 const logger = createPinoLogger({ level: 'silent' });
+const cipher = new ValueCipher(['a-test-encryption-key-of-32-chars-or-more']);
 
 describe.each([
   ['TLS', startTlsRedis],
@@ -94,6 +96,7 @@ describe.each([
           keyPrefix: 'agw:',
           timeoutMs: 500,
           logger,
+          cipher,
         }),
     );
     const [cacheA, cacheB] = caches as [
@@ -115,8 +118,8 @@ describe.each([
     expect(await cacheB.get('demo/other/fp')).toEqual({ n: -1 });
 
     // Sessions: put on one replica, read on another, forgotten only for the id that failed.
-    const sessionsA = new RedisSessionStore(a, 'agw:', 500);
-    const sessionsC = new RedisSessionStore(c, 'agw:', 500);
+    const sessionsA = new RedisSessionStore({ redis: a, keyPrefix: 'agw:', timeoutMs: 500, cipher, logger });
+    const sessionsC = new RedisSessionStore({ redis: c, keyPrefix: 'agw:', timeoutMs: 500, cipher, logger });
     const session = { sessionId: 's-1', protocolVersion: '2025-06-18', capabilities: { tools: {} } };
     await sessionsA.put('k1', session);
     expect(await sessionsC.get('k1')).toEqual(session);
@@ -133,6 +136,7 @@ describe.each([
       replica: 'A',
       timeoutMs: 500,
       logger,
+      cipher,
     });
     const other = new RedisBridgeForwarder({
       redis: b,
@@ -141,6 +145,7 @@ describe.each([
       replica: 'B',
       timeoutMs: 500,
       logger,
+      cipher,
     });
     owner.serve((resume) =>
       Promise.resolve({ content: [{ type: 'text', text: `answered ${resume.tool}` }] }),

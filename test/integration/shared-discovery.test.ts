@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
+import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
 import { get, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
 
 const key = newKey();
@@ -25,7 +26,7 @@ beforeAll(async () => {
   upstream = await startModernServer();
   dir = await mkdtemp(join(tmpdir(), 'agw-shared-disc-'));
   const configPath = await writeGatewayConfig(dir, {
-    sharedState: { redis: { url: { env: 'REDIS_URL' } } },
+    sharedState: { redis: { url: { env: 'REDIS_URL' } }, encryption: testEncryption },
     workspaces: [
       {
         name: 'demo',
@@ -34,7 +35,13 @@ beforeAll(async () => {
       },
     ],
   });
-  gateways.push(...(await startGatewayProcesses(configPath, 3, { ...process.env, REDIS_URL: redis.url })));
+  gateways.push(
+    ...(await startGatewayProcesses(configPath, 3, {
+      ...process.env,
+      ...testEncryptionEnv,
+      REDIS_URL: redis.url,
+    })),
+  );
 }, 60_000);
 
 afterAll(async () => {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
+import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
 import { get, keyRecord, MODERN_META, mcpPost, newKey } from '../support/gateway-harness.js';
 
 const LIMIT = 10;
@@ -30,7 +31,7 @@ beforeAll(async () => {
   upstream = await startModernServer();
   dir = await mkdtemp(join(tmpdir(), 'agw-shared-'));
   const configPath = await writeGatewayConfig(dir, {
-    sharedState: { redis: { url: { env: 'REDIS_URL' }, commandTimeoutMs: 50 } },
+    sharedState: { redis: { url: { env: 'REDIS_URL' }, commandTimeoutMs: 50 }, encryption: testEncryption },
     workspaces: [
       {
         name: 'demo',
@@ -44,7 +45,13 @@ beforeAll(async () => {
       },
     ],
   });
-  gateways.push(...(await startGatewayProcesses(configPath, 3, { ...process.env, REDIS_URL: redis.url })));
+  gateways.push(
+    ...(await startGatewayProcesses(configPath, 3, {
+      ...process.env,
+      ...testEncryptionEnv,
+      REDIS_URL: redis.url,
+    })),
+  );
 }, 60_000);
 
 afterAll(async () => {

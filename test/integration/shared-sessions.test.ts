@@ -14,6 +14,7 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
+import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
 import { keyRecord, MODERN_META, mcpPost, newKey } from '../support/gateway-harness.js';
 
 const key = newKey();
@@ -27,7 +28,7 @@ beforeAll(async () => {
   upstream = await startLegacySessionfulServer();
   dir = await mkdtemp(join(tmpdir(), 'agw-shared-sess-'));
   const configPath = await writeGatewayConfig(dir, {
-    sharedState: { redis: { url: { env: 'REDIS_URL' } } },
+    sharedState: { redis: { url: { env: 'REDIS_URL' } }, encryption: testEncryption },
     workspaces: [
       {
         name: 'demo',
@@ -36,7 +37,13 @@ beforeAll(async () => {
       },
     ],
   });
-  gateways.push(...(await startGatewayProcesses(configPath, 3, { ...process.env, REDIS_URL: redis.url })));
+  gateways.push(
+    ...(await startGatewayProcesses(configPath, 3, {
+      ...process.env,
+      ...testEncryptionEnv,
+      REDIS_URL: redis.url,
+    })),
+  );
 }, 60_000);
 
 afterAll(async () => {

@@ -32,18 +32,18 @@ describe('RequestStateSeal', () => {
     expect(seal.open('agwb1.not-base64.x', 0)).toBeUndefined();
     expect(seal.open('upstream-state', 0)).toBeUndefined();
   });
-  it('seals with an adopted shared key; what the old key sealed still opens here, not elsewhere', () => {
-    const shared = Buffer.alloc(32, 7);
-    const a = new RequestStateSeal();
-    const beforeSharing = a.seal(state);
-    a.adopt(shared);
-    const b = new RequestStateSeal();
-    b.adopt(shared);
-    const sharedState = a.seal(state);
-    expect(b.open(sharedState, 0)).toEqual(state);
-    expect(a.open(b.seal(state), 0)).toEqual(state);
-    expect(a.open(beforeSharing, 0)).toEqual(state);
-    expect(b.open(beforeSharing, 0)).toBeUndefined();
+  it('security:seal-key-rotation — the first key seals, every key opens; a replica without the old key refuses its states', () => {
+    const [oldKey, newKey] = [Buffer.alloc(32, 7), Buffer.alloc(32, 8)];
+    const before = new RequestStateSeal([oldKey]);
+    const during = new RequestStateSeal([newKey, oldKey]);
+    const after = new RequestStateSeal([newKey]);
+    const old = before.seal(state);
+    const sealed = during.seal(state);
+    expect(during.open(old, 0)).toEqual(state);
+    expect(after.open(sealed, 0)).toEqual(state);
+    expect(before.open(sealed, 0)).toBeUndefined();
+    expect(after.open(old, 0)).toBeUndefined();
+    expect(() => new RequestStateSeal([])).toThrow();
   });
   it('digests arguments deterministically and distinguishes different ones', () => {
     expect(argumentsDigest({ a: 1 })).toBe(argumentsDigest({ a: 1 }));
