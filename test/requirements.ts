@@ -1,6 +1,8 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'helm:redis-encryption':
+    'issue 28.8: the chart creates and wires the Redis encryption key; the gateway accepts its config',
   'security:redis-at-rest':
     'issue 28.8: after a realistic run Redis holds no config, credential, session id, content or seal key in clear, and every key expires',
   'security:redis-key-rotation':

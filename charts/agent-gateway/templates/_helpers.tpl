@@ -76,3 +76,8 @@ app.kubernetes.io/component: operator
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{/* The Secret with the keys that encrypt what Redis stores: the admin's, or the one the chart makes. */}}
+{{- define "agent-gateway.redisEncryptionSecret" -}}
+{{- default (printf "%s-redis-encryption" (include "agent-gateway.fullname" .)) .Values.sharedState.redis.encryptionSecret.name -}}
+{{- end -}}
