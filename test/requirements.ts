@@ -1,6 +1,26 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'reach:address-spellings':
+    'issue 20: mapped, compatible, NAT64 and bracketed spellings count as the address they carry',
+  'reach:built-in-ranges':
+    'issue 20: loopback, link-local, unspecified, multicast, reserved, own and API-server addresses are denied',
+  'reach:decision-order':
+    'issue 20: CIDR exceptions, built-in ranges, host exceptions, deny CIDRs, default action, in that order',
+  'reach:localhost-by-name': 'issue 20: localhost names are loopback before any lookup',
+  'reach:path-text':
+    'issue 20: file roots per namespace; relative, dotted and prefix-sharing paths are refused',
+  'reach:policy-schema': 'issue 20: the policy schema refuses bad CIDRs and roots; its defaults are secure',
+  'reach:guard-resolve':
+    'issue 20: the guard decides literal and resolved addresses; any denied address refuses a name',
+  'reach:guard-fetch':
+    'issue 20: fetch dials the checked address; redirects to denied names are refused, nothing connects',
+  'reach:guard-agent': 'issue 20: undici pools built by the guard refuse denied targets',
+  'reach:guard-postgres': 'issue 20: node-postgres dials through the guard; Unix socket paths are refused',
+  'reach:confine-root':
+    'issue 20: source roots must lie inside an allowed root as written and after symlinks',
+  'reach:read-confined':
+    'issue 20: each file read is checked on its open descriptor (symlinks, swapped directories, FIFOs)',
   'helm:redis-encryption':
     'issue 28.8: the chart creates and wires the Redis encryption key; the gateway accepts its config',
   'security:redis-at-rest':
