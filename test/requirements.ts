@@ -320,6 +320,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'helm:template-snapshot': 'issue 11: helm template output checked in and diffed',
   'helm:values-schema': 'issue 11: values.schema.json rejects wrong types and unknown keys',
   'helm:least-privilege': 'issue 11: the gateway Role only reads Secrets and ConfigMaps of its namespace',
+  'helm:tenant-policy':
+    'issue 20: one policy block for the operator file and the gateway config (rolls both); tenant roles aggregated to admin/edit/view without status writes; operator Events per scope',
   'helm:values-reference':
     'issue 11: the values reference table is generated from values.schema.json and diffed',
   'helm:crds-in-chart': 'issue 11: the chart ships exactly the generated CRDs',

@@ -17,7 +17,7 @@ import { startModernServer, type RunningModernServer } from '../fixtures/upstrea
 import { get, mcpPost } from '../support/gateway-harness.js';
 import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
 import { until } from '../support/until.js';
-import { GatewayConfigSchema } from '../../gateway/config/index.js';
+import { GatewayConfigSchema, TenantPolicySchema } from '../../gateway/config/index.js';
 import { freePort } from '../infra/free-port.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
@@ -115,6 +115,8 @@ describe('the chart, offline', () => {
         ['enum', { operator: { scope: 'everything' } }, '/operator/scope'],
         ['policy', { policy: { network: { defaultAction: 'maybe' } } }, '/policy/network/defaultAction'],
         ['policy-root', { policy: { files: { allowedRoots: ['data'] } } }, '/policy/files/allowedRoots/0'],
+        ['policy-cidr', { policy: { network: { denyCidrs: ['ten/8'] } } }, '/policy/network/denyCidrs/0'],
+        ['policy-key', { policy: { network: { deny: ['10.0.0.0/8'] } } }, "additional properties 'deny'"],
       ] as const) {
         const path = join(dir, `${name}.yaml`);
         await writeFile(path, stringify(values));
@@ -204,6 +206,107 @@ describe('the chart, offline', () => {
     expect(gatewayRole?.rules).toEqual([
       { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'watch'] },
     ]);
+  });
+
+  it('helm:tenant-policy — one policy for the operator file and the gateway config, tenant roles and Events per scope', async () => {
+    interface Doc {
+      kind?: string;
+      metadata: { name: string; labels?: Record<string, string> };
+      data?: Record<string, string>;
+      rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+      spec?: {
+        template: {
+          metadata: { annotations?: Record<string, string> };
+          spec: {
+            containers: { args: string[]; volumeMounts: { name: string; mountPath: string }[] }[];
+            volumes: { name: string; configMap?: { name: string } }[];
+          };
+        };
+      };
+    }
+    const render = async (...set: string[]) =>
+      parseAllDocuments(
+        await helmOk([
+          'template',
+          RELEASE,
+          CHART,
+          '--namespace',
+          'agent-gateway',
+          ...set.flatMap((s) => ['--set', s]),
+        ]),
+      )
+        .map((d) => d.toJS() as Doc)
+        .filter((d) => d?.kind !== undefined);
+    const find = (docs: Doc[], kind: string, name: string) =>
+      docs.find((d) => d.kind === kind && d.metadata.name === name);
+
+    const docs = await render('policy.network.denyCidrs={10.96.0.0/12}', 'policy.stdio=deny');
+    // The operator reads the file the ConfigMap holds, mounted where --policy points.
+    const deployment = find(docs, 'Deployment', 'agw-agent-gateway-operator');
+    const pod = deployment?.spec?.template;
+    const args = pod?.spec.containers[0]?.args ?? [];
+    expect(args[args.indexOf('--policy') + 1]).toBe('/etc/agent-gateway/policy/policy.yaml');
+    expect(pod?.spec.containers[0]?.volumeMounts).toContainEqual(
+      expect.objectContaining({ name: 'policy', mountPath: '/etc/agent-gateway/policy' }),
+    );
+    expect(pod?.spec.volumes).toContainEqual({
+      name: 'policy',
+      configMap: { name: 'agw-agent-gateway-operator-policy' },
+    });
+    expect(pod?.metadata.annotations?.['checksum/policy']).toMatch(/^[0-9a-f]{64}$/);
+    // Both read the same block, and it is what the gateway's own schema accepts.
+    const operatorPolicy = parse(
+      find(docs, 'ConfigMap', 'agw-agent-gateway-operator-policy')?.data?.['policy.yaml'] ?? '',
+    ) as unknown;
+    const gatewayConfig = parse(
+      find(docs, 'ConfigMap', 'agw-agent-gateway')?.data?.['gateway.yaml'] ?? '',
+    ) as {
+      policy?: unknown;
+    };
+    expect(gatewayConfig.policy).toEqual(operatorPolicy);
+    const policy = TenantPolicySchema.safeParse(operatorPolicy);
+    expect(policy.success, JSON.stringify(policy.error?.issues)).toBe(true);
+    expect(policy.data?.network.denyCidrs).toEqual(['10.96.0.0/12']);
+    // A policy change rolls the operator (and, through the base config's checksum, the gateways).
+    const changed = await render('policy.network.denyCidrs={10.96.0.0/12,10.244.0.0/16}');
+    const checksum = (d: Doc[], name: string, key: string) =>
+      find(d, 'Deployment', name)?.spec?.template.metadata.annotations?.[key];
+    expect(checksum(changed, 'agw-agent-gateway-operator', 'checksum/policy')).not.toBe(
+      checksum(docs, 'agw-agent-gateway-operator', 'checksum/policy'),
+    );
+    expect(checksum(changed, 'agw-agent-gateway', 'checksum/config')).not.toBe(
+      checksum(docs, 'agw-agent-gateway', 'checksum/config'),
+    );
+
+    // The tenant roles: every write verb on the four kinds for admin/edit, reads for view, no
+    // status writes for anyone.
+    const edit = find(docs, 'ClusterRole', 'agent-gateway-agw-agent-gateway-tenant-edit');
+    const view = find(docs, 'ClusterRole', 'agent-gateway-agw-agent-gateway-tenant-view');
+    expect(edit?.rules).toEqual([
+      {
+        apiGroups: ['agentgateway.dev'],
+        resources: ['workspaces', 'apikeys', 'mcpsources', 'datasources'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'],
+      },
+    ]);
+    expect(view?.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-edit']).toBeUndefined();
+    expect(view?.rules).toHaveLength(1);
+    expect(view?.rules?.[0]?.verbs).toEqual(['get', 'list', 'watch']);
+    expect([...(view?.rules?.[0]?.resources ?? [])].sort()).toEqual(
+      ['workspaces', 'apikeys', 'mcpsources', 'datasources'].flatMap((r) => [r, `${r}/status`]).sort(),
+    );
+    // Off: no tenant roles at all (the admin grants rights some other way).
+    const off = await render('rbac.aggregateToDefaultRoles=false');
+    expect(off.filter((d) => d.metadata.name.includes('tenant-'))).toEqual([]);
+
+    // Cluster scope: the operator records Events in every tenant namespace (a ClusterRole).
+    const cluster = await render('operator.scope=cluster');
+    expect(find(cluster, 'ClusterRole', 'agent-gateway-agw-agent-gateway-operator')?.rules).toContainEqual({
+      apiGroups: [''],
+      resources: ['events'],
+      verbs: ['create', 'patch'],
+    });
+    expect(find(cluster, 'Role', 'agw-agent-gateway-operator-watch')).toBeUndefined();
   });
 });
 
@@ -331,6 +434,38 @@ describe('the chart on a real API server', () => {
     expect(await canI(operatorSa(), 'list', 'workspaces.agentgateway.dev', other)).toBe('no');
     expect(await canI(operatorSa(), 'update', 'workspaces.agentgateway.dev', ns)).toBe('no');
     expect(await canI(operatorSa(), 'create', 'deployments.apps', ns)).toBe('no');
+    // Events on the resources it reconciles: create and patch here, nothing more, nowhere else.
+    expect(await canI(operatorSa(), 'create', 'events', ns)).toBe('yes');
+    expect(await canI(operatorSa(), 'patch', 'events', ns)).toBe('yes');
+    expect(await canI(operatorSa(), 'delete', 'events', ns)).toBe('no');
+    expect(await canI(operatorSa(), 'create', 'events', other)).toBe('no');
+
+    // The tenant roles. This API server runs no controller-manager, so nothing aggregates them into
+    // admin/edit/view here; bound directly in a tenant namespace, they show what those roles gain.
+    for (const [user, role] of [
+      ['tenant-editor', 'tenant-edit'],
+      ['tenant-viewer', 'tenant-view'],
+    ] as const)
+      await kubectlOk([
+        'create',
+        'rolebinding',
+        user,
+        '-n',
+        other,
+        `--clusterrole=${ns}-agw-agent-gateway-${role}`,
+        `--user=${user}`,
+      ]);
+    expect(await canI('tenant-editor', 'create', 'workspaces.agentgateway.dev', other)).toBe('yes');
+    expect(await canI('tenant-editor', 'deletecollection', 'apikeys.agentgateway.dev', other)).toBe('yes');
+    expect(await canI('tenant-editor', 'update', 'datasources.agentgateway.dev', other)).toBe('yes');
+    expect(await canI('tenant-editor', 'patch', 'workspaces.agentgateway.dev/status', other)).toBe('no');
+    expect(await canI('tenant-editor', 'update', 'mcpsources.agentgateway.dev/status', other)).toBe('no');
+    expect(await canI('tenant-editor', 'create', 'workspaces.agentgateway.dev', ns)).toBe('no');
+    expect(await canI('tenant-editor', 'get', 'secrets', other)).toBe('no');
+    expect(await canI('tenant-viewer', 'get', 'apikeys.agentgateway.dev/status', other)).toBe('yes');
+    expect(await canI('tenant-viewer', 'list', 'datasources.agentgateway.dev', other)).toBe('yes');
+    expect(await canI('tenant-viewer', 'create', 'mcpsources.agentgateway.dev', other)).toBe('no');
+    expect(await canI('tenant-viewer', 'patch', 'apikeys.agentgateway.dev/status', other)).toBe('no');
   }, 120_000);
 
   it("helm:serviceaccount-tokens — operator and gateway with the chart ServiceAccounts' tokens: a first agent call works", async () => {
@@ -432,6 +567,21 @@ describe('the chart on a real API server', () => {
       'apikey/ci-reader',
       'mcpsource/docs',
     ]);
+    // Events are best effort (a refused write is only logged), so seeing one is the proof that the
+    // chart's Role lets the operator record them.
+    await until('the KeyIssued Event', async () => {
+      const reasons = await kubectlOk([
+        'get',
+        'events',
+        '-n',
+        ns,
+        '--field-selector',
+        'involvedObject.kind=ApiKey,involvedObject.name=ci-reader',
+        '-o',
+        'jsonpath={.items[*].reason}',
+      ]);
+      return reasons.split(' ').includes('KeyIssued') ? true : undefined;
+    });
 
     const child = await startChild(
       [
@@ -502,6 +652,7 @@ describe('the chart on a real API server', () => {
     // Cluster scope: the operator now watches every namespace; the gateway still reads only its own.
     expect(await canI(operatorSa(), 'list', 'secrets', other)).toBe('yes');
     expect(await canI(operatorSa(), 'list', 'workspaces.agentgateway.dev', other)).toBe('yes');
+    expect(await canI(operatorSa(), 'create', 'events', other)).toBe('yes');
     expect(await canI(gatewaySa(), 'get', 'secrets', other)).toBe('no');
     const status = parse(await helmOk(['status', RELEASE, '-n', ns, '-o', 'yaml'])) as { version: number };
     expect(status.version).toBe(2);
