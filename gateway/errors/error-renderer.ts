@@ -1,4 +1,4 @@
-// Renders a GatewayError into the REST wire shape (README "Error format"). The JSON-RPC shape for
+// Renders a GatewayError into the REST wire shape (docs/errors.md, "Error format"). The JSON-RPC shape for
 // the MCP face is rendered by the mcp context from the same catalogue entry.
 import type { GatewayError } from './gateway-error.js';
 

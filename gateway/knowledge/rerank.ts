@@ -1,6 +1,6 @@
 // Re-ranks BM25 candidates by how many distinct query terms a chunk covers and how close together
 // they stand (phrase proximity). Store-independent, so both stores rank alike. On the manpages-dev
-// known-item set this lifted MRR@10 from 0.317 to 0.335 (see README, knowledge benchmark).
+// known-item set this lifted MRR@10 from 0.317 to 0.335 (see docs/benchmarks.md, knowledge benchmark).
 // Coverage and proximity count prose only, and a chunk's score shrinks with its share of code, so a
 // command line that happens to contain the question's words ranks below prose about it (issue 8.15).
 import { proseOnly, proseShare } from './code-spans.js';
