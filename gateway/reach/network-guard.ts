@@ -110,8 +110,12 @@ export class NetworkGuard {
         return socket;
       }
       const name = typeof host === 'string' && host !== '' ? host : 'localhost';
+      // A socket destroyed while the name was being looked up (pg's connectionTimeoutMillis,
+      // client.end()) stays closed: connect() on a destroyed Socket would reopen it.
       this.resolve(name).then(
-        (target) => connect(Number(port), target.address),
+        (target) => {
+          if (!socket.destroyed) connect(Number(port), target.address);
+        },
         (error: unknown) =>
           socket.destroy(
             error instanceof ReachDeniedError ? new ReachDeniedError(error.reason, label) : (error as Error),

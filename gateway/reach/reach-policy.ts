@@ -2,6 +2,7 @@
 // this directory within what a tenant's resources may reach? Pure and synchronous; the network
 // guard and the confined file reader apply it where connections and files are opened, and the
 // operator applies it to resource specs before it renders them.
+import { isIP } from 'node:net';
 import { posix } from 'node:path';
 import type { TenantPolicy, ReachAllow } from '../config/index.js';
 import { AddressSet, normaliseAddress, type NormalAddress } from './address-set.js';
@@ -108,7 +109,10 @@ export class ReachPolicy {
     if (builtIn !== undefined) return { allowed: false, reason: builtIn };
     if (host !== undefined && (hostMatches(host, this.allowAll.hosts) || hostMatches(host, own.hosts)))
       return OK;
-    if (this.denied.match(address) !== undefined) return { allowed: false, reason: 'denied-cidr' };
+    const written = asWritten(raw);
+    const deniedAsWritten = written !== undefined && this.denied.match(written) !== undefined;
+    if (this.denied.match(address) !== undefined || deniedAsWritten)
+      return { allowed: false, reason: 'denied-cidr' };
     return this.policy.network.defaultAction === 'allow' ? OK : { allowed: false, reason: 'not-allowed' };
   }
 
@@ -125,10 +129,11 @@ export class ReachPolicy {
 
   /** The directories the scope's files data sources may read, placeholders filled in. */
   rootsFor(scope: ReachScope): readonly string[] {
+    // normalize keeps a trailing slash ('/data/'), which isWithin would never match: drop it.
     return this.policy.files.allowedRoots.map((root) =>
-      posix.normalize(
-        root.replaceAll('{namespace}', scope.namespace).replaceAll('{workspace}', scope.workspace),
-      ),
+      posix
+        .normalize(root.replaceAll('{namespace}', scope.namespace).replaceAll('{workspace}', scope.workspace))
+        .replace(/(.)\/$/, '$1'),
     );
   }
 
@@ -144,6 +149,16 @@ export class ReachPolicy {
 }
 
 const NO_EXCEPTIONS = compileAllow({ cidrs: [], hosts: [] });
+
+/** An IPv6 address as written, for the admin's deny list only: normalisation turns 64:ff9b::808:808
+ * into 8.8.8.8, which a denied 64:ff9b::/96 block would otherwise never match. */
+function asWritten(raw: string): NormalAddress | undefined {
+  const text = raw
+    .trim()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/%.*$/, '');
+  return isIP(text) === 6 ? { address: text, family: 'ipv6' } : undefined;
+}
 
 function addAddress(set: AddressSet<string>, address: string, tag: string): void {
   const normal = normaliseAddress(address);
