@@ -39,7 +39,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 28.1: a bridged call whose client goes away before its first answer is released at once',
   'discovery:invalidation-retried':
     'issue 28.11: a shared-cache invalidation Redis could not take is retried until every replica converges',
-  'readme:quickstart': "issue 20: the README's quick start commands still run as written",
+  'readme:quickstart':
+    "issue 20: the README's quick start commands, and the docs pages' calls to the embedded gateway, still run as written",
   'cli:help-real-binary':
     'issue 20: the real binary answers --help (exit 0) and --version ends with a newline',
   'cli:help-every-command': 'issue 20: every command answers --help/-h with its own usage (exit 0)',
