@@ -37,6 +37,10 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 28.1: pending bridged calls are capped per key and workspace (rate_limited with Retry-After) and released after the idle timeout',
   'attacker:pending-flow-client-gone':
     'issue 28.1: a bridged call whose client goes away before its first answer is released at once',
+  'attacker:bridged-sessions-reused':
+    "issue 28.1: a bridged upstream session carries one call at a time and is reused by the same key's next call (few, briefly), replaced when the upstream forgot it",
+  'mcp:bridge-waits-for-stream':
+    "a bridged call starts once the upstream session's GET stream is open, so a 2025-era server's untied elicitation is not dropped",
   'discovery:invalidation-retried':
     'issue 28.11: a shared-cache invalidation Redis could not take is retried until every replica converges',
   'readme:quickstart':

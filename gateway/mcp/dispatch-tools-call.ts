@@ -172,7 +172,11 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
                   tool: name,
                   args,
                   connect: (onServerRequest) =>
-                    deps.pool.connectBridged(source, bridgeable, onServerRequest, workspace),
+                    deps.pool.connectBridged(source, bridgeable, onServerRequest, {
+                      workspace,
+                      keyId: principal.keyId,
+                      signal: request.signal,
+                    }),
                   call: (bridged) =>
                     bridged.callTool(
                       tool.upstreamName,
@@ -209,7 +213,8 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
           return result;
         } catch (error) {
           const failure = upstreamFailure(error, source.name);
-          if (failure.errorClass === 'upstream_reachability')
+          // A call whose client went away says nothing about the pooled session (issue 28.1).
+          if (failure.errorClass === 'upstream_reachability' && !request.signal.aborted)
             deps.pool.discard(principal.workspace.name, source.name);
           span.setAttribute('rpc.response.status_code', String(failure.rpcCode));
           observe(failure.errorClass);

@@ -4,9 +4,10 @@
 // its key, the tool and the arguments, and is single-use. Bridged calls live in the memory of the
 // replica that started them (the owner, sealed into the state) and expire; a retry that reaches
 // another replica is forwarded to the owner (BridgeForwarder), which alone decides and answers.
-// Each pending call holds an upstream connection, so they are bounded (issue 28.1): per key and per
-// workspace (refused as rate_limited with a retry hint), by an idle timeout, and a call whose client
-// went away before its first answer is released at once.
+// A call waiting for its client holds an upstream session, so waiting calls are bounded (issue
+// 28.1): per key and per workspace (refused as rate_limited with a retry hint), by an idle timeout,
+// and the session is let go as soon as nothing needs it. Until its first answer a call belongs to
+// the client's request, like any tools/call, and is released at once when that goes away.
 import { randomUUID } from 'node:crypto';
 import { NAMESPACE_SEPARATOR } from '../discovery/index.js';
 import type { BridgedConnection } from '../upstream/bridged-connection.js';
@@ -31,7 +32,11 @@ type Step =
 
 class BridgedCall {
   waiting: PendingInput | undefined;
+  /** Counted against the caps from its first input request until it is released. */
+  counted = false;
   released = false;
+  /** When the idle timer releases it (while it waits for the client). */
+  deadline: number | undefined;
   private buffered: Step[] = [];
   private wake: ((step: Step) => void) | undefined;
   private inputs = 0;
@@ -73,7 +78,8 @@ class BridgedCall {
 export interface BridgeStart {
   readonly keyId: string;
   readonly workspace: string;
-  /** The client's request: when it goes away before the first answer, the call is released. */
+  /** The client's request: when it goes away before the first answer, the call is released (and
+   * `connect` should stop with it). */
   readonly signal?: AbortSignal;
   readonly tool: string;
   readonly args: Record<string, unknown> | undefined;
@@ -111,7 +117,7 @@ function pendingCapReached(scope: 'key' | 'workspace', limit: number, retryAfter
   return new McpError(
     429,
     catalogueEntry('rate_limited').jsonRpcCode,
-    `Too many bridged calls waiting for an answer for this ${scope} (${limit}); answer or abandon one, or retry after ${retryAfterS} s.`,
+    `Too many bridged calls waiting for an answer for this ${scope} (${limit}); answer one, or retry after ${retryAfterS} s.`,
     {
       code: 'rate_limited',
       class: 'request',
@@ -130,9 +136,9 @@ export class ElicitationBridge {
   private readonly now: () => number;
   private readonly forwarder: BridgeForwarder | undefined;
   private readonly limits: () => BridgeLimits;
-  /** Calls started and not yet released, by key and by workspace (connecting ones included). */
-  private readonly pendingByKey = new Map<string, number>();
-  private readonly pendingByWorkspace = new Map<string, number>();
+  /** Calls that asked their client for input and are not yet released, by key and by workspace. */
+  private readonly waitingByKey = new Map<string, number>();
+  private readonly waitingByWorkspace = new Map<string, number>();
 
   constructor(options: ElicitationBridgeOptions = {}) {
     this.seal = options.seal ?? new RequestStateSeal();
@@ -147,10 +153,10 @@ export class ElicitationBridge {
     return this.calls.size;
   }
 
-  /** Calls holding an upstream connection on this replica (connecting or waiting for an answer). */
+  /** Pending multi-round flows on this replica: calls that asked for input and are not released. */
   get pending(): number {
     let total = 0;
-    for (const count of this.pendingByKey.values()) total += count;
+    for (const count of this.waitingByKey.values()) total += count;
     return total;
   }
 
@@ -159,12 +165,9 @@ export class ElicitationBridge {
   }
 
   async start(request: BridgeStart): Promise<McpResult> {
-    const limits = this.limits();
-    const retryAfterS = Math.max(1, Math.ceil(limits.idleTimeoutMs / 1000));
-    if ((this.pendingByKey.get(request.keyId) ?? 0) >= limits.maxPendingPerKey)
-      throw pendingCapReached('key', limits.maxPendingPerKey, retryAfterS);
-    if ((this.pendingByWorkspace.get(request.workspace) ?? 0) >= limits.maxPendingPerWorkspace)
-      throw pendingCapReached('workspace', limits.maxPendingPerWorkspace, retryAfterS);
+    // A key (or workspace) with its cap of flows waiting is refused before any upstream work.
+    const refusal = this.capReached(request.keyId, request.workspace);
+    if (refusal !== undefined) throw refusal;
     const call = new BridgedCall(
       randomUUID(),
       request.keyId,
@@ -172,44 +175,82 @@ export class ElicitationBridge {
       request.tool,
       argumentsDigest(request.args),
     );
-    this.count(call, 1);
     // Until the first answer goes out, the call belongs to the client's request: if that goes
     // away (the client disconnected), nothing will ever retry it, so it is released at once.
     const abandon = () => {
       call.push({ kind: 'failed', error: new Error('client disconnected') });
-      this.finish(call);
+      this.finish(call, false);
     };
     request.signal?.addEventListener('abort', abandon, { once: true });
     try {
       if (request.signal?.aborted === true) throw new Error('client disconnected');
       const connection = await request.connect((method, params) => call.serverRequest(method, params));
-      call.connection = connection;
       if (call.released) {
         void connection.close().catch(() => undefined);
         throw new Error('client disconnected');
       }
+      call.connection = connection;
       request.call(connection).then(
-        (result) => call.push({ kind: 'done', result }),
-        (error: unknown) => call.push({ kind: 'failed', error }),
+        (result) => this.settled(call, { kind: 'done', result }),
+        (error: unknown) => this.settled(call, { kind: 'failed', error }),
       );
       return await this.advance(call);
     } catch (error) {
-      this.finish(call);
-      throw error;
+      this.finish(call, false);
+      // Whatever the aborted handshake threw, the client left: not the upstream's failure.
+      throw request.signal?.aborted === true ? new Error('client disconnected') : error;
     } finally {
       request.signal?.removeEventListener('abort', abandon);
     }
   }
 
+  /** The refusal when the key or its workspace already has its cap of flows waiting. */
+  private capReached(keyId: string, workspace: string): McpError | undefined {
+    const limits = this.limits();
+    if ((this.waitingByKey.get(keyId) ?? 0) >= limits.maxPendingPerKey)
+      return pendingCapReached(
+        'key',
+        limits.maxPendingPerKey,
+        this.retryAfterS((c) => c.keyId === keyId),
+      );
+    if ((this.waitingByWorkspace.get(workspace) ?? 0) >= limits.maxPendingPerWorkspace)
+      return pendingCapReached(
+        'workspace',
+        limits.maxPendingPerWorkspace,
+        this.retryAfterS((c) => c.workspace === workspace),
+      );
+    return undefined;
+  }
+
+  /** Seconds until the first of these flows is released by its idle timer (at least 1). */
+  private retryAfterS(match: (call: BridgedCall) => boolean): number {
+    let first: number | undefined;
+    for (const call of this.calls.values())
+      if (call.counted && call.deadline !== undefined && match(call))
+        first = Math.min(first ?? call.deadline, call.deadline);
+    const waitMs = first === undefined ? this.ttlMs : first - this.now();
+    return Math.max(1, Math.ceil(waitMs / 1000));
+  }
+
   private count(call: BridgedCall, delta: 1 | -1): void {
     for (const [map, id] of [
-      [this.pendingByKey, call.keyId],
-      [this.pendingByWorkspace, call.workspace],
+      [this.waitingByKey, call.keyId],
+      [this.waitingByWorkspace, call.workspace],
     ] as const) {
       const next = (map.get(id) ?? 0) + delta;
       if (next <= 0) map.delete(id);
       else map.set(id, next);
     }
+  }
+
+  /** The upstream call ended. While the call waits for its client, nothing needs the upstream
+   * session any more: it goes now, and the outcome waits for the client's retry. */
+  private settled(call: BridgedCall, step: Step): void {
+    call.push(step);
+    if (call.waiting === undefined) return;
+    // Its question is moot; answered now so no late answer reaches a session carrying another call.
+    call.waiting.answer({ action: 'cancel' });
+    this.releaseConnection(call, step.kind === 'done');
   }
 
   /** The client's retry: continued here when this replica owns the call, else on its owner. */
@@ -251,10 +292,15 @@ export class ElicitationBridge {
         ? (resume.inputResponses as Record<string, unknown>)
         : {};
     const answer = responses[waiting.key];
-    if (typeof answer !== 'object' || answer === null)
+    if (typeof answer !== 'object' || answer === null) {
+      this.keep(call);
       return Promise.resolve(this.inputRequired(call, waiting));
+    }
     // Taken before anything awaits: a concurrent replay of the same state finds nothing waiting.
     call.waiting = undefined;
+    // Answered: the call runs again, bounded by its own call time-out rather than the idle timer.
+    if (call.timer !== undefined) clearTimeout(call.timer);
+    call.deadline = undefined;
     waiting.answer(answer as Record<string, unknown>);
     return this.advance(call);
   }
@@ -263,11 +309,22 @@ export class ElicitationBridge {
   private async advance(call: BridgedCall): Promise<McpResult> {
     const step = await call.next();
     if (step.kind === 'input') {
+      if (!call.counted) {
+        // Concurrent calls of one key may all reach their first question: the cap still holds.
+        const refusal = this.capReached(call.keyId, call.workspace);
+        if (refusal !== undefined) {
+          step.input.answer({ action: 'cancel' });
+          this.finish(call, false);
+          throw refusal;
+        }
+        call.counted = true;
+        this.count(call, 1);
+      }
       call.waiting = step.input;
       this.keep(call);
       return this.inputRequired(call, step.input);
     }
-    this.finish(call);
+    this.finish(call, step.kind === 'done');
     if (step.kind === 'failed') throw step.error;
     return step.result;
   }
@@ -289,32 +346,44 @@ export class ElicitationBridge {
     };
   }
 
+  /** (Re)starts the idle timer of a call waiting for its client. */
   private keep(call: BridgedCall): void {
     this.calls.set(call.id, call);
     if (call.timer !== undefined) clearTimeout(call.timer);
+    const ttlMs = this.ttlMs;
+    call.deadline = this.now() + ttlMs;
     call.timer = setTimeout(() => {
       // Nobody answered in time: decline upstream and let the call end.
       call.waiting?.answer({ action: 'cancel' });
-      this.finish(call);
-    }, this.ttlMs);
+      this.finish(call, false);
+    }, ttlMs);
     call.timer.unref();
   }
 
-  /** Releases a call once: its timer, its slot in the caps and its upstream connection. */
-  private finish(call: BridgedCall): void {
+  /** Releases a call once: its timer, its slot in the caps and its upstream session, which is
+   * recycled when the call ended with its result (`reusable`) and closed otherwise. */
+  private finish(call: BridgedCall, reusable: boolean): void {
     if (call.timer !== undefined) clearTimeout(call.timer);
     this.calls.delete(call.id);
     if (call.released) return;
     call.released = true;
-    this.count(call, -1);
-    void call.connection?.close().catch(() => undefined);
+    if (call.counted) this.count(call, -1);
+    this.releaseConnection(call, reusable);
+  }
+
+  private releaseConnection(call: BridgedCall, reusable: boolean): void {
+    const connection = call.connection;
+    call.connection = undefined;
+    if (connection === undefined) return;
+    const released = reusable && connection.recycle !== undefined ? connection.recycle() : connection.close();
+    void released.catch(() => undefined);
   }
 
   async close(): Promise<void> {
     const open = [...this.calls.values()];
     for (const call of open) {
       call.waiting?.answer({ action: 'cancel' });
-      this.finish(call);
+      this.finish(call, false);
     }
     await this.forwarder?.close();
   }

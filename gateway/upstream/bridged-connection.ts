@@ -1,8 +1,8 @@
-// A dedicated, short-lived connection to a legacy (SDK-backed) upstream for one tool call whose
-// client can answer input requests (duty 16). It declares the downstream client's elicitation and
-// sampling capabilities upstream and hands every server→client request of the call to
-// `onServerRequest`, which decides when (and with what) it is answered. Not pooled: the handlers
-// belong to this one call.
+// A dedicated connection to a legacy (SDK-backed) upstream for tool calls whose client can answer
+// input requests (duty 16). It declares the downstream client's elicitation and sampling
+// capabilities upstream and hands every server→client request to the handler bound to it, which
+// decides when (and with what) it is answered. A 2025-era server→client request names no call, so
+// a connection carries one call at a time; BridgedSessionPool rebinds it to the next one.
 import { Client, StreamableHTTPClientTransport, type ClientCapabilities } from '@modelcontextprotocol/client';
 import type { McpSourceConfig } from '../config/index.js';
 import { withResponseGuard } from './response-guard.js';
@@ -22,6 +22,16 @@ export interface BridgedConnection {
     timeoutMs: number,
   ): Promise<Record<string, unknown>>;
   close(): Promise<void>;
+  /** The call ended cleanly (its result arrived): the session may carry another call. Without it,
+   * or when the pool has no room, the connection is closed. */
+  recycle?(): Promise<void>;
+}
+
+/** A connection whose server→client requests can be handed to the next call. */
+export interface RebindableBridgedConnection extends BridgedConnection {
+  bind(handler: ServerRequestHandler): void;
+  /** False once the transport closed (the upstream ended the session or the process exited). */
+  readonly alive: boolean;
 }
 
 /** Only the capabilities the gateway can bridge are declared upstream. */
@@ -39,34 +49,73 @@ export async function connectBridged(
   capabilities: ClientCapabilities,
   onServerRequest: ServerRequestHandler,
   workspace?: string,
-): Promise<BridgedConnection> {
+  signal?: AbortSignal,
+): Promise<RebindableBridgedConnection> {
   const deps = scopedDeps(unscoped, source, workspace);
   const client = new Client(
     { name: deps.clientInfo.name, version: deps.clientInfo.version },
     { capabilities },
   );
+  let handler = onServerRequest;
+  let alive = true;
   if (capabilities.elicitation !== undefined) {
     client.setRequestHandler(
       'elicitation/create',
       async (request) =>
-        (await onServerRequest('elicitation/create', request.params as Record<string, unknown>)) as never,
+        (await handler('elicitation/create', request.params as Record<string, unknown>)) as never,
     );
   }
   if (capabilities.sampling !== undefined) {
     client.setRequestHandler(
       'sampling/createMessage',
       async (request) =>
-        (await onServerRequest('sampling/createMessage', request.params as Record<string, unknown>)) as never,
+        (await handler('sampling/createMessage', request.params as Record<string, unknown>)) as never,
     );
   }
-  const transport = transportFor(source, deps);
-  await client.connect(transport, {
-    timeout: source.timeouts.connectMs,
-    signal: AbortSignal.timeout(source.timeouts.connectMs),
+  // A 2025-era server sends a server→client request it does not tie to the call on the session's
+  // GET stream, and drops it while that stream is not open yet: the call waits for the stream.
+  let streamAnswered: () => void = () => undefined;
+  const stream = new Promise<void>((resolve) => (streamAnswered = resolve));
+  const transport = transportFor(source, deps, source.transport, undefined, (method) => {
+    if (method === 'GET') streamAnswered();
   });
+  // The call's upstream session is ended, not just our socket (issue 28.1): a 2025-era server
+  // otherwise keeps it until its own expiry. Best effort, bounded by the connect time-out.
+  const close = async () => {
+    alive = false;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined)
+      await within(transport.terminateSession(), source.timeouts.connectMs).catch(() => undefined);
+    await client.close();
+  };
+  const timeout = AbortSignal.timeout(source.timeouts.connectMs);
+  try {
+    // The client's request going away aborts the handshake too (nothing would use the session).
+    await client.connect(transport, {
+      timeout: source.timeouts.connectMs,
+      signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
+    });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  // Any answer will do (405: the server has no such stream and sends everything on the call's own);
+  // a slow one only delays the call, by at most the connect time-out.
+  if (transport instanceof StreamableHTTPClientTransport) {
+    const abandoned = new Promise<void>((resolve) =>
+      signal?.addEventListener('abort', () => resolve(), { once: true }),
+    );
+    await within(Promise.race([stream, abandoned]), source.timeouts.connectMs).catch(() => undefined);
+  }
+  client.onclose = () => (alive = false);
   return {
-    async callTool(name, args, signal, timeoutMs) {
-      const result = await withResponseGuard(signal, (scoped) =>
+    get alive() {
+      return alive;
+    },
+    bind(next) {
+      handler = next;
+    },
+    async callTool(name, args, callSignal, timeoutMs) {
+      const result = await withResponseGuard(callSignal, (scoped) =>
         client.callTool(
           { name, ...(args === undefined ? {} : { arguments: args }) },
           { signal: scoped, timeout: timeoutMs },
@@ -74,12 +123,6 @@ export async function connectBridged(
       );
       return result;
     },
-    // The call's upstream session is ended, not just our socket (issue 28.1): a 2025-era server
-    // otherwise keeps it until its own expiry. Best effort, bounded by the connect time-out.
-    async close() {
-      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined)
-        await within(transport.terminateSession(), source.timeouts.connectMs).catch(() => undefined);
-      await client.close();
-    },
+    close,
   };
 }

@@ -114,11 +114,15 @@ function stdioEnvironment(source: McpSourceConfig, secrets: SecretReader): Recor
   return env;
 }
 
+/** Hears each HTTP request's answer as it arrives (before its body is read); no response: failed. */
+export type ResponseObserver = (method: string, response: Response | undefined) => void;
+
 export function transportFor(
   source: McpSourceConfig,
   deps: ConnectDeps,
   kind: McpSourceConfig['transport'] = source.transport,
   resume?: SharedSession,
+  observe?: ResponseObserver,
 ) {
   switch (kind) {
     case 'stdio':
@@ -140,7 +144,10 @@ export function transportFor(
     case 'streamable-http':
       return new StreamableHTTPClientTransport(new URL(source.url as string), {
         requestInit: { headers: credentialHeaders(source, deps.secrets) },
-        fetch: guardedFetch({ maxBytes: source.limits.maxResponseBytes, validate: true }, baseFetch(deps)),
+        fetch: guardedFetch(
+          { maxBytes: source.limits.maxResponseBytes, validate: true },
+          observed(baseFetch(deps), observe),
+        ),
         // Joining a session another replica opened: the SDK client skips the handshake.
         ...(resume === undefined
           ? {}
@@ -151,6 +158,19 @@ export function transportFor(
 
 function baseFetch(deps: ConnectDeps): typeof fetch {
   return deps.guard?.fetch() ?? fetch;
+}
+
+function observed(inner: typeof fetch, observe: ResponseObserver | undefined): typeof fetch {
+  if (observe === undefined) return inner;
+  return async (input, init) => {
+    let response: Response | undefined;
+    try {
+      response = await inner(input, init);
+      return response;
+    } finally {
+      observe(init?.method ?? 'GET', response);
+    }
+  };
 }
 
 function withHeaders(

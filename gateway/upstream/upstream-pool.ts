@@ -1,9 +1,11 @@
 // Keeps one live connection per workspace source and reuses it across requests. A connection is
 // keyed by the source's config fingerprint, so a config change replaces it and a failed connection
-// is dropped so the next request reconnects.
+// is dropped so the next request reconnects. Bridged calls get their own sessions, reused one call
+// at a time (BridgedSessionPool).
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import type { GatewayConfig, McpSourceConfig } from '../config/index.js';
 import { connectBridged, type BridgedConnection, type ServerRequestHandler } from './bridged-connection.js';
+import { BridgedSessionPool } from './bridged-session-pool.js';
 import type { Logger } from '../telemetry/logger.js';
 import { sessionKey } from './session-store.js';
 import {
@@ -31,6 +33,7 @@ export class UpstreamPool {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly connect: Connector;
   private readonly listChangedListeners = new Set<ListChangedListener>();
+  private readonly bridged: BridgedSessionPool;
 
   constructor(
     private readonly deps: ConnectDeps & { readonly logger: Logger },
@@ -39,6 +42,11 @@ export class UpstreamPool {
   ) {
     this.connect =
       connector ?? ((source, events, workspace) => connectUpstream(source, deps, events, workspace));
+    this.bridged = new BridgedSessionPool(
+      (source, capabilities, onServerRequest, workspace, signal) =>
+        connectBridged(source, deps, capabilities, onServerRequest, workspace, signal),
+      (source) => UpstreamPool.fingerprint(source),
+    );
   }
 
   /** Config objects are replaced, never changed, on reload: one serialisation per object. */
@@ -74,14 +82,15 @@ export class UpstreamPool {
     return connection;
   }
 
-  /** A dedicated (unpooled) connection for one call whose server→client requests are bridged. */
+  /** A session of its own for one call whose server→client requests are bridged: a parked one of
+   * the same key when there is one, else a new one (aborted with `signal`, the client's request). */
   connectBridged(
     source: McpSourceConfig,
     capabilities: ClientCapabilities,
     onServerRequest: ServerRequestHandler,
-    workspace?: string,
+    scope: { readonly workspace: string; readonly keyId: string; readonly signal?: AbortSignal },
   ): Promise<BridgedConnection> {
-    return connectBridged(source, this.deps, capabilities, onServerRequest, workspace);
+    return this.bridged.acquire({ source, capabilities, onServerRequest, ...scope });
   }
 
   /** Hears list-changed signals of every pooled upstream. */
@@ -119,11 +128,12 @@ export class UpstreamPool {
     for (const [key, entry] of this.entries) {
       if (wanted.get(key) !== entry.fingerprint) void this.closeEntry(key, entry);
     }
+    this.bridged.retain(wanted);
   }
 
   async close(): Promise<void> {
     const closing = [...this.entries].map(([key, entry]) => this.closeEntry(key, entry));
-    await Promise.allSettled(closing);
+    await Promise.allSettled([...closing, this.bridged.close()]);
   }
 
   private closeEntry(key: string, entry: PoolEntry): Promise<void> {

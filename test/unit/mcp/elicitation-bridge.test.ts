@@ -1,7 +1,8 @@
 // The bridge across replicas with the in-process forwarder twin: a call started on replica A is
 // continued through B (forwarded to A, its owner), a replay through C is refused by A, and states
 // of a replica that is gone, or forged for another owner, are refused without reaching any call.
-import { describe, expect, it } from 'vitest';
+// Then the bounds of issue 28.1: caps, retry hint, idle timer and when a session is let go.
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryBridgeHub } from '../../../gateway/mcp/bridge-forwarder.js';
 import { ElicitationBridge } from '../../../gateway/mcp/elicitation-bridge.js';
 import { McpError } from '../../../gateway/mcp/jsonrpc.js';
@@ -147,7 +148,6 @@ describe('ElicitationBridge bounds (issue 28.1)', () => {
       },
       call: (connection) => connection.callTool('ask_name', {}, AbortSignal.timeout(5000), 5000),
     });
-    expect(bridge.pending).toBe(1);
     controller.abort();
     connected();
     await expect(started).rejects.toThrow(/disconnected/);
@@ -185,4 +185,151 @@ describe('ElicitationBridge bounds (issue 28.1)', () => {
     await bridge.close();
     expect(bridge.pending).toBe(0);
   });
+
+  it('attacker:pending-flows-capped — calls racing to their first question cannot pass the cap: the late ones are declined upstream, closed and refused', async () => {
+    const bridge = new ElicitationBridge({ limits: () => limits(2, 10, 600_000) });
+    const upstream = askingUpstream();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 5 }, () => bridge.start(upstream.start('key1'))),
+    );
+    const admitted = outcomes.filter((o) => o.status === 'fulfilled');
+    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => o.reason as McpError);
+    expect(admitted).toHaveLength(2);
+    expect(refused).toHaveLength(3);
+    for (const error of refused) expect(error).toMatchObject({ httpStatus: 429, rpcCode: -31018 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(upstream.log.filter((line) => line === 'answered cancel')).toHaveLength(3);
+    expect(upstream.log.filter((line) => line === 'closed')).toHaveLength(3);
+    expect(bridge.pending).toBe(2);
+    await bridge.close();
+  });
+
+  it('attacker:pending-flows-capped — the retry hint is the time until the first waiting flow is released, per key and per workspace', async () => {
+    let now = 1_000_000;
+    const bridge = new ElicitationBridge({ now: () => now, limits: () => limits(2, 3, 600_000) });
+    const upstream = askingUpstream();
+    await bridge.start(upstream.start('key1'));
+    now += 100_000;
+    await bridge.start(upstream.start('key1'));
+    const byKey = (await bridge.start(upstream.start('key1')).catch((e: unknown) => e)) as McpError;
+    expect(byKey.headers['retry-after']).toBe('500');
+    expect(byKey.data).toMatchObject({ code: 'rate_limited', class: 'request', retryAfterSeconds: 500 });
+    now += 50_000;
+    await bridge.start(upstream.start('key2'));
+    const byWorkspace = (await bridge.start(upstream.start('key3')).catch((e: unknown) => e)) as McpError;
+    expect(byWorkspace.headers['retry-after']).toBe('450');
+    expect(byWorkspace.data).toMatchObject({ limit: { maxPendingPerWorkspace: 3 } });
+    // The refusals cost no upstream session.
+    expect(upstream.connects()).toBe(3);
+    await bridge.close();
+  });
+
+  it('attacker:pending-flows-capped — an upstream that ends while its call waits for the client lets the session go at once (recycled); the retry gets the outcome', async () => {
+    const bridge = new ElicitationBridge({ limits: () => limits(2, 10, 600_000) });
+    const upstream = askingUpstream();
+    const first = await bridge.start(upstream.start('key1'));
+    upstream.endAll('gave up waiting');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(upstream.log.toSorted()).toEqual(['answered cancel', 'recycled']);
+    expect(bridge.pending).toBe(1);
+    const done = await bridge.resume(answerTo(first, 'Ada'), 1000);
+    expect(done['content']).toEqual([{ type: 'text', text: 'gave up waiting' }]);
+    expect(bridge.pending).toBe(0);
+    expect(upstream.log.toSorted()).toEqual(['answered cancel', 'recycled']);
+  });
+
+  it('attacker:pending-flows-capped — a call ended with its result is recycled; one declined by the idle timer is closed', async () => {
+    vi.useFakeTimers();
+    const bridge = new ElicitationBridge({ limits: () => limits(2, 10, 1000) });
+    const upstream = askingUpstream();
+    const first = await bridge.start(upstream.start('key1'));
+    await bridge.resume(answerTo(first, 'Ada'), 1000);
+    expect(upstream.log).toEqual(['answered accept', 'recycled']);
+    await bridge.start(upstream.start('key1'));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(upstream.log.slice(2).toSorted()).toEqual(['answered cancel', 'closed']);
+    expect(bridge.pending).toBe(0);
+    expect(bridge.open).toBe(0);
+  });
+
+  it('attacker:pending-flows-capped — an answered call runs on its own time-out, not the idle timer; asking again without an answer restarts the timer', async () => {
+    vi.useFakeTimers();
+    const bridge = new ElicitationBridge({ limits: () => limits(2, 10, 1000) });
+    const upstream = askingUpstream({ workMs: 800 });
+    const first = await bridge.start(upstream.start('key1'));
+    await vi.advanceTimersByTimeAsync(600);
+    const again = await bridge.resume({ ...answerTo(first, 'x'), inputResponses: {} }, 1000);
+    expect(again['resultType']).toBe('input_required');
+    await vi.advanceTimersByTimeAsync(900);
+    const done = bridge.resume(answerTo(again, 'Ada'), 1000);
+    await vi.advanceTimersByTimeAsync(800);
+    expect((await done)['content']).toEqual([{ type: 'text', text: 'hello Ada' }]);
+    expect(upstream.log).toEqual(['answered accept', 'recycled']);
+  });
 });
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const limits = (maxPendingPerKey: number, maxPendingPerWorkspace: number, idleTimeoutMs: number) => ({
+  maxPendingPerKey,
+  maxPendingPerWorkspace,
+  idleTimeoutMs,
+});
+
+function answerTo(result: Record<string, unknown>, name: string) {
+  const inputKey = Object.keys(result['inputRequests'] as Record<string, unknown>)[0] as string;
+  return resumeWith(result['requestState'] as string, inputKey, name);
+}
+
+/** A twin upstream whose tool asks one question (after `workMs` of work once answered, it greets);
+ * its sessions log how they are answered and let go, and `endAll` ends every call unanswered. */
+function askingUpstream(options: { workMs?: number } = {}) {
+  const log: string[] = [];
+  const ends: ((text: string) => void)[] = [];
+  let connects = 0;
+  const connect = (onServerRequest: Parameters<Parameters<ElicitationBridge['start']>[0]['connect']>[0]) => {
+    connects += 1;
+    let fail: (error: Error) => void = () => undefined;
+    const connection: BridgedConnection = {
+      callTool: () =>
+        new Promise((resolve, reject) => {
+          fail = reject;
+          ends.push((text) => resolve({ content: [{ type: 'text', text }] }));
+          void onServerRequest('elicitation/create', { message: 'Name?' }).then(async (answer) => {
+            log.push(`answered ${String(answer['action'])}`);
+            if (options.workMs !== undefined) await new Promise((r) => setTimeout(r, options.workMs));
+            const content = answer['content'] as { name?: string } | undefined;
+            resolve({ content: [{ type: 'text', text: `hello ${content?.name ?? '?'}` }] });
+          });
+        }),
+      close: () => {
+        log.push('closed');
+        fail(new Error('closed'));
+        return Promise.resolve();
+      },
+      recycle: () => {
+        log.push('recycled');
+        return Promise.resolve();
+      },
+    };
+    return Promise.resolve(connection);
+  };
+  return {
+    log,
+    connects: () => connects,
+    endAll: (text: string) => {
+      for (const end of ends.splice(0)) end(text);
+    },
+    start: (keyId: string) => ({
+      keyId,
+      workspace: 'demo',
+      tool: 'legacy__ask_name',
+      args: {},
+      connect,
+      call: (connection: BridgedConnection) =>
+        connection.callTool('ask_name', {}, AbortSignal.timeout(60_000), 60_000),
+    }),
+  };
+}
