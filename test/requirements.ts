@@ -1,6 +1,8 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'reach:connection-string-edges':
+    'issue 20: libpq query hosts replace an empty authority; malformed escapes never throw',
   'reach:address-spellings':
     'issue 20: mapped, compatible, NAT64 and bracketed spellings count as the address they carry',
   'reach:built-in-ranges':

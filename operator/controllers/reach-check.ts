@@ -59,14 +59,28 @@ export function connectionStringHosts(text: string): string[] {
     const rest = trimmed.replace(/^postgres(ql)?:\/\//i, '');
     const authority = rest.split(/[/?]/, 1)[0] ?? '';
     const hostPart = authority.includes('@') ? authority.slice(authority.lastIndexOf('@') + 1) : authority;
+    const authorityHosts: string[] = [];
     for (const entry of hostPart.split(',')) {
       const host = entry.startsWith('[') ? entry.slice(1, entry.indexOf(']')) : (entry.split(':')[0] ?? '');
-      hosts.push(decodeURIComponent(host));
+      // A malformed escape is kept as written: a condition names it, the reconcile never throws.
+      let decoded = host;
+      try {
+        decoded = decodeURIComponent(host);
+      } catch {
+        decoded = host;
+      }
+      authorityHosts.push(decoded);
     }
     const query = rest.includes('?') ? rest.slice(rest.indexOf('?') + 1) : '';
     const params = new URLSearchParams(query);
+    const queryHosts: string[] = [];
     for (const key of ['host', 'hostaddr'])
-      for (const value of params.getAll(key)) hosts.push(...value.split(','));
+      for (const value of params.getAll(key)) queryHosts.push(...value.split(','));
+    // postgres:///db?host=h names only h: an empty authority is not the default host then.
+    hosts.push(
+      ...(queryHosts.length > 0 ? authorityHosts.filter((h) => h !== '') : authorityHosts),
+      ...queryHosts,
+    );
   } else {
     for (const match of trimmed.matchAll(/\b(host|hostaddr)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)/g)) {
       const value = (match[2] ?? '').replace(/^'|'$/g, '');

@@ -32,8 +32,8 @@ describe('connectionStringHosts', () => {
       // No host: the default (local) host.
       ['postgres:///db', ['']],
       ['postgres://user@/db', ['']],
-      // Unix socket directories, in the query or percent-encoded as the host.
-      ['postgres:///db?host=/var/run/postgresql', ['', '/var/run/postgresql']],
+      // Unix socket directories, in the query (which then replaces the empty authority) or percent-encoded as the host.
+      ['postgres:///db?host=/var/run/postgresql', ['/var/run/postgresql']],
       ['postgres://%2Fvar%2Frun%2Fpostgresql/db', ['/var/run/postgresql']],
       ['postgres://u@db.example.com/app?hostaddr=10.0.0.5', ['db.example.com', '10.0.0.5']],
       ['postgres://u@db.example.com/app?host=h2,h3', ['db.example.com', 'h2', 'h3']],
@@ -216,5 +216,13 @@ describe('reachCheck', () => {
       'host=public.example.com dbname=db',
     ])
       expect(check.connectionString('spec.postgres.connectionString', text), text).toBeUndefined();
+  });
+});
+
+describe('connectionStringHosts edge cases', () => {
+  it('reach:connection-string-edges — a query host replaces an empty authority, and a malformed escape never throws', () => {
+    expect(connectionStringHosts('postgres:///db?host=db.example.com')).toEqual(['db.example.com']);
+    expect(connectionStringHosts('postgres://u:p@ho%zzst/db')).toEqual(['ho%zzst']);
+    expect(connectionStringHosts('postgres://u:p@/db')).toEqual(['']);
   });
 });
