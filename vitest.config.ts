@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The pod tests run in their own pass, alone: vitest.cluster.config.ts (npm run test:cluster).
+    exclude: ['test/e2e/**', '**/node_modules/**'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -5,6 +5,7 @@
 # with its own KUBE_TEST_DIR and free ports, so a developer's own env is never touched.
 #
 #   kube-test-env.sh build   # idempotent; binaries cached in $KUBE_TEST_BIN (default ~/.cache/kube-test-env)
+#   kube-test-env.sh build-node   # + kubelet, kube-controller-manager, kube-scheduler, kube-proxy (kube-cluster.sh)
 #   eval "$(kube-test-env.sh start)"   # prints: export KUBECONFIG=... (and PATH for the cached kubectl/helm)
 #   kube-test-env.sh stop    # kills only the PIDs recorded by `start`
 #   kube-test-env.sh env     # re-print the exports of a running env
@@ -23,6 +24,13 @@ KUBE_TEST_PORT=${KUBE_TEST_PORT:-18543}        # apiserver https port (127.0.0.1
 KUBE_TEST_ETCD_PORT=${KUBE_TEST_ETCD_PORT:-18579}
 KUBE_TEST_ETCD_PEER_PORT=${KUBE_TEST_ETCD_PEER_PORT:-18580}
 KUBE_TEST_TIMEOUT=${KUBE_TEST_TIMEOUT:-120}    # seconds to wait for /readyz
+# A cluster with a node (test/infra/kube-cluster.sh) binds the apiserver to the node's own address so
+# pods reach it through the `kubernetes` Service, turns on ServiceAccount admission and the endpoint
+# reconciler, and gives the serving certificate the Service names and addresses.
+KUBE_TEST_BIND=${KUBE_TEST_BIND:-127.0.0.1}
+KUBE_TEST_SERVICE_CIDR=${KUBE_TEST_SERVICE_CIDR:-10.0.0.0/24}
+KUBE_TEST_SERVICE_IP=${KUBE_TEST_SERVICE_IP:-10.0.0.1}     # first address of the Service range
+KUBE_TEST_NODE_MODE=${KUBE_TEST_NODE_MODE:-0}
 
 log() { printf '[kube-test-env] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -102,6 +110,29 @@ build_helm() {  # helm's go.mod has no replace lines, so plain `go install pkg@v
   log "built helm $HELM_VERSION in $((SECONDS - t0))s"
 }
 
+# The node's parts (test/infra/kube-cluster.sh) from the same wrapper module and ldflags as the apiserver;
+# with the apiserver's Go build cache warm they share most packages.
+NODE_BINS=(kubelet kube-controller-manager kube-scheduler kube-proxy)
+build_node() {
+  local name t0 w=$KUBE_TEST_BIN/src/kube-$KUBE_VERSION minor=${KUBE_VERSION#v1.} ld="-s -w" p
+  minor=${minor%%.*}
+  [[ -f $w/go.mod ]] || die "build the apiserver first (its wrapper module is in $w)"
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld+=" -X $p.gitVersion=$KUBE_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+    ld+=" -X $p.buildDate=1970-01-01T00:00:00Z"
+  done
+  for name in "${NODE_BINS[@]}"; do
+    local out=$KUBE_TEST_BIN/$name-$KUBE_VERSION
+    [[ -x $out ]] && { log "cached: $out"; continue; }
+    t0=$SECONDS
+    (cd "$w" && go build -trimpath -ldflags "$ld" -o "$out.tmp" "k8s.io/kubernetes/cmd/$name")
+    mv -f "$out.tmp" "$out"
+    log "built $name $KUBE_VERSION in $((SECONDS - t0))s"
+  done
+  mkdir -p "$KUBE_TEST_BIN/bin"
+  for name in "${NODE_BINS[@]}"; do ln -sfn "$KUBE_TEST_BIN/$name-$KUBE_VERSION" "$KUBE_TEST_BIN/bin/$name"; done
+}
+
 link_bins() {
   mkdir -p "$KUBE_TEST_BIN/bin"
   ln -sfn "$(apiserver_bin)" "$KUBE_TEST_BIN/bin/kube-apiserver"
@@ -140,7 +171,8 @@ gen_pki() {  # self-signed CA, serving cert for 127.0.0.1/localhost, admin clien
     cd "$d"
     openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj /CN=kube-test-ca \
       -keyout ca.key -out ca.crt 2>/dev/null
-    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc,IP:10.0.0.1\nextendedKeyUsage=serverAuth\n' > srv.ext
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:%s,IP:%s\nextendedKeyUsage=serverAuth\n' \
+      "$KUBE_TEST_SERVICE_IP" "$KUBE_TEST_BIND" > srv.ext
     openssl req -newkey rsa:2048 -nodes -subj /CN=kube-apiserver -keyout srv.key -out srv.csr 2>/dev/null
     openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 30 -extfile srv.ext -out srv.crt 2>/dev/null
     printf 'extendedKeyUsage=clientAuth\n' > admin.ext
@@ -165,7 +197,7 @@ kind: Config
 clusters:
 - name: kube-test
   cluster:
-    server: https://127.0.0.1:$KUBE_TEST_PORT
+    server: https://$KUBE_TEST_BIND:$KUBE_TEST_PORT
     certificate-authority-data: $($b64 < "$d/ca.crt")
 users:
 - name: kube-test-admin
@@ -188,23 +220,27 @@ EOF
 launch_apiserver() {  # starts kube-apiserver against the running etcd and waits for /readyz
   local api d=$KUBE_TEST_DIR i
   api=$(apiserver_bin)
-  local p=$d/pki
+  local p=$d/pki mode_args
+  if [[ $KUBE_TEST_NODE_MODE == 1 ]]; then
+    mode_args=(--kubelet-preferred-address-types=InternalIP --endpoint-reconciler-type=lease)
+  else
+    mode_args=(--disable-admission-plugins=ServiceAccount --endpoint-reconciler-type=none)
+  fi
   setsid "$api" \
     --etcd-servers="http://127.0.0.1:$KUBE_TEST_ETCD_PORT" \
-    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$KUBE_TEST_PORT" \
+    --bind-address="$KUBE_TEST_BIND" --advertise-address="$KUBE_TEST_BIND" --secure-port="$KUBE_TEST_PORT" \
     --cert-dir="$d/apiserver-certs" --tls-cert-file="$p/srv.crt" --tls-private-key-file="$p/srv.key" \
     --client-ca-file="$p/ca.crt" --token-auth-file="$p/tokens.csv" \
     --authorization-mode=RBAC \
-    --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
-    --disable-admission-plugins=ServiceAccount \
-    --service-account-issuer="https://127.0.0.1:$KUBE_TEST_PORT" \
+    --service-cluster-ip-range="$KUBE_TEST_SERVICE_CIDR" --allow-privileged=true "${mode_args[@]}" \
+    --service-account-issuer="https://$KUBE_TEST_BIND:$KUBE_TEST_PORT" \
     --service-account-key-file="$p/sa.pub" --service-account-signing-key-file="$p/sa.key" \
-    --endpoint-reconciler-type=none --profiling=false --v=0 ${KUBE_TEST_APISERVER_ARGS:-} > "$d/apiserver.log" 2>&1 < /dev/null &
+    --profiling=false --v=0 ${KUBE_TEST_APISERVER_ARGS:-} > "$d/apiserver.log" 2>&1 < /dev/null &
   echo "$! $api" > "$d/apiserver.pid"
   local tok; tok=$(head -1 "$p/tokens.csv" | cut -d, -f1)
   for ((i = 0; i < KUBE_TEST_TIMEOUT * 4; i++)); do
     [[ $(curl -s --cacert "$p/ca.crt" -H "Authorization: Bearer $tok" \
-      "https://127.0.0.1:$KUBE_TEST_PORT/readyz" 2>/dev/null) == ok ]] && break
+      "https://$KUBE_TEST_BIND:$KUBE_TEST_PORT/readyz" 2>/dev/null) == ok ]] && break
     pid_alive "$d/apiserver.pid" || { tail -30 "$d/apiserver.log" >&2; die "kube-apiserver exited"; }
     sleep 0.25
   done
@@ -237,7 +273,7 @@ cmd_start() {
   done
   log "etcd healthy after $((SECONDS - t0))s"
   launch_apiserver
-  log "kube-apiserver $KUBE_VERSION ready on https://127.0.0.1:$KUBE_TEST_PORT after $((SECONDS - t0))s (logs: $d)"
+  log "kube-apiserver $KUBE_VERSION ready on https://$KUBE_TEST_BIND:$KUBE_TEST_PORT after $((SECONDS - t0))s (logs: $d)"
   print_env
 }
 
@@ -270,12 +306,20 @@ cmd_stop() {
   rm -rf "$KUBE_TEST_DIR/etcd-data"
 }
 
+cmd_build_node() {
+  command -v go >/dev/null || die "go not found"
+  mkdir -p "$KUBE_TEST_BIN"; go_env
+  exec 9>"$KUBE_TEST_BIN/.lock"; flock 9
+  build_kube; build_node
+}
+
 case ${1:-} in
   build) cmd_build ;;
+  build-node) cmd_build_node ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
   env) print_env ;;
   apiserver-stop) cmd_apiserver_stop ;;
   apiserver-start) cmd_apiserver_start ;;
-  *) echo "usage: $0 build|start|stop|env|apiserver-stop|apiserver-start   (env vars: KUBE_VERSION ETCD_VERSION HELM_VERSION KUBE_TEST_BIN KUBE_TEST_DIR KUBE_TEST_PORT ...)" >&2; exit 2 ;;
+  *) echo "usage: $0 build|build-node|start|stop|env|apiserver-stop|apiserver-start   (env vars: KUBE_VERSION ETCD_VERSION HELM_VERSION KUBE_TEST_BIN KUBE_TEST_DIR KUBE_TEST_PORT ...)" >&2; exit 2 ;;
 esac
