@@ -1,0 +1,3 @@
+module local.invalid/agw-pause
+
+go 1.24
