@@ -17,6 +17,7 @@ import { authHook } from './platform/auth-hook.js';
 import { checkRequestTarget } from './platform/request-target.js';
 import { guardSilentConnections } from './platform/silent-connection-guard.js';
 import type { InflightTracker } from './platform/inflight-tracker.js';
+import type { ConnectionDrain } from './platform/connection-drain.js';
 import { errorHandler } from './platform/error-handler.js';
 import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.js';
 import { requestIdFor } from './platform/request-id.js';
@@ -46,6 +47,8 @@ export interface AppDeps {
   readonly lifecycle: Lifecycle;
   readonly now?: () => Date;
   readonly inflight?: InflightTracker;
+  /** The shutdown drain (Connection: close, the cutoff of calls still running at the deadline). */
+  readonly drain?: ConnectionDrain;
   /** Rates and quotas (issue 10); the memory twin when absent. */
   readonly limiter?: RateLimiter;
   /** What /agent/sources reports as `shared_state`. */
@@ -86,6 +89,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // First, so every later hook and the handler run inside the request's span.
   registerServerSpans(app);
   deps.inflight?.attach(app);
+  deps.drain?.attach(app.server);
   app.addHook('onRequest', async (request, reply) => {
     request.snapshot = deps.config.current();
     void reply.header('x-request-id', request.id);
@@ -167,6 +171,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       bridge: deps.bridge,
       knowledge: deps.knowledge,
     }),
+    deps.drain?.cutoff,
   );
   return app;
 }

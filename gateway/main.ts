@@ -1,6 +1,7 @@
 // The composition root (STYLE 4): loads config, builds every dependency once, builds the app,
-// listens, and shuts down in order — readiness false, drain in-flight requests, close upstream
-// connections, stop watching config — under a hard deadline.
+// listens, and shuts down in order — readiness false, drain connections and in-flight requests
+// (platform/connection-drain.ts), close upstream connections, stop watching config — under a hard
+// deadline.
 import type { Logger as PinoLogger } from 'pino';
 import { buildApp } from './app.js';
 import { readFile } from 'node:fs/promises';
@@ -43,6 +44,7 @@ import {
 } from './mcp/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
+import { ConnectionDrain } from './platform/connection-drain.js';
 import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 import { GATEWAY_VERSION } from './version.js';
 import { ReachPolicy, TenantReach, discoverOwnAddresses, effectivePolicy } from './reach/index.js';
@@ -338,6 +340,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
 
   const lifecycle: Lifecycle = { ready: false };
   const inflight = new InflightTracker();
+  const drain = new ConnectionDrain();
   const bridge = shared.bridge;
   const { store, lock } = await openKnowledgeStore(config.current().config.knowledge, secrets, logger);
   const connectorFactory = (source: DataSourceConfig, workspace: string) =>
@@ -371,6 +374,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     logger,
     lifecycle,
     inflight,
+    drain,
   });
   const server = config.current().config.server;
   await app.listen({ host: server.host, port: server.port });
@@ -394,13 +398,13 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     stopping ??= (async () => {
       stopped = true;
       lifecycle.ready = false;
-      const grace = config.current().config.server.shutdownGraceMs;
-      const deadline = new Promise<void>((resolve) => setTimeout(resolve, grace).unref());
-      // Stop accepting, let requests in flight (streams included) finish, then close what is left.
-      const closing = app.close();
-      await Promise.race([inflight.drained(), deadline]);
-      app.server.closeAllConnections();
-      await closing;
+      const { shutdownGraceMs, drainDelayMs } = config.current().config.server;
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, shutdownGraceMs).unref());
+      // /readyz answers 503 from here; keep serving (Connection: close) while routers catch up, then
+      // stop listening and let requests in flight (streams included) and connections end, by the
+      // deadline. Only then does fastify close (its onClose hooks): no connection is left to refuse.
+      await drain.run({ drainDelayMs, shutdownGraceMs }, inflight);
+      await app.close();
       unsubscribe();
       await Promise.race([pool.close(), deadline]);
       breakers.close();

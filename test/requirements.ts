@@ -322,6 +322,14 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 12: the exporter guard drops captured statements, bodies and messages; the scan can fail',
   'image:built-daemonless':
     'issue 11: the image is built without a daemon; non-root, one entry point, production dependencies only',
+  'ops:drain-zero-failures':
+    'issue 21: stopped under keep-alive load, the gateway turns unready, answers with Connection: close, still serves new connections for drainDelayMs, finishes streams in flight, fails no request and ends within shutdownGraceMs',
+  'ops:drain-cutoff-answers':
+    'issue 21: calls still running as the shutdown grace runs out are cancelled upstream and answered not_ready, a stream with its last event',
+  'config:drain-delay-below-grace':
+    'issue 21: server.drainDelayMs defaults to 0 and must be less than shutdownGraceMs',
+  'helm:graceful-termination':
+    'issue 21: the chart sets a preStop sleep, drainDelayMs and a termination grace period that covers both and the shutdown grace',
   'image:runs-read-only': 'issue 11: the image runs as uid 65532 on a read-only root and drains on SIGTERM',
   'helm:lint': 'issue 11: helm lint --strict on the defaults and every ci/*-values.yaml',
   'helm:template-snapshot': 'issue 11: helm template output checked in and diffed',

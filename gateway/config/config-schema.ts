@@ -444,7 +444,7 @@ const MultiRoundSchema = z
   })
   .describe('Bounds on pending multi-round flows (bridged elicitation and sampling).');
 
-export const ServerSchema = z.strictObject({
+const ServerFieldsSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65_535).default(8080),
   /** The URL clients use to reach this gateway; used in generated client configs. */
@@ -460,11 +460,26 @@ export const ServerSchema = z.strictObject({
   /** Host header values accepted (DNS-rebinding protection); empty: any Host, or only loopback Hosts
    * when the gateway listens on loopback. */
   allowedHosts: z.array(z.string().min(1)).default([]),
+  /** How long a shutdown (SIGTERM) may take in all: the drain below, then requests in flight. */
   shutdownGraceMs: z.number().int().min(0).max(120_000).default(10_000),
+  /** After SIGTERM, how long the gateway keeps accepting and serving (readiness already 503, every
+   * response `Connection: close`) while routers stop sending to it (issue 21). 0 stops listening at
+   * once: right for a gateway nothing routes to; behind a Service or load balancer, a few seconds. */
+  drainDelayMs: z.number().int().min(0).max(60_000).default(0),
   /** Bounds on pending multi-round flows (issue 28.1): a legacy upstream's elicitation or sampling
    * bridged into input_required holds an upstream connection until the client answers. */
   multiRound: MultiRoundSchema.default(MULTI_ROUND_DEFAULTS),
   timeouts: InboundTimeoutsSchema.default(INBOUND_TIMEOUT_DEFAULTS),
+});
+
+export const ServerSchema = ServerFieldsSchema.superRefine((server, ctx) => {
+  // The drain must leave time for the requests it let in to finish within the grace.
+  if (server.drainDelayMs > 0 && server.drainDelayMs >= server.shutdownGraceMs)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['drainDelayMs'],
+      message: `must be less than server.shutdownGraceMs (${server.shutdownGraceMs}), which bounds the whole shutdown`,
+    });
 });
 
 export const AnswererSchema = z.strictObject({
@@ -569,6 +584,7 @@ export const GatewayConfigSchema = z
       allowedOrigins: [],
       allowedHosts: [],
       shutdownGraceMs: 10_000,
+      drainDelayMs: 0,
       multiRound: MULTI_ROUND_DEFAULTS,
       timeouts: INBOUND_TIMEOUT_DEFAULTS,
     }),

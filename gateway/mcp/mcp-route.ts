@@ -1,5 +1,7 @@
 // POST /mcp (spec §4.2): runs the inbound ladder on the raw body, then dispatches with the principal
-// the auth gate resolved. Responses are JSON; a client that disconnects aborts the upstream call.
+// the auth gate resolved. Responses are JSON; a client that disconnects aborts the upstream call, and
+// a call still running when the shutdown grace runs out is aborted and answered `not_ready` (as the
+// last event of its stream, never a cut one) before the gateway closes its connections (issue 21).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requirePrincipal } from '../platform/request-context.js';
 import type { Dispatch } from './dispatcher.js';
@@ -8,7 +10,7 @@ import { errorMessage, McpError, resultMessage, type JsonRpcId } from './jsonrpc
 import { RPC } from './protocol.js';
 import { ResponseChannel } from './response-channel.js';
 import { annotateRequest } from '../telemetry/tracing.js';
-import { ERROR_CATALOGUE } from '../errors/index.js';
+import { catalogueEntry, ERROR_CATALOGUE } from '../errors/index.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -27,16 +29,47 @@ function errorCodeOf(error: McpError): string {
   return typeof code === 'string' && Object.hasOwn(ERROR_CATALOGUE, code) ? code : String(error.rpcCode);
 }
 
-function abortOnDisconnect(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+function abortOnDisconnect(request: FastifyRequest, reply: FastifyReply): AbortController {
   const controller = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
   });
   request.raw.on('aborted', () => controller.abort(new Error('client disconnected')));
-  return controller.signal;
+  return controller;
 }
 
-export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void {
+function shuttingDown(): McpError {
+  const entry = catalogueEntry('not_ready');
+  return new McpError(
+    entry.status,
+    entry.jsonRpcCode,
+    'The gateway is shutting down; send the call again.',
+    { code: 'not_ready', class: entry.errorClass },
+    entry.errorClass,
+  );
+}
+
+/** The call's outcome, or `not_ready` once the shutdown cutoff passes (the call is aborted then). */
+function beforeCutoff<T>(
+  call: (signal: AbortSignal) => Promise<T>,
+  controller: AbortController,
+  cutoff: AbortSignal | undefined,
+): Promise<T> {
+  if (cutoff === undefined) return call(controller.signal);
+  return new Promise<T>((resolve, reject) => {
+    const onCutoff = () => {
+      reject(shuttingDown());
+      controller.abort(new Error('gateway shutting down'));
+    };
+    if (cutoff.aborted) return onCutoff();
+    cutoff.addEventListener('abort', onCutoff, { once: true });
+    void call(controller.signal)
+      .then(resolve, reject)
+      .finally(() => cutoff.removeEventListener('abort', onCutoff));
+  });
+}
+
+export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch, cutoff?: AbortSignal): void {
   void app.register((instance, _options, done) => {
     instance.removeAllContentTypeParsers();
     // Bytes, not a string: the ladder decodes strictly so invalid UTF-8 is refused, not replaced.
@@ -73,17 +106,23 @@ export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch): void
         });
         const channel = new ResponseChannel(reply);
         try {
-          const result = await dispatch({
-            principal: requirePrincipal(request.principal),
-            era: outcome.era,
-            version: outcome.version,
-            id: message.id,
-            method: message.method,
-            params: message.params,
-            headers: request.headers,
-            signal: abortOnDisconnect(request, reply),
-            notify: (notification) => channel.notify(notification),
-          });
+          const principal = requirePrincipal(request.principal);
+          const result = await beforeCutoff(
+            (signal) =>
+              dispatch({
+                principal,
+                era: outcome.era,
+                version: outcome.version,
+                id: message.id,
+                method: message.method,
+                params: message.params,
+                headers: request.headers,
+                signal,
+                notify: (notification) => channel.notify(notification),
+              }),
+            abortOnDisconnect(request, reply),
+            cutoff,
+          );
           return channel.finish(200, resultMessage(message.id, result));
         } catch (error) {
           if (error instanceof McpError) {

@@ -5,6 +5,8 @@ import type { FastifyReply } from 'fastify';
 
 export class ResponseChannel {
   private streaming = false;
+  /** Set by `finish`: a call answered early (the shutdown cutoff) may still try to notify. */
+  private finished = false;
 
   constructor(private readonly reply: FastifyReply) {}
 
@@ -14,7 +16,7 @@ export class ResponseChannel {
 
   notify(message: Record<string, unknown>): void {
     const raw = this.reply.raw;
-    if (raw.destroyed || raw.writableEnded) return;
+    if (this.finished || raw.destroyed || raw.writableEnded) return;
     if (!this.streaming) {
       this.streaming = true;
       this.reply.hijack();
@@ -30,6 +32,7 @@ export class ResponseChannel {
 
   /** Sends the final JSON-RPC message: as the last SSE event when streaming, else as a JSON body. */
   finish(status: number, body: string, headers: Readonly<Record<string, string>> = {}): FastifyReply {
+    this.finished = true;
     if (!this.streaming) {
       for (const [name, value] of Object.entries(headers)) void this.reply.header(name, value);
       return this.reply.code(status).type('application/json').send(body);

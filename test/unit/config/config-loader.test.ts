@@ -87,6 +87,32 @@ describe('validateConfig', () => {
     expect(problem?.message).toContain('colour');
   });
 
+  it('config:drain-delay-below-grace — server.drainDelayMs defaults to 0 and must be less than shutdownGraceMs', () => {
+    const defaults = validateConfig({ version: 1 });
+    expect(defaults.ok && defaults.config.server.drainDelayMs).toBe(0);
+    const drained = validateConfig({ version: 1, server: { drainDelayMs: 3000, shutdownGraceMs: 10_000 } });
+    expect(drained.ok && drained.config.server.drainDelayMs).toBe(3000);
+    // No drain fits any grace, even none.
+    expect(validateConfig({ version: 1, server: { drainDelayMs: 0, shutdownGraceMs: 0 } }).ok).toBe(true);
+    for (const [drainDelayMs, shutdownGraceMs] of [
+      [10_000, 10_000],
+      [15_000, 10_000],
+      [1, 0],
+    ] as const) {
+      const problem = problemAt(
+        validateConfig({ version: 1, server: { drainDelayMs, shutdownGraceMs } }),
+        'server.drainDelayMs',
+      );
+      expect(problem.message).toContain(`less than server.shutdownGraceMs (${shutdownGraceMs})`);
+    }
+    expect(
+      problemAt(validateConfig({ version: 1, server: { drainDelayMs: 60_001 } }), 'server.drainDelayMs'),
+    ).toBeDefined();
+    expect(
+      problemAt(validateConfig({ version: 1, server: { drainDelayMs: -1 } }), 'server.drainDelayMs'),
+    ).toBeDefined();
+  });
+
   it('rejects unknown top-level keys', () => {
     expect(problemAt(validateConfig({ version: 1, extra: true }), '(root)').message).toContain('extra');
   });
