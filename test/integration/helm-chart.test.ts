@@ -117,6 +117,8 @@ describe('the chart, offline', () => {
         ['policy-root', { policy: { files: { allowedRoots: ['data'] } } }, '/policy/files/allowedRoots/0'],
         ['policy-cidr', { policy: { network: { denyCidrs: ['ten/8'] } } }, '/policy/network/denyCidrs/0'],
         ['policy-key', { policy: { network: { deny: ['10.0.0.0/8'] } } }, "additional properties 'deny'"],
+        ['prestop', { gateway: { preStopSleepSeconds: -1 } }, '/gateway/preStopSleepSeconds'],
+        ['drain', { gateway: { drainDelayMs: 'soon' } }, '/gateway/drainDelayMs'],
       ] as const) {
         const path = join(dir, `${name}.yaml`);
         await writeFile(path, stringify(values));
@@ -133,6 +135,62 @@ describe('the chart, offline', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('helm:graceful-termination — the preStop sleep, the drain and the grace period fit together; the gateway accepts the drain config', async () => {
+    interface Rendered {
+      kind?: string;
+      metadata: { name: string };
+      data?: Record<string, string>;
+      spec?: {
+        template: {
+          spec: {
+            terminationGracePeriodSeconds: number;
+            containers: {
+              name: string;
+              lifecycle?: { preStop?: { sleep?: { seconds: number } } };
+              readinessProbe?: { periodSeconds: number; failureThreshold: number };
+            }[];
+          };
+        };
+      };
+    }
+    const render = async (...set: string[]) => {
+      const docs = parseAllDocuments(
+        await helmOk(['template', RELEASE, CHART, ...set.flatMap((value) => ['--set', value])]),
+      )
+        .map((d) => d.toJS() as Rendered)
+        .filter((d) => d?.kind !== undefined);
+      const pod = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'agw-agent-gateway')?.spec
+        ?.template.spec;
+      const configMap = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'agw-agent-gateway');
+      const config = GatewayConfigSchema.parse(parse(configMap?.data?.['gateway.yaml'] ?? ''));
+      return { pod, gateway: pod?.containers.find((c) => c.name === 'gateway'), server: config.server };
+    };
+    const defaults = await render();
+    expect(defaults.gateway?.lifecycle).toEqual({ preStop: { sleep: { seconds: 5 } } });
+    expect(defaults.server).toMatchObject({ drainDelayMs: 3000, shutdownGraceMs: 10_000 });
+    // Sleep, then the whole shutdown, then time to exit: the kubelet never kills a drain.
+    expect(defaults.pod?.terminationGracePeriodSeconds).toBe(5 + 10 + 5);
+    expect(defaults.gateway?.readinessProbe).toMatchObject({ periodSeconds: 5, failureThreshold: 2 });
+
+    const tuned = await render(
+      'gateway.preStopSleepSeconds=12',
+      'gateway.shutdownGraceMs=30500',
+      'gateway.drainDelayMs=8000',
+    );
+    expect(tuned.gateway?.lifecycle?.preStop?.sleep?.seconds).toBe(12);
+    expect(tuned.server).toMatchObject({ drainDelayMs: 8000, shutdownGraceMs: 30_500 });
+    expect(tuned.pod?.terminationGracePeriodSeconds).toBe(12 + 31 + 5);
+
+    const noSleep = await render('gateway.preStopSleepSeconds=0');
+    expect(noSleep.gateway?.lifecycle).toBeUndefined();
+    expect(noSleep.pod?.terminationGracePeriodSeconds).toBe(10 + 5);
+
+    // A drain as long as the grace is refused with the values' names, not by a crashing pod.
+    const refused = await helm(['template', RELEASE, CHART, '--set', 'gateway.drainDelayMs=10000']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('gateway.drainDelayMs must be less than gateway.shutdownGraceMs');
   });
 
   it('helm:least-privilege — rendered RBAC: the gateway only reads Secrets and ConfigMaps of its namespace', async () => {
