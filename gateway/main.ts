@@ -332,11 +332,6 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   observeGauge('agw.config.revision', 'Revision of the config in use (increments on every reload).', () => [
     { value: config.current().revision },
   ]);
-  const unsubscribe = config.subscribe((snapshot) => {
-    cache.dropLocal();
-    pool.retain(snapshot.config);
-    sync.schedule(snapshot.config);
-  });
 
   const lifecycle: Lifecycle = { ready: false };
   const inflight = new InflightTracker();
@@ -357,6 +352,16 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       },
     });
   const sync = new SyncEngine(store, lock, logger, connectorFactory);
+  // Subscribed only now that everything it touches exists: a change can land while the knowledge
+  // store connects (PostgreSQL, seconds), and the one that did before reached a sync engine not yet
+  // made. What changed meanwhile is caught up on here; the sync runs once the gateway is ready.
+  const unsubscribe = config.subscribe((snapshot) => {
+    cache.dropLocal();
+    pool.retain(snapshot.config);
+    sync.schedule(snapshot.config);
+  });
+  cache.dropLocal();
+  pool.retain(config.current().config);
   const knowledge = new KnowledgeService(store, {
     logger,
     answerer: (answerer) => chatAnswerer(answerer, secrets),

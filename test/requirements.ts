@@ -263,6 +263,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'rest:mcp-config-client-syntax':
     "issue 8.16: each client snippet uses that client's documented variable syntax and says where the key comes from",
   'cli:address-in-use': 'issue 8.16: a busy port is named as host:port with how to pick another',
+  'cli:start-failure-exits':
+    'issue 21: a start that fails half-way (Redis open, PostgreSQL refused) exits 1 instead of hanging unready',
   'breaker:counts-fast-failures':
     'issue 8.8: 5xx and answers that are not MCP are classified at once and open the breaker, both eras',
   'breaker:ignores-answers': 'issue 8.8: a 4xx, a JSON-RPC error or a tool error never opens the breaker',
@@ -322,6 +324,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 12: the exporter guard drops captured statements, bodies and messages; the scan can fail',
   'image:built-daemonless':
     'issue 11: the image is built without a daemon; non-root, one entry point, production dependencies only',
+  'ops:config-change-during-start':
+    'issue 21: a config change while the knowledge store connects at start is served, not fatal',
   'ops:drain-zero-failures':
     'issue 21: stopped under keep-alive load, the gateway turns unready, answers with Connection: close, still serves new connections for drainDelayMs, finishes streams in flight, fails no request and ends within shutdownGraceMs',
   'ops:drain-cutoff-answers':

@@ -84,5 +84,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 export async function main(): Promise<void> {
   const code = await runCli(process.argv.slice(2), processIo());
+  // A start that failed half-way may still hold what it opened (a Redis connection, a watch), which
+  // would keep the process alive, not serving and never restarted by its liveness probe: exit now.
+  // stderr is written synchronously to files and pipes, so the message is out.
+  if (code !== 0) process.exit(code);
   process.exitCode = code;
 }
