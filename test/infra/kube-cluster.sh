@@ -9,7 +9,7 @@
 #   kube-cluster.sh import ARCHIVE NAME   # an OCI archive into the node's containerd as NAME
 #   kube-cluster.sh stop      # every pod, process, mount, interface and iptables rule it made
 #
-# Addresses: everything lives on interfaces it creates. The node is a dummy interface agwnode0 with
+# Addresses: everything lives on interfaces it creates. The node is a veth interface agwnode0 with
 # 10.213.0.1 (apiserver, kubelet); pods get 10.214.0.0/24 on the bridge agwcni0; Services 10.215.0.0/24
 # (routed to agwnode0 so the host reaches ClusterIPs through kube-proxy's OUTPUT rules). Nothing
 # listens on the machine's own addresses, and no pod can reach past the machine (no masquerade out).
@@ -69,9 +69,10 @@ pid_alive() {  # $1 = pid file holding "pid exe"
 }
 
 spawn() {  # $1 = name, rest = command; logs to $D/logs/name.log, pid to $D/pids/name.pid
-  local name=$1; shift
-  setsid "$@" > "$D/logs/$name.log" 2>&1 < /dev/null &
-  echo "$! $1" > "$D/pids/$name.pid"
+  local name=$1 exe; shift
+  exe=$(command -v "$1")
+  setsid "$@" > "$D/logs/$name.log" 2>&1 < /dev/null 8>&- &   # 8 = the start lock: children must not hold it
+  echo "$! $exe" > "$D/pids/$name.pid"
 }
 
 wait_for() {  # $1 = seconds, $2 = what, rest = command that succeeds when done
@@ -84,11 +85,13 @@ wait_for() {  # $1 = seconds, $2 = what, rest = command that succeeds when done
 }
 
 net_up() {
-  modprobe br_netfilter 2>/dev/null || true
-  modprobe overlay 2>/dev/null || true
+  command -v modprobe >/dev/null && { modprobe br_netfilter || true; modprobe overlay || true; } 2>/dev/null
   sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
-  ip link show "$NODE_IF" >/dev/null 2>&1 || ip link add "$NODE_IF" type dummy
+  # A veth pair rather than a dummy interface: this VM's kernel has no dummy driver. Both ends up, so
+  # the link has carrier and the Service route through it is used.
+  ip link show "$NODE_IF" >/dev/null 2>&1 || ip link add "$NODE_IF" type veth peer name "${NODE_IF}p"
   ip addr replace "$NODE_IP/32" dev "$NODE_IF"
+  ip link set "${NODE_IF}p" up
   ip link set "$NODE_IF" up
   ip route replace "$SERVICE_CIDR" dev "$NODE_IF" src "$NODE_IP"
   printf 'nameserver %s\n' "$NODE_IP" > "$D/resolv.conf"   # pods with dnsPolicy Default: nothing outside
@@ -143,17 +146,20 @@ EOF
 cmd_import() {  # $1 = OCI archive, $2 = image name (repo:tag)
   local archive=$1 name=$2
   [[ -f $archive ]] || die "no archive $archive"
-  ctr_ images import --no-unpack=false --index-name "$name" "$archive" >/dev/null 2>&1 ||
-    ctr_ images import --base-name "${name%:*}" "$archive" >/dev/null
-  ctr_ images ls -q | grep -qx "$name" || die "imported $archive but no image named $name (have: $(ctr_ images ls -q | tr '\n' ' '))"
+  # --base-name names an archive whose ref.name is only a tag (image/build.sh's); a base name that
+  # does not match a full ref.name imports nothing and still exits 0, hence the check.
+  ctr_ images import --base-name "${name%:*}" "$archive" >/dev/null
+  ctr_ images ls -q | grep -qxF "$name" || die "imported $archive but no image named $name (have: $(ctr_ images ls -q | tr '\n' ' '))"
 }
 
-import_images() {
+import_images() {  # the archives of cluster-images.sh carry their full names; each is written to <archive>.name
   local dir=$AGW_CLUSTER_CACHE/images f name
-  for f in "$dir"/*.oci.tar; do
-    [[ -f $f ]] || die "no images in $dir - run: $0 build"
-    name=$(cat "${f%.oci.tar}.name") || die "no ${f%.oci.tar}.name beside $f"
+  for f in "$dir"/{pause,coredns,redis,postgres}.oci.tar; do
+    [[ -f $f ]] || die "no $f - run: $0 build"
+    name=$(tar -xOf "$f" index.json | grep -o '"org.opencontainers.image.ref.name":"[^"]*"' | head -1 | cut -d'"' -f4)
+    [[ $name == localhost/* ]] || die "$f names no localhost/ image (got '$name')"
     cmd_import "$f" "$name"
+    printf '%s\n' "$name" > "${f%.oci.tar}.name"
   done
 }
 
@@ -210,7 +216,7 @@ control_up() {
 
 dns_up() {
   local image
-  image=$(cat "$AGW_CLUSTER_CACHE/images/coredns.name")
+  image=$(cat "$AGW_CLUSTER_CACHE/images/coredns.name")   # written by import_images
   kctl apply -f - >/dev/null <<EOF
 apiVersion: v1
 kind: ServiceAccount
@@ -270,7 +276,7 @@ spec:
           readinessProbe: { httpGet: { path: /ready, port: 8181 }, periodSeconds: 2 }
           livenessProbe: { httpGet: { path: /health, port: 8080 }, periodSeconds: 10 }
           volumeMounts: [{ name: config, mountPath: /etc/coredns, readOnly: true }]
-          securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: [ALL] } }
+          securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: [ALL], add: [NET_BIND_SERVICE] } }
       volumes: [{ name: config, configMap: { name: coredns } }]
 ---
 apiVersion: v1
@@ -345,13 +351,26 @@ cmd_stop() {
   api_env
   bash "$here/kube-test-env.sh" stop >/dev/null 2>&1 || true
   # Mounts under the state dir (pod volumes, overlay rootfs, shm), deepest first.
-  findmnt -rn -o TARGET | grep "^$D/" | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
-  for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep '^cni-'); do
+  { findmnt -rn -o TARGET | grep "^$D/" || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+  for n in $(ip netns list 2>/dev/null | awk '$1 ~ /^cni-/ {print $1}'); do
     ip netns pids "$n" 2>/dev/null | grep -q . || ip netns delete "$n" 2>/dev/null || true
   done
   # CNI's iptables chains for our pod range, then our interfaces.
-  iptables -t nat -S 2>/dev/null | grep -E "^-A (POSTROUTING|CNI-HOSTPORT-[A-Z]+|PREROUTING|OUTPUT) .*(CNI|$POD_CIDR)" |
+  { iptables -t nat -S 2>/dev/null | grep -E "^-A (POSTROUTING|CNI-HOSTPORT-[A-Z]+|PREROUTING|OUTPUT) .*(CNI|$POD_CIDR)" || true; } |
     sed 's/^-A/-D/' | while read -r rule; do eval iptables -t nat "$rule" 2>/dev/null || true; done
+  # What the kubelet made and kube-proxy --cleanup leaves: its canaries, the hint and KUBE-FIREWALL.
+  local cmd table chain
+  for cmd in iptables ip6tables; do
+    command -v "$cmd" >/dev/null || continue
+    for table in filter nat mangle; do
+      { "$cmd" -t "$table" -S 2>/dev/null | grep -E '^-A [A-Z]+ -j KUBE-' || true; } | sed 's/^-A/-D/' |
+        while read -r rule; do eval "$cmd" -t "$table" "$rule" 2>/dev/null || true; done
+      for chain in $("$cmd" -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
+        "$cmd" -t "$table" -F "$chain" 2>/dev/null || true
+        "$cmd" -t "$table" -X "$chain" 2>/dev/null || true
+      done
+    done
+  done
   ip link del "$POD_BRIDGE" 2>/dev/null || true
   ip link del "$NODE_IF" 2>/dev/null || true
   rm -rf "$D"

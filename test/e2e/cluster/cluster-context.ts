@@ -157,6 +157,28 @@ export async function serviceUrl(namespace: string, service: string): Promise<st
   return `http://${nodeIp.trim()}:${nodePort.trim()}`;
 }
 
+/**
+ * The pods this process holds established connections to through a Service's ClusterIP, with how
+ * many (node mode: the conntrack table of this machine; kind: unknown, an empty map). The churn
+ * cases pick their victim from it, so the pod they delete or freeze is one the load is using.
+ */
+export async function connectionsByPod(namespace: string, service: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (mode() !== 'node') return counts;
+  const clusterIp = (
+    await kubectlOk(['-n', namespace, 'get', 'service', service, '-o', 'jsonpath={.spec.clusterIP}'])
+  ).trim();
+  const table = await ok(exec('conntrack', ['-L', '-p', 'tcp', '--orig-dst', clusterIp]), 'conntrack -L');
+  const byIp = new Map((await pods(namespace)).map((p) => [p.status.podIP ?? '', p.metadata.name]));
+  for (const line of table.split('\n')) {
+    if (!line.includes('ESTABLISHED')) continue;
+    const replySource = [...line.matchAll(/src=(\S+)/g)][1]?.[1];
+    const pod = replySource === undefined ? undefined : byIp.get(replySource);
+    if (pod !== undefined) counts.set(pod, (counts.get(pod) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /** Freezes (SIGSTOP) the main process of a pod's container on its node. */
 export async function freezeContainer(namespace: string, pod: string): Promise<void> {
   const id = (
