@@ -188,6 +188,26 @@ export const REQUIREMENTS: Record<string, string> = {
   'knowledge:key-sources': 'spec §5.2: key source patterns restrict the knowledge searched',
   'knowledge:query-provenance': 'spec §2.2 / D8: every answer sentence is verbatim from a cited record',
   'knowledge:query-nothing': 'spec §2.2: provenance always present, even when empty',
+  'knowledge:embeddings-config':
+    'issue 22: knowledge.embeddings is optional, strict, with defaults and refusals that name the path',
+  'knowledge:embeddings-batching':
+    'issue 22: the embeddings client sends batches of batchSize to POST {baseUrl}/embeddings and answers in input order',
+  'knowledge:embeddings-concurrency':
+    'issue 22: at most `concurrency` embeddings requests in flight, across callers',
+  'knowledge:embeddings-retry':
+    'issue 22: 429 (honouring Retry-After), 5xx, timeouts and dropped connections are retried with backoff and jitter',
+  'knowledge:embeddings-no-retry-4xx':
+    'issue 22: other 4xx fail the embeddings call at once, with no partial result',
+  'knowledge:embeddings-response-checked':
+    'issue 22: an embeddings response with the wrong count, indices or lengths, or non-finite numbers, is refused',
+  'knowledge:embeddings-rate-limit': 'issue 22: the embeddings client keeps to its own requestsPerMinute',
+  'knowledge:embeddings-cache':
+    'issue 22: unchanged texts are never embedded twice; a changed model or dimensions embeds again; bounded LRU',
+  'knowledge:embeddings-hygiene':
+    'issue 22: embeddings errors never carry the API key, the endpoint or the input texts',
+  'knowledge:embeddings-reach':
+    'issue 22: embeddings requests go through the tenant reach guard they are given',
+  'knowledge:embeddings-twin': 'issue 22: the hashing twin is deterministic and normalised',
   'knowledge:chat-answerer': 'issue 4: an optional OpenAI-compatible chat answerer for /agent/query',
   'knowledge:chat-answerer-fallback': 'issue 4: the chat answerer falls back to extractive on failure',
   'knowledge:chat-answerer-hygiene':

@@ -1,5 +1,6 @@
 // `npm run bench`: runs every benchmark and prints numbers, ratios and conditions. Never asserts.
 import { abuseBench } from './abuse-bench.js';
+import { clusterBench } from './cluster-bench.js';
 import { kubeBench } from './kube-bench.js';
 import { limitsBench } from './limits-bench.js';
 import { otelBench } from './otel-bench.js';
@@ -18,5 +19,6 @@ if (only === undefined || only === 'abuse') await abuseBench();
 if (only === undefined || only === 'kube') await kubeBench();
 if (only === undefined || only === 'limits') await limitsBench();
 if (only === undefined || only === 'otel') await otelBench();
+if (only === undefined || only === 'cluster') await clusterBench();
 // The profile is a diagnosis, not a measurement: only on request.
 if (only === 'profile') await profileBench();

@@ -15,7 +15,8 @@
 # listens on the machine's own addresses, and no pod can reach past the machine (no masquerade out).
 # Needs root, the Debian packages containerd runc containernetworking-plugins iptables conntrack, and
 # cgroup v1 or v2 (this VM has v1: the kubelet is told failCgroupV1=false). The VM refuses negative
-# oom_score_adj, so containerd clamps scores and the kubelet uses 0.
+# oom_score_adj, so containerd clamps scores and the kubelet uses 0. `stop` removes every KUBE-* iptables
+# chain (the kubelet's and kube-proxy's): do not run it on a machine that is itself a Kubernetes node.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -45,6 +45,8 @@ import {
 const CHART = 'charts/agent-gateway';
 const gatewayRepo = () => images().gateway.replace(/:[^:/]+$/, '');
 const gatewayTag = () => /:([^:/]+)$/.exec(images().gateway)?.[1] ?? '0.1.0';
+/** The chart's default tag is its appVersion (the image/build.sh tag); kind's image is tagged e2e. */
+const tagArgs = () => (gatewayTag() === '0.1.0' ? [] : ['--set', `image.tag=${gatewayTag()}`]);
 const results: string[] = [];
 
 function report(line: string): void {
@@ -56,11 +58,14 @@ afterAll(() => {
   process.stdout.write(`\n[cluster] summary\n${results.map((l) => `  ${l}`).join('\n')}\n`);
 });
 
-async function getJson(url: string, key: string): Promise<{ status: number; body: string }> {
-  const response = await fetch(url, {
-    headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
-    signal: AbortSignal.timeout(15_000),
-  });
+async function getJson(
+  url: string,
+  key: string,
+  accept = 'application/json',
+): Promise<{ status: number; body: string }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (accept !== '') headers['accept'] = accept;
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });
   return { status: response.status, body: await response.text() };
 }
 
@@ -152,10 +157,10 @@ describe('the README install on a node (default values)', () => {
   });
 
   it('helm install → every pod Ready; the McpSource, key and workspace Ready', async () => {
-    await deployDemoMcp(ns).catch(async () => {
-      await kubectlOk(['create', 'namespace', ns]);
-      await deployDemoMcp(ns);
-    });
+    // The README's steps as written; only the image repository differs (the README's is a placeholder
+    // for the reader's registry), and the demo server stands in for "edit the McpSource url first".
+    await kubectlOk(['create', 'namespace', ns]);
+    await deployDemoMcp(ns);
     const t0 = Date.now();
     await helmOk([
       'install',
@@ -165,8 +170,7 @@ describe('the README install on a node (default values)', () => {
       ns,
       '--set',
       `image.repository=${gatewayRepo()}`,
-      '--set',
-      `image.tag=${gatewayTag()}`,
+      ...tagArgs(),
     ]);
     await allPodsReady(ns, 5, 240_000); // 2 gateways, 2 operators, the demo server
     report(`helm install (default values) → all pods Ready: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -188,11 +192,12 @@ describe('the README install on a node (default values)', () => {
   it('the first agent call through `kubectl port-forward svc/agw-agent-gateway 8080:80`', async () => {
     forward = await portForward(ns, 'svc/agw-agent-gateway', '8080:80');
     const tools = await waitFor('docs__ tools through the port-forward', 60_000, async () => {
-      const answer = await getJson('http://127.0.0.1:8080/agent/tools', key);
+      // As the README's curl sends it: no Accept header, so the default TOON answer.
+      const answer = await getJson('http://127.0.0.1:8080/agent/tools', key, '');
       return answer.status === 200 && answer.body.includes('docs__echo') ? answer : undefined;
     });
     expect(tools.body).toContain('docs__add');
-    const config = await getJson('http://127.0.0.1:8080/agent/mcp/config', key);
+    const config = await getJson('http://127.0.0.1:8080/agent/mcp/config', key, '');
     expect(config.status).toBe(200);
     expect(config.body).toContain('/mcp');
     forward.kill();
@@ -265,8 +270,7 @@ describe('the HA values on a node, under churn', () => {
     'test/e2e/cluster/ha-overlay.yaml',
     '--set',
     `image.repository=${gatewayRepo()}`,
-    '--set',
-    `image.tag=${gatewayTag()}`,
+    ...tagArgs(),
   ];
   const load = (): AgentLoad =>
     startAgentLoad({
