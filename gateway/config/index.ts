@@ -17,12 +17,14 @@ export {
   ToolFilterSchema,
   KnowledgeSchema,
   AnswererSchema,
+  EmbeddingsSchema,
   LimitsSchema,
   SharedStateSchema,
   SOURCE_TYPES,
 } from './config-schema.js';
 export type {
   AnswererConfig,
+  EmbeddingsConfig,
   BreakerConfig,
   DataSourceConfig,
   GatewayConfig,

@@ -40,3 +40,13 @@ export type { Answerer, AnswerFailure, ModelAnswer, Passage } from './chat-answe
 export { encodeCursor, decodeCursor } from './document-cursor.js';
 export { connectorFor } from './connectors/index.js';
 export type { Connector, SourceItem } from './connectors/index.js';
+export {
+  EmbeddingFailed,
+  HttpEmbeddingProvider,
+  CachedEmbeddingProvider,
+  EmbeddingCache,
+  HashingEmbeddingProvider,
+  hashingVector,
+  embeddingProviderFor,
+} from './embeddings/index.js';
+export type { EmbeddingProvider, EmbeddingFailure, HttpEmbeddingOptions } from './embeddings/index.js';
