@@ -421,4 +421,14 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 9: revoked/expired/pending keys are reported; revoked keys reach the gateways',
   'operator:postgres-connection-secret':
     'issue 9: connection strings come from Secrets and never appear in ConfigMaps',
+  'embeddings:test-model-vectors':
+    'issue 22: the test embedding model gives 384-number unit vectors, the same for the same input',
+  'embeddings:test-model-batch-order': 'issue 22: a batch of inputs embeds like each input alone, in order',
+  'embeddings:test-model-reference':
+    'issue 22: the test model reproduces the cosines published for all-MiniLM-L6-v2',
+  'embeddings:test-model-semantics': 'issue 22: similar sentences are closer than unrelated ones',
+  'embeddings:test-server-errors':
+    'issue 22: the test embeddings server answers bad input with 400 and a missing key with 401, as OpenAI does',
+  'embeddings:test-model-throughput':
+    'issue 22: the throughput of the test model on 128-token chunks is measured',
 };
