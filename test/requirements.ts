@@ -228,7 +228,17 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 4: connector failures reported safely in /agent/sources, never blocking search',
   'knowledge:store-contract':
     'issue 4 / D6: one contract suite runs against the SQLite and PostgreSQL stores',
-  'knowledge:isolation-property': 'issue 4: property test — nothing crosses workspaces, on both stores',
+  'knowledge:isolation-property':
+    'issue 4 / issue 22: property test — no text search, vector search or read crosses workspaces, on both stores',
+  'knowledge:vector-store-contract':
+    'issue 22: both stores keep chunk vectors and rank them by cosine under the text search filters; other models and lengths are never compared',
+  'knowledge:vector-missing':
+    'issue 22: both stores list the chunks of a source that lack a vector of a (model, dimensions), paged, with progress',
+  'knowledge:vector-cascade':
+    'issue 22: vectors go with their chunks on re-upsert, document and source removal; none is orphaned or stored for stale text',
+  'knowledge:postgres-vector-rls':
+    'issue 22: row-level security hides the vectors of other workspaces from the application role',
+  'knowledge:vector-top-k': 'issue 22: brute-force vector ranking keeps the exact top k in one total order',
   'knowledge:postgres-rls': 'issue 4: PostgreSQL enforces workspace isolation with row-level security',
   'knowledge:postgres-index': 'issue 4: PostgreSQL search uses the full-text index under row-level security',
   'knowledge:sync-lock-shared':

@@ -10,6 +10,10 @@ export type {
   SyncState,
   StoredDocument,
   StoredChunk,
+  EmbeddingSpace,
+  ChunkVector,
+  UnembeddedChunk,
+  VectorHit,
 } from './knowledge-store.js';
 export { SyncEngine } from './sync-engine.js';
 export type { SyncReport, ConnectorFactory } from './sync-engine.js';

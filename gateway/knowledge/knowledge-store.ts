@@ -58,6 +58,37 @@ export interface SyncState {
   readonly progress: { readonly done: number; readonly total: number | undefined } | undefined;
 }
 
+/** The model and vector length a vector was made with. Vectors of two spaces are never compared. */
+export interface EmbeddingSpace {
+  readonly model: string;
+  readonly dimensions: number;
+}
+
+/** A chunk's vector, for the chunk as it was under the document's `contentHash`. */
+export interface ChunkVector {
+  readonly docId: string;
+  readonly chunkNo: number;
+  /** The document's content hash when its chunk text was read: a vector for older text is dropped. */
+  readonly contentHash: string;
+  readonly vector: Float32Array;
+}
+
+/** A chunk with no vector in a given space: what a sync still has to embed. */
+export interface UnembeddedChunk {
+  readonly docId: string;
+  readonly chunkNo: number;
+  readonly contentHash: string;
+  readonly title: string;
+  readonly text: string;
+}
+
+export interface VectorHit {
+  readonly docId: string;
+  readonly chunkNo: number;
+  /** Cosine similarity with the query, in [-1, 1]. */
+  readonly similarity: number;
+}
+
 export interface WorkspaceStore {
   readonly workspaceId: string;
   /** Inserts or replaces a document and its chunks in one transaction. */
@@ -70,6 +101,25 @@ export interface WorkspaceStore {
   getDocument(docId: string): Promise<StoredDocument | undefined>;
   getChunks(docId: string, fromChunk: number, limit: number): Promise<StoredChunk[]>;
   countDocuments(sourceId: string): Promise<number>;
+  /** Stores (or replaces) chunk vectors; one vector per chunk, whatever its space. A vector whose
+   * chunk no longer exists, or whose document changed since (`contentHash`), is skipped. Vectors
+   * go with their chunks: a document's re-upsert or deletion removes them. Returns how many were
+   * stored. Throws a RangeError for a vector of the wrong length, not finite, or all zeros. */
+  putVectors(space: EmbeddingSpace, vectors: readonly ChunkVector[]): Promise<number>;
+  /** Chunks of one source with no vector in `space` (none, or one of another model or length), in
+   * (docId, chunkNo) order, at most `limit`. */
+  chunksWithoutVector(sourceId: string, space: EmbeddingSpace, limit: number): Promise<UnembeddedChunk[]>;
+  /** How many chunks one source has, and how many of them have a vector in `space`. */
+  vectorProgress(sourceId: string, space: EmbeddingSpace): Promise<{ chunks: number; embedded: number }>;
+  /** The chunks most similar to `query` by cosine, among vectors of `space` only, under the same
+   * filters and workspace scope as `search`; ties by (docId, chunkNo). A query of the wrong length,
+   * not finite or all zeros is a RangeError. */
+  vectorSearch(
+    filters: SearchFilters,
+    query: Float32Array,
+    space: EmbeddingSpace,
+    limit: number,
+  ): Promise<VectorHit[]>;
 }
 
 export interface KnowledgeStore {

@@ -6,14 +6,19 @@
 import pg from 'pg';
 import type {
   ChunkInput,
+  ChunkVector,
   DocumentInput,
+  EmbeddingSpace,
   KnowledgeStore,
   SearchFilters,
   SearchHit,
   StoredChunk,
   StoredDocument,
+  UnembeddedChunk,
+  VectorHit,
   WorkspaceStore,
 } from './knowledge-store.js';
+import * as vectors from './pg-vectors.js';
 import { chunkFromRow, documentFromRow, hitFromRow, type Row } from './store-rows.js';
 
 const SCHEMA = `
@@ -54,6 +59,7 @@ export async function migratePostgres(admin: pg.ClientConfig, appRole: string | 
   await client.connect();
   try {
     await client.query(SCHEMA);
+    await client.query(vectors.VECTOR_SCHEMA);
     const { rows } = await client.query<{ superuser: boolean }>(
       "SELECT current_setting('is_superuser') = 'on' AS superuser",
     );
@@ -61,7 +67,7 @@ export async function migratePostgres(admin: pg.ClientConfig, appRole: string | 
     if (appRole !== undefined) {
       const role = client.escapeIdentifier(appRole);
       await client.query(
-        `GRANT SELECT, INSERT, UPDATE, DELETE ON documents, chunks TO ${role}; GRANT USAGE ON SEQUENCE chunks_id_seq TO ${role}`,
+        `GRANT SELECT, INSERT, UPDATE, DELETE ON documents, chunks, chunk_vectors TO ${role}; GRANT USAGE ON SEQUENCE chunks_id_seq TO ${role}`,
       );
     }
   } finally {
@@ -224,6 +230,33 @@ class PgWorkspaceStore implements WorkspaceStore {
       return Number(rows[0]?.['n'] ?? 0);
     });
   }
+
+  // Vectors are deleted with their chunks by the foreign key's ON DELETE CASCADE (pg-vectors.ts).
+  putVectors(space: EmbeddingSpace, batch: readonly ChunkVector[]): Promise<number> {
+    return this.scoped((client) => vectors.putVectors(client, this.workspaceId, space, batch));
+  }
+
+  chunksWithoutVector(sourceId: string, space: EmbeddingSpace, limit: number): Promise<UnembeddedChunk[]> {
+    return this.scoped((client) =>
+      vectors.chunksWithoutVector(client, this.workspaceId, sourceId, space, limit),
+    );
+  }
+
+  vectorProgress(sourceId: string, space: EmbeddingSpace): Promise<{ chunks: number; embedded: number }> {
+    return this.scoped((client) => vectors.vectorProgress(client, this.workspaceId, sourceId, space));
+  }
+
+  vectorSearch(
+    filters: SearchFilters,
+    query: Float32Array,
+    space: EmbeddingSpace,
+    limit: number,
+  ): Promise<VectorHit[]> {
+    if (filters.allowedSourceIds.length === 0 || limit <= 0) return Promise.resolve([]);
+    return this.scoped((client) =>
+      vectors.vectorSearch(client, this.workspaceId, filters, query, space, limit),
+    );
+  }
 }
 
 export class PgKnowledgeStore implements KnowledgeStore {
@@ -246,6 +279,11 @@ export class PgKnowledgeStore implements KnowledgeStore {
       "SELECT proleakproof AS leakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure",
     );
     return rows[0]?.leakproof === true;
+  }
+
+  /** Whether pgvector could be installed on this server (not used yet: see pg-vectors.ts). */
+  pgvectorAvailable(): Promise<boolean> {
+    return vectors.pgvectorAvailable(this.pool);
   }
 
   close(): Promise<void> {

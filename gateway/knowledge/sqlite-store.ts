@@ -1,20 +1,26 @@
 // The embedded KnowledgeStore (D7): SQLite FTS5 through Node's built-in `node:sqlite`, BM25 with the
 // title weighted 4× the body, porter stemming. Isolation is enforced twice: each workspace has its
 // own FTS table (so a match can only ever see that workspace's chunks, and ranking statistics are
-// per workspace), and every SQL statement also filters on `workspace_id`.
+// per workspace), and every SQL statement also filters on `workspace_id`. Chunk vectors live in
+// sqlite-vectors.ts and go with their chunks.
 import { createHash } from 'node:crypto';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type {
   ChunkInput,
+  ChunkVector,
   DocumentInput,
+  EmbeddingSpace,
   KnowledgeStore,
   SearchFilters,
   SearchHit,
   StoredChunk,
   StoredDocument,
+  UnembeddedChunk,
+  VectorHit,
   WorkspaceStore,
 } from './knowledge-store.js';
 import { chunkFromRow, documentFromRow, hitFromRow, type Row } from './store-rows.js';
+import { prepareVectors, SqliteVectors, VECTOR_SCHEMA, type VectorStatements } from './sqlite-vectors.js';
 
 const SCHEMA = `
 PRAGMA journal_mode = WAL;
@@ -123,13 +129,16 @@ function prepareFts(db: DatabaseSync, table: string): FtsStatements {
 
 class SqliteWorkspaceStore implements WorkspaceStore {
   private readonly fts: FtsStatements;
+  private readonly vectors: SqliteVectors;
 
   constructor(
     private readonly db: DatabaseSync,
     private readonly statements: Statements,
+    vectorStatements: VectorStatements,
     readonly workspaceId: string,
   ) {
     this.fts = prepareFts(db, ftsTable(workspaceId));
+    this.vectors = new SqliteVectors(vectorStatements, workspaceId);
   }
 
   private transaction(work: () => void): void {
@@ -147,6 +156,7 @@ class SqliteWorkspaceStore implements WorkspaceStore {
     const rows = this.statements.chunkRowIds.all(this.workspaceId, docId) as Row[];
     for (const row of rows) this.fts.delete.run(row['id'] as number);
     this.statements.deleteChunks.run(this.workspaceId, docId);
+    this.vectors.removeForDocument(docId);
   }
 
   upsertDocument(document: DocumentInput, chunks: readonly ChunkInput[]): Promise<void> {
@@ -260,25 +270,54 @@ class SqliteWorkspaceStore implements WorkspaceStore {
   countDocuments(sourceId: string): Promise<number> {
     return attempt(() => Number((this.statements.count.get(this.workspaceId, sourceId) as Row)['n']));
   }
+
+  putVectors(space: EmbeddingSpace, vectors: readonly ChunkVector[]): Promise<number> {
+    return attempt(() => {
+      const batch = this.vectors.put(space, vectors);
+      let stored = 0;
+      this.transaction(() => (stored = batch.run()));
+      return stored;
+    });
+  }
+
+  chunksWithoutVector(sourceId: string, space: EmbeddingSpace, limit: number): Promise<UnembeddedChunk[]> {
+    return attempt(() => this.vectors.missing(sourceId, space, limit));
+  }
+
+  vectorProgress(sourceId: string, space: EmbeddingSpace): Promise<{ chunks: number; embedded: number }> {
+    return attempt(() => this.vectors.progress(sourceId, space));
+  }
+
+  vectorSearch(
+    filters: SearchFilters,
+    query: Float32Array,
+    space: EmbeddingSpace,
+    limit: number,
+  ): Promise<VectorHit[]> {
+    return attempt(() => this.vectors.search(filters, query, space, limit));
+  }
 }
 
 export class SqliteKnowledgeStore implements KnowledgeStore {
   readonly kind = 'sqlite' as const;
   private readonly db: DatabaseSync;
   private readonly statements: Statements;
+  private readonly vectorStatements: VectorStatements;
   private readonly workspaces = new Map<string, SqliteWorkspaceStore>();
 
   constructor(path: string) {
     this.db = new DatabaseSync(path);
     this.db.exec(SCHEMA);
+    this.db.exec(VECTOR_SCHEMA);
     this.statements = prepare(this.db);
+    this.vectorStatements = prepareVectors(this.db);
   }
 
   workspace(workspaceId: string): WorkspaceStore {
     if (workspaceId === '') throw new Error('a workspace is required');
     let store = this.workspaces.get(workspaceId);
     if (store === undefined) {
-      store = new SqliteWorkspaceStore(this.db, this.statements, workspaceId);
+      store = new SqliteWorkspaceStore(this.db, this.statements, this.vectorStatements, workspaceId);
       this.workspaces.set(workspaceId, store);
     }
     return store;

@@ -1,10 +1,13 @@
 // One contract suite for both KnowledgeStore implementations (issue 4, D6): the embedded SQLite FTS5
 // store and the PostgreSQL store against a real throwaway PostgreSQL server. Includes the
 // cross-workspace property test, and for PostgreSQL a proof that row-level security alone hides
-// other workspaces' rows from the application role.
+// other workspaces' rows from the application role. Chunk vectors (issue 22) run through the same
+// contract: storage, cosine search under the text search's filters, model/length spaces kept apart,
+// the missing-vector listing, vectors going with their chunks, and the isolation property.
 import fc from 'fast-check';
 import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +19,8 @@ import {
   PgKnowledgeStore,
   PgSourceLock,
   SqliteKnowledgeStore,
+  hashingVector,
+  type EmbeddingSpace,
   type KnowledgeStore,
 } from '../../gateway/knowledge/index.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
@@ -60,22 +65,71 @@ async function put(
   return docId;
 }
 
+const SPACE: EmbeddingSpace = { model: 'hashing-v1', dimensions: 64 };
+
+/** Embeds every chunk of a source that lacks a vector in `space` (the hashing twin's vectors). */
+async function embedMissing(
+  store: KnowledgeStore,
+  ws: string,
+  source: string,
+  space: EmbeddingSpace = SPACE,
+): Promise<number> {
+  const w = store.workspace(ws);
+  const missing = await w.chunksWithoutVector(source, space, 10_000);
+  return w.putVectors(
+    space,
+    missing.map((c) => ({ ...c, vector: hashingVector(`${c.title} ${c.text}`, space.dimensions) })),
+  );
+}
+
+const ORPHANS = `SELECT count(*) AS n FROM chunk_vectors v WHERE NOT EXISTS (SELECT 1 FROM chunks c
+  WHERE c.workspace_id = v.workspace_id AND c.doc_id = v.doc_id AND c.chunk_no = v.chunk_no)`;
+
 let counter = 0;
-const stores: [string, () => Promise<KnowledgeStore>][] = [
-  ['sqlite', () => Promise.resolve(new SqliteKnowledgeStore(join(dir, `s${(counter += 1)}.sqlite`)))],
+interface StoreUnderTest {
+  readonly open: () => Promise<KnowledgeStore>;
+  /** Vectors left without their chunk, read behind the store's back. */
+  readonly orphans: () => Promise<number>;
+}
+const stores: [string, StoreUnderTest][] = [
+  [
+    'sqlite',
+    {
+      open: () => Promise.resolve(new SqliteKnowledgeStore(join(dir, `s${(counter += 1)}.sqlite`))),
+      orphans: () => {
+        const db = new DatabaseSync(join(dir, `s${counter}.sqlite`));
+        try {
+          return Promise.resolve(Number((db.prepare(ORPHANS).get() as { n: number }).n));
+        } finally {
+          db.close();
+        }
+      },
+    },
+  ],
   [
     'postgres',
-    async () => {
-      const admin = new pg.Client(server.admin);
-      await admin.connect();
-      await admin.query('TRUNCATE documents, chunks');
-      await admin.end();
-      return new PgKnowledgeStore(server.app);
+    {
+      open: async () => {
+        const admin = new pg.Client(server.admin);
+        await admin.connect();
+        await admin.query('TRUNCATE documents, chunks, chunk_vectors');
+        await admin.end();
+        return new PgKnowledgeStore(server.app);
+      },
+      orphans: async () => {
+        const admin = new pg.Client(server.admin);
+        await admin.connect();
+        try {
+          return Number((await admin.query<{ n: string }>(ORPHANS)).rows[0]?.n);
+        } finally {
+          await admin.end();
+        }
+      },
     },
   ],
 ];
 
-describe.each(stores)('%s store', (name, open) => {
+describe.each(stores)('%s store', (name, { open, orphans }) => {
   it(`knowledge:store-contract — ${name}: search, ranking, filters, replace, delete, paging`, async () => {
     const store = await open();
     try {
@@ -125,7 +179,180 @@ describe.each(stores)('%s store', (name, open) => {
     }
   });
 
-  it(`knowledge:isolation-property — ${name}: no search or read ever crosses workspaces`, async () => {
+  it(`knowledge:vector-store-contract — ${name}: vectors stored, ranked by cosine under the text filters, spaces kept apart`, async () => {
+    const store = await open();
+    try {
+      const a = await put(store, 'w1', 'docs', 'a', 'Pelican migration', 'Notes about birds.');
+      const b = await put(store, 'w1', 'docs', 'b', 'Other', 'A pelican was seen near the lake.');
+      const t = await put(store, 'w1', 'tickets', 't', 'Ticket', 'The pelican importer fails.', 'http');
+      const ws = store.workspace('w1');
+      const both = { allowedSourceIds: ['docs', 'tickets'] };
+      expect(await ws.vectorSearch(both, hashingVector('pelican', 64), SPACE, 10)).toEqual([]);
+      expect(await embedMissing(store, 'w1', 'docs')).toBe(2);
+      expect(await embedMissing(store, 'w1', 'tickets')).toBe(1);
+
+      // The chunk's own vector is its nearest neighbour, at cosine 1; the order is by similarity.
+      const query = hashingVector('Other A pelican was seen near the lake.', 64);
+      const hits = await ws.vectorSearch(both, query, SPACE, 10);
+      expect(hits.map((h) => h.docId).sort()).toEqual([a, b, t].sort());
+      expect(hits[0]).toMatchObject({ docId: b, chunkNo: 0 });
+      expect(hits[0]?.similarity).toBeCloseTo(1, 5);
+      const similarities = hits.map((h) => h.similarity);
+      expect(similarities).toEqual([...similarities].sort((x, y) => y - x));
+      // Cosine, not a dot product of raw vectors: a scaled query ranks and scores the same.
+      const scaled = await ws.vectorSearch(
+        both,
+        query.map((v) => v * 7),
+        SPACE,
+        10,
+      );
+      expect(scaled.map((h) => [h.docId, h.similarity.toFixed(5)])).toEqual(
+        hits.map((h) => [h.docId, h.similarity.toFixed(5)]),
+      );
+      expect(await ws.vectorSearch(both, query, SPACE, 1)).toHaveLength(1);
+
+      // The text search's filters, exactly.
+      const docsOnly = await ws.vectorSearch({ allowedSourceIds: ['docs'] }, query, SPACE, 10);
+      expect(docsOnly.map((h) => h.docId).sort()).toEqual([a, b].sort());
+      const http = await ws.vectorSearch({ ...both, sourceType: 'http' }, query, SPACE, 10);
+      expect(http.map((h) => h.docId)).toEqual([t]);
+      const source = await ws.vectorSearch({ ...both, sourceId: 'tickets' }, query, SPACE, 10);
+      expect(source.map((h) => h.docId)).toEqual([t]);
+      expect(
+        await ws.vectorSearch({ allowedSourceIds: ['docs'], sourceId: 'tickets' }, query, SPACE, 10),
+      ).toEqual([]);
+      expect(await ws.vectorSearch({ allowedSourceIds: [] }, query, SPACE, 10)).toEqual([]);
+
+      // Another model, or another length, is another space: never compared with the query.
+      const other: EmbeddingSpace = { model: 'other-model', dimensions: 64 };
+      const [chunkA] = await ws.getChunks(a, 0, 1);
+      const hashA = (await ws.getDocument(a))!.contentHash;
+      expect(await ws.putVectors(other, [{ docId: a, chunkNo: 0, contentHash: hashA, vector: query }])).toBe(
+        1,
+      );
+      expect((await ws.vectorSearch(both, query, SPACE, 10)).map((h) => h.docId).sort()).toEqual(
+        [b, t].sort(),
+      );
+      expect((await ws.vectorSearch(both, query, other, 10)).map((h) => h.docId)).toEqual([a]);
+      const shorter: EmbeddingSpace = { model: 'hashing-v1', dimensions: 32 };
+      expect(await ws.vectorSearch(both, hashingVector('pelican', 32), shorter, 10)).toEqual([]);
+      expect((await ws.chunksWithoutVector('docs', SPACE, 10)).map((c) => [c.docId, c.text])).toEqual([
+        [a, chunkA?.text],
+      ]);
+
+      // Refused: a vector of the wrong length, not finite, or zero; a query likewise. Nothing stored.
+      const bad = (vector: Float32Array) =>
+        ws.putVectors(SPACE, [{ docId: a, chunkNo: 0, contentHash: hashA, vector }]);
+      await expect(bad(new Float32Array(32).fill(1))).rejects.toThrow(RangeError);
+      await expect(bad(new Float32Array(64))).rejects.toThrow(RangeError);
+      await expect(bad(new Float32Array(64).fill(Number.NaN))).rejects.toThrow(RangeError);
+      await expect(ws.vectorSearch(both, new Float32Array(32).fill(1), SPACE, 10)).rejects.toThrow(
+        RangeError,
+      );
+      await expect(ws.vectorSearch(both, new Float32Array(64), SPACE, 10)).rejects.toThrow(RangeError);
+      expect((await ws.vectorSearch(both, query, other, 10)).map((h) => h.docId)).toEqual([a]);
+      // Skipped: a chunk that does not exist, or text read under an older version of the document.
+      expect(await ws.putVectors(SPACE, [{ docId: a, chunkNo: 9, contentHash: hashA, vector: query }])).toBe(
+        0,
+      );
+      expect(await ws.putVectors(SPACE, [{ docId: a, chunkNo: 0, contentHash: 'old', vector: query }])).toBe(
+        0,
+      );
+      expect(await ws.vectorProgress('docs', SPACE)).toEqual({ chunks: 2, embedded: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it(`knowledge:vector-missing — ${name}: which chunks of a source lack a vector of a space, and progress`, async () => {
+    const store = await open();
+    try {
+      const body = Array.from({ length: 40 }, (_, i) => `Sentence ${i} about the heron survey.`).join(' ');
+      const long = await put(store, 'w1', 'docs', 'long', 'Long', body);
+      const short = await put(store, 'w1', 'docs', 'short', 'Short', 'A short note.');
+      await put(store, 'w1', 'wiki', 'elsewhere', 'Elsewhere', 'Another source.');
+      const ws = store.workspace('w1');
+      const chunks = (await ws.getDocument(long))!.chunkCount + 1;
+      const missing = await ws.chunksWithoutVector('docs', SPACE, 1000);
+      expect(missing).toHaveLength(chunks);
+      expect(missing.map((c) => `${c.docId}#${c.chunkNo}`)).toEqual(
+        missing
+          .map((c) => ({ ...c }))
+          .sort((x, y) => (x.docId < y.docId ? -1 : x.docId > y.docId ? 1 : x.chunkNo - y.chunkNo))
+          .map((c) => `${c.docId}#${c.chunkNo}`),
+      );
+      expect(missing.find((c) => c.docId === short)).toMatchObject({ title: 'Short', text: 'A short note.' });
+      expect(await ws.vectorProgress('docs', SPACE)).toEqual({ chunks, embedded: 0 });
+      // Paged: a sync can embed a bounded batch at a time and ask again.
+      const first = await ws.chunksWithoutVector('docs', SPACE, 3);
+      expect(first).toEqual(missing.slice(0, 3));
+      await ws.putVectors(
+        SPACE,
+        first.map((c) => ({ ...c, vector: hashingVector(c.text, 64) })),
+      );
+      expect(await ws.chunksWithoutVector('docs', SPACE, 1000)).toEqual(missing.slice(3));
+      expect(await ws.vectorProgress('docs', SPACE)).toEqual({ chunks, embedded: 3 });
+      expect(await embedMissing(store, 'w1', 'docs')).toBe(chunks - 3);
+      expect(await ws.chunksWithoutVector('docs', SPACE, 1000)).toEqual([]);
+      expect(await ws.vectorProgress('docs', SPACE)).toEqual({ chunks, embedded: chunks });
+      // A new model (or length) needs every chunk again; another source is untouched.
+      expect(await ws.chunksWithoutVector('docs', { model: 'next', dimensions: 64 }, 1000)).toHaveLength(
+        chunks,
+      );
+      expect(
+        await ws.chunksWithoutVector('docs', { model: 'hashing-v1', dimensions: 128 }, 1000),
+      ).toHaveLength(chunks);
+      expect(await ws.vectorProgress('wiki', SPACE)).toEqual({ chunks: 1, embedded: 0 });
+      expect(await store.workspace('w2').chunksWithoutVector('docs', SPACE, 1000)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it(`knowledge:vector-cascade — ${name}: vectors go with their chunks on re-upsert, document and source removal`, async () => {
+    const store = await open();
+    try {
+      const body = Array.from({ length: 40 }, (_, i) => `Sentence ${i} about the heron survey.`).join(' ');
+      const long = await put(store, 'w1', 'docs', 'long', 'Long', body);
+      const keep = await put(store, 'w1', 'docs', 'keep', 'Keep', 'The heron survey runs every spring.');
+      await put(store, 'w1', 'tickets', 't1', 'Ticket one', 'Heron importer fails.', 'http');
+      await put(store, 'w1', 'tickets', 't2', 'Ticket two', 'Heron exporter fails.', 'http');
+      const ws = store.workspace('w1');
+      await embedMissing(store, 'w1', 'docs');
+      await embedMissing(store, 'w1', 'tickets');
+      const all = { allowedSourceIds: ['docs', 'tickets'] };
+      const query = hashingVector('heron survey', 64);
+      const docsOf = async () =>
+        new Set((await ws.vectorSearch(all, query, SPACE, 1000)).map((h) => h.docId));
+
+      // A changed document loses every vector: its chunks are new text.
+      await put(store, 'w1', 'docs', 'long', 'Long', 'Now a single short chunk.');
+      expect(await docsOf()).not.toContain(long);
+      expect((await ws.chunksWithoutVector('docs', SPACE, 100)).map((c) => c.docId)).toEqual([long]);
+      expect(await orphans()).toBe(0);
+      await embedMissing(store, 'w1', 'docs');
+      expect(await docsOf()).toContain(long);
+
+      // A removed document, and a removed source (all its documents), leave no vector behind.
+      expect(await ws.deleteDocuments('docs', [long])).toBe(1);
+      expect(await docsOf()).toEqual(new Set([keep, ...(await ws.documentHashes('tickets')).keys()]));
+      await ws.deleteDocuments('tickets', [...(await ws.documentHashes('tickets')).keys()]);
+      expect(await docsOf()).toEqual(new Set([keep]));
+      expect(await ws.vectorProgress('tickets', SPACE)).toEqual({ chunks: 0, embedded: 0 });
+      expect(await orphans()).toBe(0);
+      // A vector made for the removed document's text is not stored afterwards.
+      expect(
+        await ws.putVectors(SPACE, [
+          { docId: long, chunkNo: 0, contentHash: contentHash('Long', body), vector: query },
+        ]),
+      ).toBe(0);
+      expect(await orphans()).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it(`knowledge:isolation-property — ${name}: no search, vector search or read ever crosses workspaces`, async () => {
     const store = await open();
     // Owners accumulate across runs: the store keeps every earlier run's documents too.
     const owner = new Map<string, string>();
@@ -154,6 +381,10 @@ describe.each(stores)('%s store', (name, open) => {
               );
               owner.set(docId, ws);
             }
+            // Every workspace also holds a document identical to one in each other workspace.
+            for (const ws of workspaces)
+              owner.set(await put(store, ws, 'docs', 'twin', 'Twin', 'the same text in every workspace'), ws);
+            for (const ws of workspaces) await embedMissing(store, ws, 'docs');
             const terms = ['shared', 'common', 'report', 'text', ...docs.map(([, , marker]) => marker)];
             for (const ws of workspaces) {
               const hits = await store.workspace(ws).search(terms, { allowedSourceIds: ['docs'] }, 100);
@@ -162,6 +393,21 @@ describe.each(stores)('%s store', (name, open) => {
                 if (docOwner === ws) continue;
                 expect(await store.workspace(ws).getDocument(docId)).toBeUndefined();
                 expect(await store.workspace(ws).getChunks(docId, 0, 10)).toEqual([]);
+              }
+              // Vector search, even with a vector identical to another workspace's chunk.
+              const queries = [
+                'Twin the same text in every workspace',
+                ...docs.map(
+                  ([w, word, marker]) =>
+                    `Doc ${marker} ${word} text ${marker} for ${workspaces[w % workspaces.length]}`,
+                ),
+              ];
+              for (const text of queries) {
+                const near = await store
+                  .workspace(ws)
+                  .vectorSearch({ allowedSourceIds: ['docs'] }, hashingVector(text, 64), SPACE, 100);
+                expect(near.length).toBeGreaterThan(0);
+                for (const hit of near) expect(owner.get(hit.docId)).toBe(ws);
               }
             }
           },
@@ -191,6 +437,43 @@ describe('PostgreSQL row-level security', () => {
       expect(new Set(rows.map((r) => r.workspace_id))).toEqual(new Set(['alpha']));
       await expect(
         client.query("INSERT INTO documents VALUES ('beta','d','s','files','e','t',null,null,'h',1,1)"),
+      ).rejects.toThrow(/row-level security/);
+      await client.query('ROLLBACK');
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+describe('PostgreSQL vector row-level security', () => {
+  it('knowledge:postgres-vector-rls — the application role sees and writes no vector outside its workspace', async () => {
+    const store = new PgKnowledgeStore(server.app);
+    const text = 'identical secret text';
+    for (const ws of ['valpha', 'vbeta']) {
+      await put(store, ws, 'docs', 'x', 'Same', text);
+      await embedMissing(store, ws, 'docs');
+    }
+    // Detection only: this Debian server has no pgvector; the real[] path above is what runs.
+    expect(typeof (await store.pgvectorAvailable())).toBe('boolean');
+    await store.close();
+    const client = new pg.Client(server.app);
+    await client.connect();
+    try {
+      expect((await client.query('SELECT count(*)::int AS n FROM chunk_vectors')).rows[0].n).toBe(0);
+      await client.query('BEGIN');
+      await client.query("SELECT set_config('agw.workspace', 'valpha', true)");
+      const rows = (await client.query('SELECT workspace_id FROM chunk_vectors')).rows as {
+        workspace_id: string;
+      }[];
+      expect(rows.length).toBeGreaterThan(0);
+      expect(new Set(rows.map((r) => r.workspace_id))).toEqual(new Set(['valpha']));
+      // Not even through the chunk it would hang from (the foreign key check bypasses the policy).
+      const beta = documentId('vbeta', 'docs', 'x');
+      await expect(
+        client.query(
+          "INSERT INTO chunk_vectors VALUES ('vbeta', $1, 0, 'hashing-v1', 64, array_fill(0.125::real, ARRAY[64]))",
+          [beta],
+        ),
       ).rejects.toThrow(/row-level security/);
       await client.query('ROLLBACK');
     } finally {
