@@ -238,6 +238,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 22: vectors go with their chunks on re-upsert, document and source removal; none is orphaned or stored for stale text',
   'knowledge:postgres-vector-rls':
     'issue 22: row-level security hides the vectors of other workspaces from the application role',
+  'knowledge:sqlite-vector-cache':
+    'issue 22: the embedded store ranks vectors from memory, rebuilt whenever any connection changed them',
   'knowledge:vector-top-k': 'issue 22: brute-force vector ranking keeps the exact top k in one total order',
   'knowledge:postgres-rls': 'issue 4: PostgreSQL enforces workspace isolation with row-level security',
   'knowledge:postgres-index': 'issue 4: PostgreSQL search uses the full-text index under row-level security',

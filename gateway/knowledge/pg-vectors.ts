@@ -35,8 +35,9 @@ export async function pgvectorAvailable(pool: pg.Pool): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** Stores vectors in one statement: ids as arrays, the vectors as one flat array sliced per row.
- * Only onto a chunk that exists, of the document version the vector was made for. */
+/** Stores vectors in one statement, each vector as an array literal cast per row (slicing one flat
+ * parameter array per row was quadratic: 104 vectors/s). Only onto a chunk that exists, of the
+ * document version the vector was made for. */
 export async function putVectors(
   client: pg.PoolClient,
   workspaceId: string,
@@ -47,11 +48,11 @@ export async function putVectors(
   const byChunk = new Map(vectors.map((v) => [`${v.docId}#${v.chunkNo}`, v]));
   const rows = [...byChunk.values()].map((v) => ({ ...v, unit: unitVector(v.vector, space) }));
   if (rows.length === 0) return 0;
-  const flat = rows.flatMap((row) => Array.from(row.unit));
+  const literals = rows.map((row) => `{${Array.from(row.unit).join(',')}}`);
   const result = await client.query(
     `INSERT INTO chunk_vectors (workspace_id, doc_id, chunk_no, model, dimensions, embedding)
-     SELECT c.workspace_id, c.doc_id, c.chunk_no, $5::text, $6::int, ($7::real[])[(i.n::int - 1) * $6::int + 1 : i.n::int * $6::int]
-     FROM unnest($2::text[], $3::int[], $4::text[]) WITH ORDINALITY AS i (doc_id, chunk_no, content_hash, n)
+     SELECT c.workspace_id, c.doc_id, c.chunk_no, $5, $6, i.embedding::real[]
+     FROM unnest($2::text[], $3::int[], $4::text[], $7::text[]) AS i (doc_id, chunk_no, content_hash, embedding)
      JOIN chunks c ON c.workspace_id = $1 AND c.doc_id = i.doc_id AND c.chunk_no = i.chunk_no
      JOIN documents d ON d.workspace_id = $1 AND d.doc_id = i.doc_id AND d.content_hash = i.content_hash
      ON CONFLICT (workspace_id, doc_id, chunk_no) DO UPDATE SET
@@ -63,7 +64,7 @@ export async function putVectors(
       rows.map((r) => r.contentHash),
       space.model,
       space.dimensions,
-      flat,
+      literals,
     ],
   );
   return result.rowCount ?? 0;

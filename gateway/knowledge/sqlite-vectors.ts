@@ -1,7 +1,8 @@
 // Chunk vectors in the embedded store (issue 22): one row per chunk in `chunk_vectors`, keyed like
 // the chunk, the unit-length float32 vector as a BLOB with the model and length it was made with.
-// Search is brute force: the workspace's vectors of the query's space, under the caller's source
-// filters, are read and ranked by dot product in JS (cosine, since stored vectors are unit length).
+// Search is brute force in JS over the workspace's vectors of the query's space, held as one matrix
+// (vector-matrix.ts) and rebuilt when the workspace's vector epoch moved: every write that adds or
+// removes a vector bumps it in the same transaction, whichever process shares the file.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type {
   ChunkVector,
@@ -11,7 +12,8 @@ import type {
   VectorHit,
 } from './knowledge-store.js';
 import type { Row } from './store-rows.js';
-import { dotWithBytes, TopHits, unitVector, vectorBytes } from './vector-math.js';
+import { unitVector, vectorBytes } from './vector-math.js';
+import { VectorMatrix, type MatrixRow } from './vector-matrix.js';
 
 export const VECTOR_SCHEMA = `
 CREATE TABLE IF NOT EXISTS chunk_vectors (
@@ -19,6 +21,7 @@ CREATE TABLE IF NOT EXISTS chunk_vectors (
   model TEXT NOT NULL, dimensions INTEGER NOT NULL, vector BLOB NOT NULL,
   PRIMARY KEY (workspace_id, doc_id, chunk_no));
 CREATE INDEX IF NOT EXISTS chunk_vectors_space ON chunk_vectors (workspace_id, model, dimensions);
+CREATE TABLE IF NOT EXISTS vector_epochs (workspace_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL);
 `;
 
 export interface VectorStatements {
@@ -26,7 +29,10 @@ export interface VectorStatements {
   deleteForDocument: StatementSync;
   missing: StatementSync;
   progress: StatementSync;
-  candidates: StatementSync;
+  count: StatementSync;
+  rows: StatementSync;
+  epoch: StatementSync;
+  bump: StatementSync;
 }
 
 export function prepareVectors(db: DatabaseSync): VectorStatements {
@@ -56,19 +62,28 @@ export function prepareVectors(db: DatabaseSync): VectorStatements {
          AND v.chunk_no = c.chunk_no AND v.model = ? AND v.dimensions = ?
        WHERE d.workspace_id = ? AND d.source_id = ?`,
     ),
-    // The same source filters as the text search's hitDetails, on the vector's document.
-    candidates: db.prepare(
-      `SELECT v.doc_id, v.chunk_no, v.vector
+    count: db.prepare(
+      'SELECT count(*) AS n FROM chunk_vectors WHERE workspace_id = ? AND model = ? AND dimensions = ?',
+    ),
+    // With the document's source and type, for the text search's filters at search time.
+    rows: db.prepare(
+      `SELECT v.doc_id, v.chunk_no, v.vector, d.source_id, d.source_type
        FROM chunk_vectors v JOIN documents d ON d.workspace_id = v.workspace_id AND d.doc_id = v.doc_id
-       WHERE v.workspace_id = ? AND v.model = ? AND v.dimensions = ?
-         AND d.source_id IN (SELECT value FROM json_each(?))
-         AND (? IS NULL OR d.source_id = ?) AND (? IS NULL OR d.source_type = ?)`,
+       WHERE v.workspace_id = ? AND v.model = ? AND v.dimensions = ?`,
+    ),
+    epoch: db.prepare('SELECT epoch FROM vector_epochs WHERE workspace_id = ?'),
+    bump: db.prepare(
+      `INSERT INTO vector_epochs (workspace_id, epoch) VALUES (?, 1)
+       ON CONFLICT (workspace_id) DO UPDATE SET epoch = epoch + 1`,
     ),
   };
 }
 
 /** The vector half of one workspace's SQLite store; the caller runs writes in its transaction. */
 export class SqliteVectors {
+  /** The last space searched, in memory (one matrix per workspace). */
+  private matrix: VectorMatrix | undefined;
+
   constructor(
     private readonly statements: VectorStatements,
     private readonly workspaceId: string,
@@ -76,7 +91,8 @@ export class SqliteVectors {
 
   /** Removes a document's vectors (with its chunks, in the caller's transaction). */
   removeForDocument(docId: string): void {
-    this.statements.deleteForDocument.run(this.workspaceId, docId);
+    const { changes } = this.statements.deleteForDocument.run(this.workspaceId, docId);
+    if (Number(changes) > 0) this.statements.bump.run(this.workspaceId);
   }
 
   /** Checks every vector first, so a bad one stores nothing. */
@@ -97,6 +113,7 @@ export class SqliteVectors {
           );
           stored += Number(result.changes);
         }
+        if (stored > 0) this.statements.bump.run(this.workspaceId);
         return stored;
       },
     };
@@ -132,22 +149,41 @@ export class SqliteVectors {
   search(filters: SearchFilters, query: Float32Array, space: EmbeddingSpace, limit: number): VectorHit[] {
     if (filters.allowedSourceIds.length === 0 || limit <= 0) return [];
     const unit = unitVector(query, space);
-    const top = new TopHits(limit);
-    const rows = this.statements.candidates.iterate(
+    return this.current(space).search(filters, unit, limit);
+  }
+
+  /** The matrix of `space`, rebuilt when another space is asked for or the epoch moved. Reading the
+   * epoch before the rows means a write in between only costs one more rebuild, never stale hits. */
+  private current(space: EmbeddingSpace): VectorMatrix {
+    const row = this.statements.epoch.get(this.workspaceId) as Row | undefined;
+    const epoch = Number(row?.['epoch'] ?? 0);
+    const cached = this.matrix;
+    if (
+      cached?.epoch === epoch &&
+      cached.space.model === space.model &&
+      cached.space.dimensions === space.dimensions
+    )
+      return cached;
+    this.matrix = undefined;
+    const count = Number(
+      (this.statements.count.get(this.workspaceId, space.model, space.dimensions) as Row)['n'],
+    );
+    const rows = this.statements.rows.iterate(
       this.workspaceId,
       space.model,
       space.dimensions,
-      JSON.stringify(filters.allowedSourceIds),
-      filters.sourceId ?? null,
-      filters.sourceId ?? null,
-      filters.sourceType ?? null,
-      filters.sourceType ?? null,
     ) as Iterable<Row>;
-    for (const row of rows) {
-      const similarity = dotWithBytes(row['vector'] as Uint8Array, unit);
-      if (top.admits(similarity))
-        top.offer({ docId: String(row['doc_id']), chunkNo: Number(row['chunk_no']), similarity });
-    }
-    return top.sorted();
+    const matrixRows = (function* (): Iterable<MatrixRow> {
+      for (const r of rows)
+        yield {
+          docId: String(r['doc_id']),
+          chunkNo: Number(r['chunk_no']),
+          sourceId: String(r['source_id']),
+          sourceType: String(r['source_type']),
+          bytes: r['vector'] as Uint8Array,
+        };
+    })();
+    this.matrix = new VectorMatrix(space, epoch, matrixRows, count);
+    return this.matrix;
   }
 }

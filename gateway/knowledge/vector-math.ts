@@ -22,17 +22,6 @@ export function vectorBytes(vector: Float32Array): Uint8Array {
   return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-/** Dot product of a stored vector's bytes with a query; a copy only when the bytes are unaligned. */
-export function dotWithBytes(bytes: Uint8Array, query: Float32Array): number {
-  const stored =
-    bytes.byteOffset % 4 === 0
-      ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2)
-      : new Float32Array(bytes.slice().buffer);
-  let sum = 0;
-  for (let i = 0; i < query.length; i += 1) sum += (stored[i] as number) * (query[i] as number);
-  return sum;
-}
-
 /** Whether `a` ranks before `b`: higher similarity first, then (docId, chunkNo). */
 function before(a: VectorHit, b: VectorHit): boolean {
   if (a.similarity !== b.similarity) return a.similarity > b.similarity;

@@ -3,7 +3,12 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteKnowledgeStore, contentHash, type WorkspaceStore } from '../../../gateway/knowledge/index.js';
+import {
+  SqliteKnowledgeStore,
+  contentHash,
+  hashingVector,
+  type WorkspaceStore,
+} from '../../../gateway/knowledge/index.js';
 import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { indexDocument } from './knowledge-fixtures.js';
 
@@ -513,5 +518,47 @@ describe('SqliteKnowledgeStore: workspace isolation', () => {
       }),
       { numRuns: 30 },
     );
+  });
+});
+
+describe('SqliteKnowledgeStore: vectors shared by two processes', () => {
+  it('knowledge:sqlite-vector-cache — a search never answers from vectors another connection has since changed', async () => {
+    const dir = await makeTempDir('agw-knowledge-');
+    const space = { model: 'hashing-v1', dimensions: 64 };
+    // Two stores on one file stand for the CLI and the server sharing the embedded index.
+    const path = join(dir, 'knowledge.db');
+    const reader = new SqliteKnowledgeStore(path);
+    const writer = new SqliteKnowledgeStore(path);
+    try {
+      const embed = async (w: WorkspaceStore) => {
+        const missing = await w.chunksWithoutVector('docs', space, 100);
+        await w.putVectors(
+          space,
+          missing.map((c) => ({ ...c, vector: hashingVector(c.text, 64) })),
+        );
+      };
+      const spec = { sourceId: 'docs', externalId: 'a.md', title: 'A', body: 'The albatross flies far.' };
+      const first = await indexDocument(writer.workspace('acme'), spec);
+      await embed(writer.workspace('acme'));
+      const query = hashingVector('albatross', 64);
+      const near = () => reader.workspace('acme').vectorSearch(ALL, query, space, 10);
+      expect((await near()).map((h) => h.docId)).toEqual([first]);
+      const second = await indexDocument(writer.workspace('acme'), { ...spec, externalId: 'b.md' });
+      await embed(writer.workspace('acme'));
+      expect((await near()).map((h) => h.docId).sort()).toEqual([first, second].sort());
+      await writer.workspace('acme').deleteDocuments('docs', [first]);
+      expect((await near()).map((h) => h.docId)).toEqual([second]);
+      // A changed document loses its vectors at once.
+      await indexDocument(writer.workspace('acme'), { ...spec, externalId: 'b.md', body: 'Changed.' });
+      expect(await near()).toEqual([]);
+      // Another space is another matrix; switching back rebuilds, never mixes.
+      expect(await reader.workspace('acme').vectorSearch(ALL, query, { ...space, model: 'x' }, 10)).toEqual(
+        [],
+      );
+    } finally {
+      await reader.close();
+      await writer.close();
+      await removeTempDir(dir);
+    }
   });
 });

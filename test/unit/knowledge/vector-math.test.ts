@@ -2,7 +2,8 @@
 // and the bounded top-k against a full sort.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TopHits, dotWithBytes, unitVector, vectorBytes } from '../../../gateway/knowledge/vector-math.js';
+import { TopHits, unitVector, vectorBytes } from '../../../gateway/knowledge/vector-math.js';
+import { VectorMatrix } from '../../../gateway/knowledge/vector-matrix.js';
 
 const SPACE = { model: 'm', dimensions: 4 };
 
@@ -45,12 +46,35 @@ describe('vector math', () => {
     expect(() => unitVector(new Float32Array(4), SPACE)).toThrow(RangeError);
   });
 
-  it('reads stored bytes at any offset', () => {
-    const query = Float32Array.of(1, 2, 3, 4);
-    const stored = vectorBytes(Float32Array.of(0.5, 0.25, 1, 2));
-    const unaligned = new Uint8Array(stored.length + 1).subarray(1);
-    unaligned.set(stored);
-    expect(dotWithBytes(stored, query)).toBeCloseTo(12, 6);
-    expect(dotWithBytes(unaligned, query)).toBeCloseTo(12, 6);
+  it('ranks a matrix built from bytes at any offset, under the source filters', () => {
+    const row = (docId: string, sourceId: string, sourceType: string, values: number[], offset: number) => {
+      const bytes = vectorBytes(unitVector(Float32Array.from(values), SPACE));
+      const shifted = new Uint8Array(bytes.length + offset).subarray(offset);
+      shifted.set(bytes);
+      return { docId, chunkNo: 0, sourceId, sourceType, bytes: shifted };
+    };
+    const rows = [
+      row('d_a', 'docs', 'files', [1, 0, 0, 0], 1),
+      row('d_b', 'docs', 'files', [1, 1, 0, 0], 2),
+      row('d_c', 'tickets', 'http', [0, 1, 0, 0], 3),
+    ];
+    const matrix = new VectorMatrix(SPACE, 1, rows, rows.length);
+    const query = unitVector(Float32Array.of(1, 0, 0, 0), SPACE);
+    const all = matrix.search({ allowedSourceIds: ['docs', 'tickets'] }, query, 10);
+    expect(all.map((h) => [h.docId, Number(h.similarity.toFixed(4))])).toEqual([
+      ['d_a', 1],
+      ['d_b', 0.7071],
+      ['d_c', 0],
+    ]);
+    expect(matrix.search({ allowedSourceIds: ['docs'] }, query, 10).map((h) => h.docId)).toEqual([
+      'd_a',
+      'd_b',
+    ]);
+    expect(
+      matrix
+        .search({ allowedSourceIds: ['docs', 'tickets'], sourceType: 'http' }, query, 10)
+        .map((h) => h.docId),
+    ).toEqual(['d_c']);
+    expect(matrix.search({ allowedSourceIds: [] }, query, 10)).toEqual([]);
   });
 });
