@@ -106,8 +106,8 @@ export interface WorkspaceStore {
    * go with their chunks: a document's re-upsert or deletion removes them. Returns how many were
    * stored. Throws a RangeError for a vector of the wrong length, not finite, or all zeros. */
   putVectors(space: EmbeddingSpace, vectors: readonly ChunkVector[]): Promise<number>;
-  /** Chunks of one source with no vector in `space` (none, or one of another model or length), in
-   * (docId, chunkNo) order, at most `limit`. */
+  /** Chunks of one source with no vector in `space` (none, or one of another model or length), at
+   * most `limit`, by document (in the store's own stable order) and chunk number. */
   chunksWithoutVector(sourceId: string, space: EmbeddingSpace, limit: number): Promise<UnembeddedChunk[]>;
   /** How many chunks one source has, and how many of them have a vector in `space`. */
   vectorProgress(sourceId: string, space: EmbeddingSpace): Promise<{ chunks: number; embedded: number }>;

@@ -77,13 +77,15 @@ export async function chunksWithoutVector(
   space: EmbeddingSpace,
   limit: number,
 ): Promise<UnembeddedChunk[]> {
+  // In the chunks' unique-index order (the database's collation), so a batch walks the index and
+  // stops at `limit`; ordering by the byte order instead sorted every chunk of the workspace.
   const { rows } = await client.query<Row>(
     `SELECT c.doc_id, c.chunk_no, c.text, d.title, d.content_hash
      FROM chunks c JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
      WHERE c.workspace_id = $1 AND c.source_id = $2
        AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.workspace_id = c.workspace_id
          AND v.doc_id = c.doc_id AND v.chunk_no = c.chunk_no AND v.model = $3 AND v.dimensions = $4)
-     ORDER BY c.doc_id COLLATE "C", c.chunk_no LIMIT $5`,
+     ORDER BY c.doc_id, c.chunk_no LIMIT $5`,
     [workspaceId, sourceId, space.model, space.dimensions, limit],
   );
   return rows.map((row) => ({

