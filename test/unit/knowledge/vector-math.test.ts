@@ -76,5 +76,22 @@ describe('vector math', () => {
         .map((h) => h.docId),
     ).toEqual(['d_c']);
     expect(matrix.search({ allowedSourceIds: [] }, query, 10)).toEqual([]);
+    // A length that is not a multiple of four (the dot product's tail).
+    const five = { model: 'm', dimensions: 5 };
+    const bytes = vectorBytes(unitVector(Float32Array.of(0, 0, 0, 0, 2), five));
+    const tail = new VectorMatrix(
+      five,
+      1,
+      [{ docId: 'd_t', chunkNo: 3, sourceId: 'docs', sourceType: 'files', bytes }],
+      1,
+    );
+    const hit = tail.search(
+      { allowedSourceIds: ['docs'] },
+      unitVector(Float32Array.of(0, 0, 0, 1, 1), five),
+      1,
+    );
+    expect(hit.map((h) => [h.docId, h.chunkNo, Number(h.similarity.toFixed(4))])).toEqual([
+      ['d_t', 3, 0.7071],
+    ]);
   });
 });
