@@ -31,7 +31,9 @@ let legacy: RunningLegacySessionfulServer;
 let h: Harness;
 const CAP = 20;
 const WORKERS = 10;
-const IDLE_MS = 5000;
+// Longer than the 1,000 calls take even on a loaded CI machine (about 4 s quiet): a flow released by
+// its idle timeout during the loop would let a new one in, and the count would no longer be the cap's.
+const IDLE_MS = 20_000;
 const elicitMeta = {
   ...MODERN_META,
   'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
@@ -151,7 +153,13 @@ describe('pending multi-round flows are bounded', () => {
       }
       return results;
     })();
+    const loopStarted = Date.now();
     await Promise.all(Array.from({ length: WORKERS }, worker));
+    const loopMs = Date.now() - loopStarted;
+    expect(
+      loopMs,
+      'the 1,000 calls outlasted the idle timeout, so flows were released mid-loop',
+    ).toBeLessThan(IDLE_MS);
     // The other key was served throughout, and may start a flow of its own.
     for (const result of await neighbourCalls) expect(JSON.stringify(result)).toContain('"n');
     expect(resultOf(await ask(neighbour.key, 6000))?.['resultType']).toBe('input_required');
@@ -173,7 +181,7 @@ describe('pending multi-round flows are bounded', () => {
     await until(
       'every pending call to be released',
       () => Promise.resolve(liveSessions() <= sessionsBefore ? true : undefined),
-      20_000,
+      IDLE_MS + 15_000,
     );
     await until('descriptors to return', () =>
       Promise.resolve(openFds() <= fdsBefore + WORKERS * 2 + 10 ? true : undefined),

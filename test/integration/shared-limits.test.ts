@@ -31,7 +31,11 @@ beforeAll(async () => {
   upstream = await startModernServer();
   dir = await mkdtemp(join(tmpdir(), 'agw-shared-'));
   const configPath = await writeGatewayConfig(dir, {
-    sharedState: { redis: { url: { env: 'REDIS_URL' }, commandTimeoutMs: 50 }, encryption: testEncryption },
+    // 250 ms rather than the default 50: three gateways, Redis and the client share two cores, and a
+    // 45-request burst can stall an event loop past 50 ms, which sends that request to the local
+    // fallback (by design) and makes the exact count a measure of the machine's load. The fallback
+    // itself is what the outage and stall cases below exercise.
+    sharedState: { redis: { url: { env: 'REDIS_URL' }, commandTimeoutMs: 250 }, encryption: testEncryption },
     workspaces: [
       {
         name: 'demo',
