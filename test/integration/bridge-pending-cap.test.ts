@@ -186,7 +186,20 @@ describe('pending multi-round flows are bounded', () => {
     await until('descriptors to return', () =>
       Promise.resolve(openFds() <= fdsBefore + WORKERS * 2 + 10 ? true : undefined),
     );
-    const after = await ask(abuser.key, 9999);
+    // The slots free at the idle timeout, counted from each flow's last activity (the end of the
+    // loop at the latest); the upstream may drop its sessions sooner, so that is not the signal.
+    const idleOver = loopStarted + loopMs + IDLE_MS;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, idleOver - Date.now())));
+    let probe = 9999;
+    const after = await until(
+      'the key admitted again after the idle timeout',
+      async () => {
+        const answer = await ask(abuser.key, probe++);
+        return resultOf(answer)?.['resultType'] === 'input_required' ? answer : undefined;
+      },
+      10_000,
+      500,
+    );
     expect(resultOf(after)?.['resultType']).toBe('input_required');
   }, 120_000);
 
