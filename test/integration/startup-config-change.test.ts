@@ -6,14 +6,13 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startGateway } from '../../gateway/main.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
-import { demoSource, keyRecord, newKey } from '../support/gateway-harness.js';
+import { demoSource, keyRecord, logLines, newKey } from '../support/gateway-harness.js';
 
 let pg: PostgresServer;
 let proxy: Server;
@@ -74,17 +73,7 @@ it('ops:config-change-during-start — a change while the knowledge store connec
     configPath,
     logger: createPinoLogger({
       level: 'info',
-      destination: new Writable({
-        write(chunk: Buffer, _encoding, callback) {
-          logs.push(
-            ...chunk
-              .toString('utf8')
-              .split('\n')
-              .filter((line) => line !== ''),
-          );
-          callback();
-        },
-      }),
+      destination: logLines(logs),
     }),
     env: { PG_URL: `postgresql://${user}:${password}@127.0.0.1:${proxyPort}/${database}` },
   });

@@ -36,16 +36,11 @@ export function newKey(): GeneratedKey {
   return generateKey();
 }
 
-export async function startHarness(
-  document: Record<string, unknown>,
-  env: Record<string, string> = {},
-): Promise<Harness> {
-  const dir = await mkdtemp(join(tmpdir(), 'agw-it-'));
-  const configPath = join(dir, 'gateway.yaml');
-  const logs: string[] = [];
-  const destination = new Writable({
+/** A log destination that appends every line written to it to `lines`. */
+export function logLines(lines: string[]): Writable {
+  return new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      logs.push(
+      lines.push(
         ...chunk
           .toString('utf8')
           .split('\n')
@@ -54,6 +49,16 @@ export async function startHarness(
       callback();
     },
   });
+}
+
+export async function startHarness(
+  document: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<Harness> {
+  const dir = await mkdtemp(join(tmpdir(), 'agw-it-'));
+  const configPath = join(dir, 'gateway.yaml');
+  const logs: string[] = [];
+  const destination = logLines(logs);
   const write = async (value: unknown) => {
     const temp = `${configPath}.${Math.random().toString(16).slice(2)}.tmp`;
     await writeFile(temp, stringify(value));
