@@ -33,7 +33,14 @@ import {
 import { RedisDiscoveryCache } from './discovery/redis-discovery-cache.js';
 import { RedisSessionStore } from './upstream/redis-session-store.js';
 import { LocalSessionStore, type SessionStore } from './upstream/session-store.js';
-import { chatAnswerer, connectorFor, KnowledgeService, SyncEngine } from './knowledge/index.js';
+import {
+  chatAnswerer,
+  connectorFor,
+  embeddingProviderFor,
+  KnowledgeService,
+  SyncEngine,
+  WorkspaceEmbeddings,
+} from './knowledge/index.js';
 import { openKnowledgeStore } from './knowledge/open-store.js';
 import {
   ElicitationBridge,
@@ -351,7 +358,19 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
         return breakers.runDiscovery(workspace, mcpSource, () => pool.get(workspace, mcpSource));
       },
     });
-  const sync = new SyncEngine(store, lock, logger, connectorFactory);
+  // Each workspace's embeddings provider goes through that workspace's reach policy, as its
+  // connectors do: a tenant's embeddings endpoint is an address it names.
+  const embeddings = new WorkspaceEmbeddings(
+    () => config.current().config,
+    (settings, workspace) => {
+      const guard = reach.guard(workspaceScope(config, workspace));
+      return embeddingProviderFor(settings, {
+        secrets,
+        ...(guard === undefined ? {} : { fetch: guard.fetch() }),
+      });
+    },
+  );
+  const sync = new SyncEngine(store, lock, logger, connectorFactory, embeddings);
   // Subscribed only now that everything it touches exists: a change can land while the knowledge
   // store connects (PostgreSQL, seconds), and the one that did before reached a sync engine not yet
   // made. What changed meanwhile is caught up on here; the sync runs once the gateway is ready.
@@ -365,6 +384,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const knowledge = new KnowledgeService(store, {
     logger,
     answerer: (answerer) => chatAnswerer(answerer, secrets),
+    embeddings,
   });
   const app = buildApp({
     limiter: shared.limiter,

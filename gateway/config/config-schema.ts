@@ -346,6 +346,43 @@ export const DataSourceSchema = z.discriminatedUnion('type', [
 export type DataSourceConfig = z.infer<typeof DataSourceSchema>;
 export const SOURCE_TYPES = ['files', 'http', 'mcp-resources', 'postgres'] as const;
 
+/** A whole number in [min, max] whose refusal says so in words. */
+const wholeBetween = (min: number, max: number) => {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
+
+/** The embeddings provider of hybrid search (issue 22, docs/configuration.md). */
+export const EmbeddingsSchema = z.strictObject({
+  /** The API base, e.g. http://127.0.0.1:11434/v1; `/embeddings` is appended. */
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), {
+      error: 'must not carry credentials: put the key in apiKey (a secret reference)',
+    }),
+  model: z.string().min(1, 'must name the embedding model').max(200),
+  /** Sent as `dimensions` when set; every vector returned must have this length. */
+  dimensions: wholeBetween(1, 8192).optional(),
+  /** Sent as `Authorization: Bearer …`; optional for local servers. */
+  apiKey: SecretRefSchema.optional(),
+  /** Texts per request. */
+  batchSize: wholeBetween(1, 2048).default(64),
+  /** Requests in flight at once, across all callers of the provider. */
+  concurrency: wholeBetween(1, 16).default(2),
+  /** The provider's own rate limit, retries included; unlimited when absent. */
+  requestsPerMinute: wholeBetween(1, 1_000_000).optional(),
+  /** Per request attempt. */
+  timeoutMs: wholeBetween(100, 300_000).default(30_000),
+  /** Retries of a request answered 429 or 5xx, timed out or not reached; other 4xx are not retried. */
+  maxRetries: wholeBetween(0, 10).default(4),
+  /** Vectors kept in memory by content hash, least recently used dropped first; 0 turns it off. */
+  cacheMaxEntries: wholeBetween(0, 1_000_000).default(10_000),
+  /** The whole budget of a search's question embedding (retries included); past it the search
+   * answers lexically and says so. */
+  queryTimeoutMs: wholeBetween(50, 60_000).default(2_000),
+});
+export type EmbeddingsConfig = z.infer<typeof EmbeddingsSchema>;
+
 export const WorkspaceSchema = z
   .strictObject({
     name: nameSchema,
@@ -361,6 +398,9 @@ export const WorkspaceSchema = z
     mcpSources: z.array(McpSourceSchema).default([]),
     keys: z.array(ApiKeySchema).default([]),
     dataSources: z.array(DataSourceSchema).default([]),
+    /** This workspace's embeddings provider, replacing `knowledge.embeddings`; `false`: none here
+     * (lexical search only), whatever the gateway-wide setting. */
+    embeddings: z.union([EmbeddingsSchema, z.literal(false)]).optional(),
   })
   .superRefine((workspace, ctx) => {
     reportDuplicates(
@@ -497,40 +537,6 @@ export const AnswererSchema = z.strictObject({
 });
 export type AnswererConfig = z.infer<typeof AnswererSchema>;
 
-/** A whole number in [min, max] whose refusal says so in words. */
-const wholeBetween = (min: number, max: number) => {
-  const error = `must be a whole number from ${min} to ${max}`;
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
-};
-
-/** The embeddings provider of hybrid search (issue 22, in progress: not used by search yet). */
-export const EmbeddingsSchema = z.strictObject({
-  /** The API base, e.g. http://127.0.0.1:11434/v1; `/embeddings` is appended. */
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), {
-      error: 'must not carry credentials: put the key in apiKey (a secret reference)',
-    }),
-  model: z.string().min(1, 'must name the embedding model').max(200),
-  /** Sent as `dimensions` when set; every vector returned must have this length. */
-  dimensions: wholeBetween(1, 8192).optional(),
-  /** Sent as `Authorization: Bearer …`; optional for local servers. */
-  apiKey: SecretRefSchema.optional(),
-  /** Texts per request. */
-  batchSize: wholeBetween(1, 2048).default(64),
-  /** Requests in flight at once, across all callers of the provider. */
-  concurrency: wholeBetween(1, 16).default(2),
-  /** The provider's own rate limit, retries included; unlimited when absent. */
-  requestsPerMinute: wholeBetween(1, 1_000_000).optional(),
-  /** Per request attempt. */
-  timeoutMs: wholeBetween(100, 300_000).default(30_000),
-  /** Retries of a request answered 429 or 5xx, timed out or not reached; other 4xx are not retried. */
-  maxRetries: wholeBetween(0, 10).default(4),
-  /** Vectors kept in memory by content hash, least recently used dropped first; 0 turns it off. */
-  cacheMaxEntries: wholeBetween(0, 1_000_000).default(10_000),
-});
-export type EmbeddingsConfig = z.infer<typeof EmbeddingsSchema>;
-
 export const KnowledgeSchema = z.strictObject({
   /** SQLite file of the embedded knowledge index; ':memory:' keeps it in memory only. */
   sqlitePath: z.string().min(1).default(':memory:'),
@@ -550,7 +556,8 @@ export const KnowledgeSchema = z.strictObject({
   /** /agent/query answers with an OpenAI-compatible chat model when set (extractive otherwise, and
    * whenever the model fails or answers without valid citations). */
   answerer: AnswererSchema.optional(),
-  /** The embeddings provider of hybrid search (issue 22, in progress); absent: lexical only. */
+  /** The embeddings provider of hybrid search for every workspace (a workspace's own `embeddings`
+   * replaces it); absent: lexical search only. */
   embeddings: EmbeddingsSchema.optional(),
 });
 

@@ -14,7 +14,13 @@ export type {
   ChunkVector,
   UnembeddedChunk,
   VectorHit,
+  ChunkKey,
 } from './knowledge-store.js';
+export { retrieve, RETRIEVAL_MODES } from './retrieve.js';
+export type { RetrievalMode, RetrievalFallback, Retrieval } from './retrieve.js';
+export { fuse, DEFAULT_FUSION } from './hybrid-fusion.js';
+export type { Fusion, FoundBy } from './hybrid-fusion.js';
+export { meaningAnswer } from './meaning-answer.js';
 export { SyncEngine } from './sync-engine.js';
 export type { SyncReport, ConnectorFactory } from './sync-engine.js';
 export { MemorySourceLock } from './source-lock.js';
@@ -33,6 +39,8 @@ export type {
   DocumentPage,
   QueryResult,
   KnowledgeServiceOptions,
+  RetrievalRecord,
+  SearchOutcome,
 } from './knowledge-service.js';
 export { chunkText, DEFAULT_CHUNKING } from './chunker.js';
 export { documentId, chunkId, parseChunkId, contentHash } from './stable-ids.js';
@@ -52,5 +60,8 @@ export {
   HashingEmbeddingProvider,
   hashingVector,
   embeddingProviderFor,
+  WorkspaceEmbeddings,
+  embeddingsFor,
+  QUERY_BACKOFF_MS,
 } from './embeddings/index.js';
 export type { EmbeddingProvider, EmbeddingFailure, HttpEmbeddingOptions } from './embeddings/index.js';

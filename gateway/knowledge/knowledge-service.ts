@@ -6,10 +6,14 @@ import type { AnswererConfig } from '../config/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import { AnswererFailed, type Answerer, type AnswerFailure } from './chat-answerer.js';
 import { decodeCursor, encodeCursor } from './document-cursor.js';
-import { extractiveAnswer } from './extractive-answer.js';
+import { extractiveAnswer, type AnswerSentence, type CandidateChunk } from './extractive-answer.js';
+import { EmbeddingFailed } from './embeddings/embedding-provider.js';
+import { meaningAnswer } from './meaning-answer.js';
 import type { KnowledgeStore } from './knowledge-store.js';
 import { queryTerms } from './query-terms.js';
-import { rerank } from './rerank.js';
+import type { WorkspaceEmbeddings } from './embeddings/workspace-embeddings.js';
+import type { FoundBy, Fusion } from './hybrid-fusion.js';
+import { retrieve, type Retrieved, type RetrievalFallback, type RetrievalMode } from './retrieve.js';
 import { makeSnippet } from './snippet.js';
 import { chunkId } from './stable-ids.js';
 import { inSpan } from '../telemetry/tracing.js';
@@ -20,6 +24,25 @@ export interface SearchRequest {
   readonly connectorId: string | undefined;
   readonly sourceType: string | undefined;
   readonly snippetChars: number;
+  /** lexical, semantic or hybrid; undefined: hybrid when the workspace has embeddings, else lexical. */
+  readonly mode?: RetrievalMode | undefined;
+}
+
+/** How a search was answered: shown when the workspace has embeddings or a mode was asked for. */
+export interface RetrievalRecord {
+  readonly requested: RetrievalMode;
+  readonly used: RetrievalMode;
+  /** Why vectors were not used although asked for (the provider's failure, or `not_configured`). */
+  readonly fallback_reason: RetrievalFallback | null;
+}
+
+export interface SearchOutcome {
+  readonly terms: string[];
+  readonly records: SearchRecord[];
+  readonly texts: string[];
+  /** Present when the workspace has embeddings or the request named a mode. */
+  readonly retrieval: RetrievalRecord | undefined;
+  readonly question: Retrieved['question'];
 }
 
 export interface SearchRecord {
@@ -33,6 +56,8 @@ export interface SearchRecord {
   readonly source_type: string;
   readonly url: string | null;
   readonly updated_at: string | null;
+  /** Which candidate lists found the chunk: lexical, semantic or lexical+semantic (with `retrieval`). */
+  readonly found_by?: FoundBy;
 }
 
 export interface DocumentPage {
@@ -63,12 +88,21 @@ export interface QueryResult {
   readonly answer: string;
   readonly citations: readonly { n: number; chunk_id: string; text: string }[];
   readonly sources: readonly SearchRecord[];
+  /** How the sources were found and (for the extractive answer) how its sentences were chosen:
+   * present when the workspace has embeddings or the request named a mode. */
+  readonly retrieval?: RetrievalRecord & {
+    readonly sentences_by: 'meaning' | 'word_overlap' | null;
+  };
 }
 
 export interface KnowledgeServiceOptions {
   readonly logger?: Logger;
   /** Builds the chat answerer for a configured `knowledge.answerer`. */
   readonly answerer?: (config: AnswererConfig) => Answerer;
+  /** The workspaces' embeddings providers; absent: lexical search only. */
+  readonly embeddings?: WorkspaceEmbeddings;
+  /** The fusion rule of hybrid search (the benchmark compares rules; search uses DEFAULT_FUSION). */
+  readonly fusion?: Fusion;
 }
 
 export class DocumentNotFound extends Error {}
@@ -92,11 +126,8 @@ export class KnowledgeService {
     return this.visibleSources(principal).length > 0;
   }
 
-  async search(
-    principal: Principal,
-    request: SearchRequest,
-  ): Promise<{ terms: string[]; records: SearchRecord[]; texts: string[] }> {
-    // The span records sizes and counts only: never the query, the terms or what was found.
+  async search(principal: Principal, request: SearchRequest): Promise<SearchOutcome> {
+    // The span records sizes, counts and modes only: never the query, the terms or what was found.
     return inSpan(
       'knowledge.search',
       {
@@ -108,18 +139,26 @@ export class KnowledgeService {
       },
       async (span) => {
         const terms = queryTerms(request.query);
-        // BM25 picks a candidate pool three times the page; coverage and proximity re-rank it.
-        const candidates = await this.store.workspace(principal.workspace.name).search(
+        const workspace = principal.workspace.name;
+        // Each list offers a candidate pool three times the page; fusion and re-rank order it.
+        const retrieved = await retrieve({
+          store: this.store.workspace(workspace),
+          workspace,
+          query: request.query,
           terms,
-          {
+          filters: {
             allowedSourceIds: this.visibleSources(principal),
             sourceId: request.connectorId,
             sourceType: request.sourceType,
           },
-          Math.min(Math.max(request.limit * 3, 30), 300),
-        );
-        const hits = rerank(candidates, terms).slice(0, request.limit);
-        const records = hits.map((hit, index) => ({
+          poolSize: Math.min(Math.max(request.limit * 3, 30), 300),
+          mode: request.mode,
+          embeddings: this.options.embeddings,
+          fusion: this.options.fusion,
+        });
+        const shown = retrieved.embeddingsConfigured || request.mode !== undefined;
+        const hits = retrieved.hits.slice(0, request.limit);
+        const records = hits.map(({ hit, foundBy }, index) => ({
           rank: index + 1,
           doc_id: hit.docId,
           chunk_id: chunkId(hit.docId, hit.chunkNo),
@@ -130,10 +169,20 @@ export class KnowledgeService {
           source_type: hit.sourceType,
           url: hit.url ?? null,
           updated_at: hit.updatedAt ?? null,
+          ...(shown ? { found_by: foundBy } : {}),
         }));
+        const { requested, used, fallbackReason } = retrieved.retrieval;
         span.setAttribute('agw.query.terms', terms.length);
         span.setAttribute('agw.search.results', records.length);
-        return { terms, records, texts: hits.map((hit) => hit.text) };
+        span.setAttribute('agw.search.mode', used);
+        if (fallbackReason !== null) span.setAttribute('agw.search.fallback', fallbackReason);
+        return {
+          terms,
+          records,
+          texts: hits.map(({ hit }) => hit.text),
+          retrieval: shown ? { requested, used, fallback_reason: fallbackReason } : undefined,
+          question: retrieved.question,
+        };
       },
     );
   }
@@ -143,7 +192,9 @@ export class KnowledgeService {
     request: SearchRequest,
     answererConfig?: AnswererConfig,
   ): Promise<QueryResult> {
-    const { terms, records, texts } = await this.search(principal, request);
+    const { terms, records, texts, retrieval, question } = await this.search(principal, request);
+    const describe = (sentencesBy: 'meaning' | 'word_overlap' | null) =>
+      retrieval === undefined ? {} : { retrieval: { ...retrieval, sentences_by: sentencesBy } };
     let fallback: AnswerFailure | null = null;
     if (answererConfig !== undefined && this.options.answerer !== undefined && records.length > 0) {
       const answerer = this.options.answerer(answererConfig);
@@ -167,6 +218,7 @@ export class KnowledgeService {
             return { n, chunk_id: record.chunk_id, text: record.snippet };
           }),
           sources: records,
+          ...describe(null),
         };
       } catch (error) {
         fallback = error instanceof AnswererFailed ? error.reason : 'unreachable';
@@ -180,14 +232,14 @@ export class KnowledgeService {
         );
       }
     }
-    const sentences = extractiveAnswer(
-      terms,
-      records.map((record, index) => ({
-        chunkId: record.chunk_id,
-        text: texts[index] as string,
-        rank: index,
-      })),
-    );
+    const chunks = records.map((record, index) => ({
+      chunkId: record.chunk_id,
+      text: texts[index] as string,
+      rank: index,
+    }));
+    const byMeaning =
+      question === undefined ? undefined : await this.meaningSentences(principal, question.vector, chunks);
+    const sentences = byMeaning ?? extractiveAnswer(terms, chunks);
     const citations = sentences.map((sentence, index) => ({
       n: index + 1,
       chunk_id: sentence.chunkId,
@@ -207,7 +259,31 @@ export class KnowledgeService {
       answer,
       citations,
       sources: records,
+      ...describe(byMeaning === undefined ? 'word_overlap' : 'meaning'),
     };
+  }
+
+  /** Answer sentences chosen by embedding similarity, or undefined when they cannot be (the word
+   * overlap answer is used then). */
+  private async meaningSentences(
+    principal: Principal,
+    question: Float32Array,
+    chunks: readonly CandidateChunk[],
+  ): Promise<AnswerSentence[] | undefined> {
+    const lookup = this.options.embeddings?.forQuery(principal.workspace.name);
+    if (lookup?.state !== 'ready' || chunks.length === 0) return undefined;
+    try {
+      return await meaningAnswer(lookup.provider, question, chunks, AbortSignal.timeout(lookup.timeoutMs));
+    } catch (error) {
+      this.options.logger?.warn(
+        {
+          workspace: principal.workspace.name,
+          reason: error instanceof EmbeddingFailed ? error.reason : 'unreachable',
+        },
+        'answer sentences could not be embedded; chosen by word overlap',
+      );
+      return undefined;
+    }
   }
 
   async getDocument(principal: Principal, docId: string, cursor: string | undefined): Promise<DocumentPage> {

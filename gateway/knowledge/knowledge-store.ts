@@ -56,6 +56,18 @@ export interface SyncState {
   readonly lastError: string | undefined;
   readonly documents: number;
   readonly progress: { readonly done: number; readonly total: number | undefined } | undefined;
+  /** The source's chunk vectors when its workspace has embeddings (undefined otherwise). */
+  readonly vectors: VectorState | undefined;
+}
+
+/** Embedding progress of one source: `embedded` of `chunks` have a vector of the current model. */
+export interface VectorState {
+  readonly status: 'embedding' | 'ready' | 'failed';
+  readonly model: string;
+  readonly embedded: number;
+  readonly chunks: number;
+  /** Why the last embedding pass stopped, in words with no key, endpoint or content. */
+  readonly lastError: string | undefined;
 }
 
 /** The model and vector length a vector was made with. Vectors of two spaces are never compared. */
@@ -120,6 +132,16 @@ export interface WorkspaceStore {
     space: EmbeddingSpace,
     limit: number,
   ): Promise<VectorHit[]>;
+  /** The chunks named by `keys` with their document's details (score 0), under the same filters and
+   * workspace scope as `search`; keys that name no chunk, or one outside the filters, are left out.
+   * Order follows `keys`. */
+  chunkHits(filters: SearchFilters, keys: readonly ChunkKey[]): Promise<SearchHit[]>;
+}
+
+/** One chunk by document and number. */
+export interface ChunkKey {
+  readonly docId: string;
+  readonly chunkNo: number;
 }
 
 export interface KnowledgeStore {

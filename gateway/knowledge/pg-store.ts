@@ -6,6 +6,7 @@
 import pg from 'pg';
 import type {
   ChunkInput,
+  ChunkKey,
   ChunkVector,
   DocumentInput,
   EmbeddingSpace,
@@ -19,7 +20,7 @@ import type {
   WorkspaceStore,
 } from './knowledge-store.js';
 import * as vectors from './pg-vectors.js';
-import { chunkFromRow, documentFromRow, hitFromRow, type Row } from './store-rows.js';
+import { chunkFromRow, documentFromRow, hitFromRow, inKeyOrder, type Row } from './store-rows.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS documents (
@@ -244,6 +245,32 @@ class PgWorkspaceStore implements WorkspaceStore {
 
   vectorProgress(sourceId: string, space: EmbeddingSpace): Promise<{ chunks: number; embedded: number }> {
     return this.scoped((client) => vectors.vectorProgress(client, this.workspaceId, sourceId, space));
+  }
+
+  chunkHits(filters: SearchFilters, keys: readonly ChunkKey[]): Promise<SearchHit[]> {
+    if (keys.length === 0 || filters.allowedSourceIds.length === 0) return Promise.resolve([]);
+    return this.scoped(async (client) => {
+      const { rows } = await client.query<Row>(
+        `SELECT c.doc_id, c.chunk_no, c.text, d.title, d.url, d.source_id, d.source_type, d.updated_at
+         FROM unnest($2::text[], $3::int[]) AS k (doc_id, chunk_no)
+         JOIN chunks c ON c.workspace_id = $1 AND c.doc_id = k.doc_id AND c.chunk_no = k.chunk_no
+         JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
+         WHERE c.source_id = ANY($4) AND ($5::text IS NULL OR c.source_id = $5)
+           AND ($6::text IS NULL OR c.source_type = $6)`,
+        [
+          this.workspaceId,
+          keys.map((key) => key.docId),
+          keys.map((key) => key.chunkNo),
+          filters.allowedSourceIds,
+          filters.sourceId ?? null,
+          filters.sourceType ?? null,
+        ],
+      );
+      return inKeyOrder(
+        keys,
+        rows.map((row) => hitFromRow(row, 0)),
+      );
+    });
   }
 
   vectorSearch(

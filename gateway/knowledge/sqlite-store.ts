@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type {
   ChunkInput,
+  ChunkKey,
   ChunkVector,
   DocumentInput,
   EmbeddingSpace,
@@ -19,7 +20,7 @@ import type {
   VectorHit,
   WorkspaceStore,
 } from './knowledge-store.js';
-import { chunkFromRow, documentFromRow, hitFromRow, type Row } from './store-rows.js';
+import { chunkFromRow, documentFromRow, hitFromRow, inKeyOrder, type Row } from './store-rows.js';
 import { prepareVectors, SqliteVectors, VECTOR_SCHEMA, type VectorStatements } from './sqlite-vectors.js';
 
 const SCHEMA = `
@@ -64,6 +65,7 @@ interface Statements {
   documentSource: StatementSync;
   hashes: StatementSync;
   hitDetails: StatementSync;
+  keyedHits: StatementSync;
   document: StatementSync;
   chunks: StatementSync;
   count: StatementSync;
@@ -96,6 +98,15 @@ function prepare(db: DatabaseSync): Statements {
        JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
        WHERE c.workspace_id = ?
          AND d.source_id IN (SELECT value FROM json_each(?))
+         AND (? IS NULL OR d.source_id = ?) AND (? IS NULL OR d.source_type = ?)`,
+    ),
+    // Hits named by (doc_id, chunk_no), e.g. from a vector search, with the caller's filters.
+    keyedHits: db.prepare(
+      `SELECT c.doc_id, c.chunk_no, c.text, d.title, d.url, d.source_id, d.source_type, d.updated_at
+       FROM json_each(?) AS k CROSS JOIN chunks c
+         ON c.workspace_id = ? AND c.doc_id = json_extract(k.value, '$[0]') AND c.chunk_no = json_extract(k.value, '$[1]')
+       JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
+       WHERE d.source_id IN (SELECT value FROM json_each(?))
          AND (? IS NULL OR d.source_id = ?) AND (? IS NULL OR d.source_type = ?)`,
     ),
     document: db.prepare('SELECT * FROM documents WHERE workspace_id = ? AND doc_id = ?'),
@@ -286,6 +297,25 @@ class SqliteWorkspaceStore implements WorkspaceStore {
 
   vectorProgress(sourceId: string, space: EmbeddingSpace): Promise<{ chunks: number; embedded: number }> {
     return attempt(() => this.vectors.progress(sourceId, space));
+  }
+
+  chunkHits(filters: SearchFilters, keys: readonly ChunkKey[]): Promise<SearchHit[]> {
+    return attempt(() => {
+      if (keys.length === 0 || filters.allowedSourceIds.length === 0) return [];
+      const rows = this.statements.keyedHits.all(
+        JSON.stringify(keys.map((key) => [key.docId, key.chunkNo])),
+        this.workspaceId,
+        JSON.stringify(filters.allowedSourceIds),
+        filters.sourceId ?? null,
+        filters.sourceId ?? null,
+        filters.sourceType ?? null,
+        filters.sourceType ?? null,
+      ) as Row[];
+      return inKeyOrder(
+        keys,
+        rows.map((row) => hitFromRow(row, 0)),
+      );
+    });
   }
 
   vectorSearch(

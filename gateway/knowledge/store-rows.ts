@@ -1,6 +1,6 @@
 // Row → record mappings shared by both KnowledgeStore implementations: the schema's column names are
 // the same in SQLite and PostgreSQL, so one mapping serves both.
-import type { SearchHit, StoredChunk, StoredDocument } from './knowledge-store.js';
+import type { ChunkKey, SearchHit, StoredChunk, StoredDocument } from './knowledge-store.js';
 
 export type Row = Record<string, unknown>;
 
@@ -45,4 +45,13 @@ export function chunkFromRow(docId: string, row: Row): StoredChunk {
     charStart: Number(row['char_start']),
     charEnd: Number(row['char_end']),
   };
+}
+
+/** Hits put in the order of the keys that named them; keys with no hit are left out. */
+export function inKeyOrder(keys: readonly ChunkKey[], hits: readonly SearchHit[]): SearchHit[] {
+  const byKey = new Map(hits.map((hit) => [`${hit.chunkNo}:${hit.docId}`, hit]));
+  return keys.flatMap((key) => {
+    const hit = byKey.get(`${key.chunkNo}:${key.docId}`);
+    return hit === undefined ? [] : [hit];
+  });
 }

@@ -8,6 +8,9 @@ import { chunkText } from './chunker.js';
 import { ConnectorError, type Connector } from './connectors/index.js';
 import { findReachDenied } from '../reach/index.js';
 import type { KnowledgeStore, SyncState } from './knowledge-store.js';
+import { embedSource } from './embed-source.js';
+import { EmbeddingFailed } from './embeddings/embedding-provider.js';
+import type { WorkspaceEmbeddings } from './embeddings/workspace-embeddings.js';
 import type { SourceLock } from './source-lock.js';
 import { contentHash, documentId } from './stable-ids.js';
 import { count } from '../telemetry/metrics.js';
@@ -33,7 +36,11 @@ const IDLE: SyncState = {
   lastError: undefined,
   documents: 0,
   progress: undefined,
+  vectors: undefined,
 };
+
+/** Chunks embedded per page of the embedding pass (progress is reported after each). */
+const EMBED_PAGE_MIN = 64;
 
 export class SyncEngine {
   private readonly states = new Map<string, SyncState>();
@@ -48,6 +55,7 @@ export class SyncEngine {
     private readonly lock: SourceLock,
     private readonly logger: Logger,
     private readonly connectors: ConnectorFactory,
+    private readonly embeddings?: WorkspaceEmbeddings,
   ) {}
 
   state(workspace: string, source: string): SyncState {
@@ -153,13 +161,14 @@ export class SyncEngine {
       report.removed = await store.deleteDocuments(source.name, gone);
       const documents = await store.countDocuments(source.name);
       this.update(workspace, source.name, {
-        status: 'idle',
         lastSuccessAt: new Date().toISOString(),
         lastError: undefined,
         documents,
         progress: undefined,
       });
       this.logger.info({ workspace, source: source.name, ...report, documents }, 'data source synced');
+      await this.embed(workspace, source);
+      this.update(workspace, source.name, { status: 'idle' });
       count(
         'agw.sync.documents',
         { 'agw.workspace': workspace, 'agw.source': source.name },
@@ -194,6 +203,64 @@ export class SyncEngine {
     }
   }
 
+  /** The embedding pass after a successful sync, when the workspace has embeddings. Its failure is
+   * reported in the source's vector state and logged; it never fails the sync. */
+  private async embed(workspace: string, source: DataSourceConfig): Promise<void> {
+    const provider = this.embeddings?.provider(workspace);
+    if (this.embeddings === undefined || provider === undefined) {
+      this.update(workspace, source.name, { vectors: undefined });
+      return;
+    }
+    const signal = AbortSignal.timeout(30 * 60_000);
+    let space;
+    try {
+      space = await this.embeddings.space(workspace, signal);
+    } catch (error) {
+      const message = error instanceof EmbeddingFailed ? error.message : 'embeddings failed: unreachable';
+      this.update(workspace, source.name, {
+        vectors: { status: 'failed', model: provider.model, embedded: 0, chunks: 0, lastError: message },
+      });
+      this.logger.warn({ workspace, source: source.name, err: message }, 'embedding pass failed');
+      return;
+    }
+    if (space === undefined) return;
+    const started = performance.now();
+    const before = this.state(workspace, source.name).vectors;
+    const final = await inSpan(
+      `knowledge.embed ${source.name}`,
+      { attributes: { 'agw.workspace': workspace, 'agw.source': source.name } },
+      async (span) => {
+        const result = await embedSource({
+          store: this.store.workspace(workspace),
+          sourceId: source.name,
+          provider,
+          space,
+          pageSize: EMBED_PAGE_MIN,
+          signal,
+          onProgress: (vectors) => this.update(workspace, source.name, { vectors }),
+        });
+        span.setAttributes({ 'agw.embed.chunks': result.chunks, 'agw.embed.embedded': result.embedded });
+        return result;
+      },
+    );
+    this.update(workspace, source.name, { vectors: final });
+    const fields = {
+      workspace,
+      source: source.name,
+      model: final.model,
+      embedded: final.embedded,
+      chunks: final.chunks,
+      ms: Math.round(performance.now() - started),
+    };
+    if (final.status === 'failed')
+      this.logger.warn(
+        { ...fields, err: final.lastError },
+        'embedding pass failed; lexical search still serves',
+      );
+    else if (before?.embedded !== final.embedded || before.chunks !== final.chunks)
+      this.logger.info(fields, 'data source embedded');
+  }
+
   /** (Re)schedules the config's data sources: a new or changed source syncs now and then every
    * `syncIntervalMs`; an unchanged one keeps its timer; a removed one stops. */
   schedule(config: GatewayConfig): void {
@@ -204,7 +271,8 @@ export class SyncEngine {
         wanted.set(`${workspace.name}/${source.name}`, {
           workspace: workspace.name,
           source,
-          fingerprint: JSON.stringify(source),
+          // A change of the workspace's embeddings settings is a change of the source: it syncs now.
+          fingerprint: JSON.stringify([source, this.embeddings?.fingerprint(config, workspace.name) ?? '']),
         });
       }
     }

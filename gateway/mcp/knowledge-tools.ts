@@ -6,7 +6,12 @@ import { encode } from '@toon-format/toon';
 import type { Tool } from '@modelcontextprotocol/client';
 import { matchesAny, type Principal } from '../auth/index.js';
 import { isGatewayError } from '../errors/index.js';
-import { DocumentNotFound, InvalidCursor, type KnowledgeService } from '../knowledge/index.js';
+import {
+  DocumentNotFound,
+  InvalidCursor,
+  RETRIEVAL_MODES,
+  type KnowledgeService,
+} from '../knowledge/index.js';
 import { parseSearchBody, SNIPPET_DEFAULT, SNIPPET_MAX, SNIPPET_MIN } from '../rest/search-request.js';
 import { McpError } from './jsonrpc.js';
 import type { McpResult } from './mcp-request.js';
@@ -44,6 +49,12 @@ export const KNOWLEDGE_TOOLS: readonly Tool[] = [
           maximum: SNIPPET_MAX,
           default: SNIPPET_DEFAULT,
         },
+        mode: {
+          type: 'string',
+          enum: [...RETRIEVAL_MODES],
+          description:
+            'lexical (words), semantic (meaning) or hybrid (both); default hybrid when the workspace has embeddings, else lexical',
+        },
       },
       required: ['query'],
     },
@@ -78,18 +89,24 @@ export async function callKnowledgeTool(
   knowledge: KnowledgeService,
 ): Promise<McpResult> {
   if (name === 'search') {
-    const { snippet_chars: snippetChars, ...rest } = args;
+    const { snippet_chars: snippetChars, mode, ...rest } = args;
+    const options = {
+      ...(snippetChars === undefined ? {} : { snippet_chars: snippetChars }),
+      ...(mode === undefined ? {} : { mode }),
+    };
     let parsed;
     try {
-      parsed = parseSearchBody({
-        ...rest,
-        ...(snippetChars === undefined ? {} : { options: { snippet_chars: snippetChars } }),
-      });
+      parsed = parseSearchBody({ ...rest, ...(Object.keys(options).length === 0 ? {} : { options }) });
     } catch (error) {
       throw invalid(isGatewayError(error) ? error.message : 'Invalid arguments.');
     }
-    const { records } = await knowledge.search(principal, parsed.request);
-    return toolResult({ query: parsed.request.query, count: records.length, results: records });
+    const { records, retrieval } = await knowledge.search(principal, parsed.request);
+    return toolResult({
+      query: parsed.request.query,
+      count: records.length,
+      ...(retrieval === undefined ? {} : { retrieval }),
+      results: records,
+    });
   }
   const docId = args['doc_id'];
   const cursor = args['cursor'];

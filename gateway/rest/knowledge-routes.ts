@@ -10,11 +10,16 @@ export function registerKnowledgeRoutes(app: FastifyInstance, knowledge: Knowled
   app.post('/agent/search', async (request, reply) => {
     const principal = requirePrincipal(request.principal);
     const { request: search, responseFormat } = parseSearchBody(request.body);
-    const { records } = await knowledge.search(principal, search);
+    const { records, retrieval } = await knowledge.search(principal, search);
     return sendAgentBody(
       request,
       reply,
-      { query: search.query, count: records.length, results: records },
+      {
+        query: search.query,
+        count: records.length,
+        ...(retrieval === undefined ? {} : { retrieval }),
+        results: records,
+      },
       responseFormat,
       records.length,
     );

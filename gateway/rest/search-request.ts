@@ -1,9 +1,10 @@
 // Validation of the /agent/search and /agent/query body (spec §2.1, §8): every rejected input gets
-// a 400 naming the field. Defaults: limit 10, options.snippet_chars 300 (bounds 40–2,000).
+// a 400 naming the field. Defaults: limit 10, options.snippet_chars 300 (bounds 40–2,000), options.mode
+// hybrid when the workspace has embeddings, else lexical.
 import { z } from 'zod';
 import { SOURCE_TYPES, formatPath } from '../config/index.js';
 import { GatewayError } from '../errors/index.js';
-import type { SearchRequest } from '../knowledge/index.js';
+import { RETRIEVAL_MODES, type SearchRequest } from '../knowledge/index.js';
 
 export const QUERY_MAX_CHARS = 2000;
 export const DEFAULT_LIMIT = 10;
@@ -33,6 +34,7 @@ const SearchBodySchema = z.strictObject({
         .min(SNIPPET_MIN, `must be at least ${SNIPPET_MIN}`)
         .max(SNIPPET_MAX, `must be at most ${SNIPPET_MAX}`)
         .default(SNIPPET_DEFAULT),
+      mode: z.enum(RETRIEVAL_MODES, { error: `must be one of: ${RETRIEVAL_MODES.join(', ')}` }).optional(),
     })
     .default({ snippet_chars: SNIPPET_DEFAULT }),
 });
@@ -68,6 +70,7 @@ export function parseSearchBody(body: unknown): ParsedSearchBody {
       connectorId: value.connector_id,
       sourceType: value.source_type,
       snippetChars: value.options.snippet_chars,
+      mode: value.options.mode,
     },
     responseFormat: value.options.response_format,
   };

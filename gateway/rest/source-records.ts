@@ -29,7 +29,21 @@ export interface SourceRecord {
   readonly skipped_tools: string | null;
   /** MCP sources: how old (ms) a tool list may be and still decide a tools/call (callListFloorMs). */
   readonly call_list_floor_ms: number | null;
+  /** Data sources of a workspace with embeddings: embedding, ready or failed (null otherwise). */
+  readonly embedding_status: 'embedding' | 'ready' | 'failed' | null;
+  /** Chunks with a vector of the current model / all chunks, e.g. `1200/1500`. */
+  readonly embedding_progress: string | null;
+  readonly embedding_model: string | null;
+  /** Why the last embedding pass stopped, with no key, endpoint or content. */
+  readonly embedding_error: string | null;
 }
+
+const NO_EMBEDDINGS = {
+  embedding_status: null,
+  embedding_progress: null,
+  embedding_model: null,
+  embedding_error: null,
+} as const;
 
 export function sourceRecord(
   source: McpSourceConfig,
@@ -60,6 +74,7 @@ export function sourceRecord(
         ? null
         : state.skippedTools.map((tool) => `${tool.name} (${tool.reason})`).join('; '),
     call_list_floor_ms: source.callListFloorMs,
+    ...NO_EMBEDDINGS,
   };
 }
 
@@ -94,5 +109,13 @@ export function dataSourceRecord(source: DataSourceConfig, state: SyncState): So
     skipped_tool_count: null,
     skipped_tools: null,
     call_list_floor_ms: null,
+    ...(state.vectors === undefined
+      ? NO_EMBEDDINGS
+      : {
+          embedding_status: state.vectors.status,
+          embedding_progress: `${state.vectors.embedded}/${state.vectors.chunks}`,
+          embedding_model: state.vectors.model,
+          embedding_error: state.vectors.lastError ?? null,
+        }),
   };
 }

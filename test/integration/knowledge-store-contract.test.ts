@@ -353,6 +353,41 @@ describe.each(stores)('%s store', (name, { open, orphans }) => {
     }
   });
 
+  it(`knowledge:chunk-hits — ${name}: chunks by key, in key order, with details, under the filters`, async () => {
+    const store = await open();
+    try {
+      const a = await put(store, 'hits', 'docs', 'a', 'Alpha', 'alpha text');
+      const b = await put(store, 'hits', 'wiki', 'b', 'Bravo', 'bravo text');
+      const all = { allowedSourceIds: ['docs', 'wiki'] };
+      const hits = await store.workspace('hits').chunkHits(all, [
+        { docId: b, chunkNo: 0 },
+        { docId: a, chunkNo: 7 },
+        { docId: 'no-such-doc', chunkNo: 0 },
+        { docId: a, chunkNo: 0 },
+      ]);
+      expect(hits.map((h) => [h.docId, h.chunkNo, h.title, h.sourceId, h.score])).toEqual([
+        [b, 0, 'Bravo', 'wiki', 0],
+        [a, 0, 'Alpha', 'docs', 0],
+      ]);
+      expect(hits[1]?.text).toBe('alpha text');
+      const keys = [
+        { docId: a, chunkNo: 0 },
+        { docId: b, chunkNo: 0 },
+      ];
+      expect(
+        (await store.workspace('hits').chunkHits({ allowedSourceIds: ['docs'] }, keys)).map((h) => h.docId),
+      ).toEqual([a]);
+      expect(
+        (await store.workspace('hits').chunkHits({ ...all, sourceId: 'wiki' }, keys)).map((h) => h.docId),
+      ).toEqual([b]);
+      expect(await store.workspace('hits').chunkHits({ ...all, sourceType: 'postgres' }, keys)).toEqual([]);
+      expect(await store.workspace('hits').chunkHits({ allowedSourceIds: [] }, keys)).toEqual([]);
+      expect(await store.workspace('hits').chunkHits(all, [])).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it(`knowledge:isolation-property — ${name}: no search, vector search or read ever crosses workspaces`, async () => {
     const store = await open();
     // Owners accumulate across runs: the store keeps every earlier run's documents too.
@@ -394,6 +429,12 @@ describe.each(stores)('%s store', (name, { open, orphans }) => {
                 if (docOwner === ws) continue;
                 expect(await store.workspace(ws).getDocument(docId)).toBeUndefined();
                 expect(await store.workspace(ws).getChunks(docId, 0, 10)).toEqual([]);
+                // Naming another workspace's chunk (what a vector hit is hydrated by) finds nothing.
+                expect(
+                  await store
+                    .workspace(ws)
+                    .chunkHits({ allowedSourceIds: ['docs'] }, [{ docId, chunkNo: 0 }]),
+                ).toEqual([]);
               }
               // Vector search, even with a vector identical to another workspace's chunk.
               const queries = [

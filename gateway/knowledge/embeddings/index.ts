@@ -18,3 +18,5 @@ export {
   MAX_RETRY_AFTER_MS,
 } from './retry-schedule.js';
 export type { BackoffShape } from './retry-schedule.js';
+export { WorkspaceEmbeddings, embeddingsFor, QUERY_BACKOFF_MS } from './workspace-embeddings.js';
+export type { QueryEmbeddings } from './workspace-embeddings.js';

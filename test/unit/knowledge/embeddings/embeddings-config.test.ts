@@ -2,6 +2,7 @@
 // fields, and refusals that say what is wrong.
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../../../gateway/config/index.js';
+import { embeddingsFor } from '../../../../gateway/knowledge/index.js';
 
 const withEmbeddings = (embeddings: unknown) => ({ version: 1, knowledge: { embeddings } });
 
@@ -23,6 +24,7 @@ describe('knowledge.embeddings config', () => {
       timeoutMs: 30_000,
       maxRetries: 4,
       cacheMaxEntries: 10_000,
+      queryTimeoutMs: 2_000,
     });
   });
 
@@ -40,6 +42,7 @@ describe('knowledge.embeddings config', () => {
       [{ ...base, requestsPerMinute: 0 }, 'requestsPerMinute', /whole number/],
       [{ ...base, apiKey: 'sk-inline' }, 'apiKey', /secret reference/],
       [{ ...base, perWorkspace: true }, '', /perWorkspace/],
+      [{ ...base, queryTimeoutMs: 10 }, 'queryTimeoutMs', /50 to 60000/],
     ];
     for (const [embeddings, field, message] of cases) {
       const result = validateConfig(withEmbeddings(embeddings));
@@ -51,5 +54,33 @@ describe('knowledge.embeddings config', () => {
       );
       expect(`${problem?.path} ${problem?.message}`).toMatch(message);
     }
+  });
+
+  it('knowledge:embeddings-per-workspace — a workspace replaces the gateway-wide provider or turns it off', () => {
+    const wide = { baseUrl: 'http://127.0.0.1:9/v1', model: 'wide' };
+    const own = { baseUrl: 'http://127.0.0.1:9/v1', model: 'own', dimensions: 256 };
+    const parsed = validateConfig({
+      version: 1,
+      knowledge: { embeddings: wide },
+      workspaces: [
+        { name: 'inherits' },
+        { name: 'replaces', embeddings: own },
+        { name: 'off', embeddings: false },
+      ],
+    });
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(embeddingsFor(parsed.config, 'inherits')?.model).toBe('wide');
+    expect(embeddingsFor(parsed.config, 'replaces')).toMatchObject({
+      model: 'own',
+      dimensions: 256,
+      batchSize: 64,
+    });
+    expect(embeddingsFor(parsed.config, 'off')).toBeUndefined();
+    const none = validateConfig({ version: 1, workspaces: [{ name: 'a' }] });
+    expect(none.ok && embeddingsFor(none.config, 'a')).toBeUndefined();
+    const bad = validateConfig({ version: 1, workspaces: [{ name: 'a', embeddings: true }] });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.problems[0]?.path).toBe('workspaces[0].embeddings');
   });
 });

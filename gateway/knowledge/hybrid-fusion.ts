@@ -1,0 +1,101 @@
+// Fuses the lexical and the semantic candidate lists of one search into one ranking (issue 22). Two
+// rules are implemented so the benchmark can compare them on the same run: reciprocal rank fusion
+// (ranks only) and a convex blend of min-max-normalised scores (the re-ranked BM25 score and the
+// cosine). Which one search uses, and with what weight, is decided by measurement: see
+// docs/benchmarks.md#hybrid-retrieval and DEFAULT_FUSION.
+import type { SearchHit } from './knowledge-store.js';
+
+export type FoundBy = 'lexical' | 'semantic' | 'lexical+semantic';
+
+export type Fusion =
+  { readonly kind: 'rrf'; readonly k: number } | { readonly kind: 'convex'; readonly lexicalWeight: number };
+
+export interface SemanticCandidate {
+  readonly hit: SearchHit;
+  readonly similarity: number;
+}
+
+export interface FusedHit {
+  readonly hit: SearchHit;
+  readonly score: number;
+  readonly foundBy: FoundBy;
+}
+
+/** The rule search uses (chosen on the manpages and second-set measurements). */
+export const DEFAULT_FUSION: Fusion = { kind: 'convex', lexicalWeight: 0.5 };
+
+function key(hit: SearchHit): string {
+  return `${hit.chunkNo}:${hit.docId}`;
+}
+
+/** Scores mapped onto [0, 1] by the list's own min and max (all 1 when they are equal). */
+function normalised(scores: readonly number[]): number[] {
+  const max = Math.max(...scores);
+  const min = Math.min(...scores);
+  return scores.map((score) => (max === min ? 1 : (score - min) / (max - min)));
+}
+
+interface Entry {
+  hit: SearchHit;
+  lexical: number | undefined;
+  semantic: number | undefined;
+  lexicalRank: number;
+  semanticRank: number;
+}
+
+/** One ranking of both lists' chunks, best first; ties by lexical rank, then semantic rank. */
+export function fuse(
+  lexical: readonly SearchHit[],
+  semantic: readonly SemanticCandidate[],
+  fusion: Fusion = DEFAULT_FUSION,
+): FusedHit[] {
+  const entries = new Map<string, Entry>();
+  const lexicalScores = normalised(lexical.map((hit) => hit.score));
+  lexical.forEach((hit, rank) => {
+    entries.set(key(hit), {
+      hit,
+      lexical: fusion.kind === 'rrf' ? 1 / (fusion.k + rank + 1) : lexicalScores[rank],
+      semantic: undefined,
+      lexicalRank: rank,
+      semanticRank: Number.POSITIVE_INFINITY,
+    });
+  });
+  const semanticScores = normalised(semantic.map((candidate) => candidate.similarity));
+  semantic.forEach((candidate, rank) => {
+    const value = fusion.kind === 'rrf' ? 1 / (fusion.k + rank + 1) : (semanticScores[rank] as number);
+    const known = entries.get(key(candidate.hit));
+    if (known !== undefined) {
+      known.semantic = value;
+      known.semanticRank = rank;
+    } else
+      entries.set(key(candidate.hit), {
+        hit: candidate.hit,
+        lexical: undefined,
+        semantic: value,
+        lexicalRank: Number.POSITIVE_INFINITY,
+        semanticRank: rank,
+      });
+  });
+  const weight = fusion.kind === 'rrf' ? 0.5 : fusion.lexicalWeight;
+  return [...entries.values()]
+    .map((entry) => ({
+      entry,
+      score: weight * (entry.lexical ?? 0) + (1 - weight) * (entry.semantic ?? 0),
+    }))
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        a.entry.lexicalRank - b.entry.lexicalRank ||
+        a.entry.semanticRank - b.entry.semanticRank,
+    )
+    .map(({ entry, score }) => ({
+      hit: entry.hit,
+      score,
+      foundBy:
+        entry.lexical !== undefined && entry.semantic !== undefined
+          ? 'lexical+semantic'
+          : entry.lexical !== undefined
+            ? 'lexical'
+            : 'semantic',
+    }));
+}
