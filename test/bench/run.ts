@@ -10,6 +10,7 @@ import { restBench } from './rest-bench.js';
 import { pgRetrievalBench } from './pg-retrieval-bench.js';
 import { retrievalBench } from './retrieval-bench.js';
 import { vectorBench } from './vector-bench.js';
+import { hybridBench } from './hybrid-bench.js';
 
 const only = process.argv[2];
 if (only === undefined || only === 'rest') await restBench();
@@ -17,6 +18,7 @@ if (only === undefined || only === 'mcp') await mcpProxyBench();
 if (only === undefined || only === 'knowledge') await retrievalBench();
 if (only === undefined || only === 'knowledge' || only === 'postgres') await pgRetrievalBench();
 if (only === undefined || only === 'vectors') await vectorBench();
+if (only === undefined || only === 'hybrid') await hybridBench();
 if (only === undefined || only === 'abuse') await abuseBench();
 if (only === undefined || only === 'kube') await kubeBench();
 if (only === undefined || only === 'limits') await limitsBench();
