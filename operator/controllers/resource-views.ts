@@ -21,8 +21,16 @@ export interface WorkspaceView {
     readonly displayName?: string;
     readonly description?: string;
     readonly limits?: Readonly<Record<string, number>>;
+    readonly embeddings?: WorkspaceEmbeddingsView;
   };
 }
+
+/** spec.embeddings: `disabled`, the provider's settings, and its API key in a Secret. */
+export type WorkspaceEmbeddingsView = Readonly<Record<string, unknown>> & {
+  readonly disabled?: boolean;
+  readonly baseUrl?: string;
+  readonly apiKey?: { readonly secretKeyRef: SecretKeyRef };
+};
 
 export interface ApiKeyView {
   readonly metadata: ResourceMeta;

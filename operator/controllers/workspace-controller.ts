@@ -214,7 +214,7 @@ export class WorkspaceController {
       });
     }
 
-    const reach = await this.reachCheck(namespace, name, mcpSources, dataSources);
+    const reach = await this.reachCheck(namespace, name, mcpSources, dataSources, workspace.spec);
     const plan = planWorkspace({
       ...(reach === undefined ? {} : { reach }),
       workspace: { metadata: workspace.metadata, spec: workspace.spec ?? {} },
@@ -271,17 +271,18 @@ export class WorkspaceController {
       ...plan.dataSources.values(),
       ...plan.apiKeys.values(),
     ].filter((c) => !c.ready).length;
+    const notes = [
+      ...(failing === 0
+        ? []
+        : [`${failing} resource${failing === 1 ? '' : 's'} of it not ready (see their conditions)`]),
+      ...(plan.embeddings === undefined || plan.embeddings.ready
+        ? []
+        : [`spec.embeddings not used (lexical search only): ${plan.embeddings.message}`]),
+    ];
     await this.setStatus(
       PLURALS.workspace,
       workspace,
-      {
-        ready: true,
-        reason: 'Rendered',
-        message:
-          failing === 0
-            ? 'served by the gateways'
-            : `served by the gateways; ${failing} resource${failing === 1 ? '' : 's'} of it not ready (see their conditions)`,
-      },
+      { ready: true, reason: 'Rendered', message: ['served by the gateways', ...notes].join('; ') },
       {
         keys: plan.render.keys.length,
         sources: plan.render.mcpSources.length + plan.render.dataSources.length,
@@ -436,12 +437,15 @@ export class WorkspaceController {
     workspace: string,
     mcpSources: readonly Resource<McpSourceView['spec']>[],
     dataSources: readonly Resource<DataSourceView['spec']>[],
+    spec: WorkspaceView['spec'] | undefined,
   ): Promise<ReachCheck | undefined> {
     const policy = this.deps.policy;
     if (policy === undefined) return undefined;
-    const urls = [...mcpSources.map((s) => s.spec.url), ...dataSources.map((s) => s.spec.http?.url)].filter(
-      (url): url is string => typeof url === 'string',
-    );
+    const urls = [
+      ...mcpSources.map((s) => s.spec.url),
+      ...dataSources.map((s) => s.spec.http?.url),
+      spec?.embeddings?.baseUrl,
+    ].filter((url): url is string => typeof url === 'string');
     const connectionStrings: string[] = [];
     for (const source of dataSources) {
       const ref = source.spec.postgres?.connectionString?.secretKeyRef;

@@ -15,6 +15,7 @@ import {
   type WorkspaceToRender,
 } from '../../gateway/config/kube/index.js';
 import type { z } from 'zod';
+import { EMBEDDINGS_CREDENTIAL, planEmbeddings } from './embeddings-plan.js';
 import type { ReachCheck } from './reach-check.js';
 import type {
   ApiKeyView,
@@ -56,6 +57,9 @@ export interface WorkspacePlan {
   readonly apiKeys: ReadonlyMap<string, ReadyCondition>;
   readonly mcpSources: ReadonlyMap<string, ReadyCondition & { readonly toolsHint?: number }>;
   readonly dataSources: ReadonlyMap<string, ReadyCondition>;
+  /** Set when the Workspace has spec.embeddings; ready: false when it could not be used (the
+   * workspace is then rendered with `embeddings: false`, never with the gateway-wide provider). */
+  readonly embeddings?: ReadyCondition;
 }
 
 const RENDERED: ReadyCondition = { ready: true, reason: 'Rendered', message: 'served by the gateways' };
@@ -156,6 +160,12 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     keyStatus.set(resource.metadata.name, keyCondition(spec, now));
   }
 
+  const embeddings = planEmbeddings(
+    input.workspace.spec.embeddings,
+    (ref) => secretRef(EMBEDDINGS_CREDENTIAL.source, EMBEDDINGS_CREDENTIAL.field, ref),
+    input.reach,
+  );
+
   return {
     render: {
       name,
@@ -164,6 +174,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
         ? {}
         : { displayName: input.workspace.spec.displayName }),
       ...(input.workspace.spec.limits === undefined ? {} : { limits: input.workspace.spec.limits }),
+      ...(embeddings === undefined ? {} : { embeddings: embeddings.render }),
       mcpSources,
       dataSources,
       keys,
@@ -172,6 +183,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     apiKeys: keyStatus,
     mcpSources: mcpStatus,
     dataSources: dataStatus,
+    ...(embeddings === undefined ? {} : { embeddings: embeddings.condition }),
   };
 }
 

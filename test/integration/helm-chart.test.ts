@@ -17,9 +17,16 @@ import { startModernServer, type RunningModernServer } from '../fixtures/upstrea
 import { get, mcpPost } from '../support/gateway-harness.js';
 import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
 import { until } from '../support/until.js';
-import { GatewayConfigSchema, TenantPolicySchema } from '../../gateway/config/index.js';
+import {
+  EmbeddingsSchema,
+  GatewayConfigSchema,
+  TenantPolicySchema,
+  validateConfig,
+} from '../../gateway/config/index.js';
+import { embeddingsFor } from '../../gateway/knowledge/index.js';
 import { freePort } from '../infra/free-port.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { z } from 'zod';
 
 const run = promisify(execFile);
 const CHART = 'charts/agent-gateway';
@@ -191,6 +198,104 @@ describe('the chart, offline', () => {
     const refused = await helm(['template', RELEASE, CHART, '--set', 'gateway.drainDelayMs=10000']);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('gateway.drainDelayMs must be less than gateway.shutdownGraceMs');
+  });
+
+  it('helm:embeddings — off by default; enabled renders the gateway-wide provider with the gateway’s own defaults and its key from a Secret; a missing model or baseUrl fails with the value’s name', async () => {
+    interface Rendered {
+      kind?: string;
+      metadata: { name: string };
+      data?: Record<string, string>;
+      spec?: { template: { spec: { containers: { name: string; env?: { name: string }[] }[] } } };
+    }
+    const render = async (...set: string[]) => {
+      const docs = parseAllDocuments(
+        await helmOk(['template', RELEASE, CHART, ...set.flatMap((value) => ['--set', value])]),
+      )
+        .map((d) => d.toJS() as Rendered)
+        .filter((d) => d?.kind !== undefined);
+      const gateway = docs
+        .find((d) => d.kind === 'Deployment' && d.metadata.name === 'agw-agent-gateway')
+        ?.spec?.template.spec.containers.find((c) => c.name === 'gateway');
+      const configMap = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'agw-agent-gateway');
+      const validated = validateConfig(parse(configMap?.data?.['gateway.yaml'] ?? ''));
+      if (!validated.ok) throw new Error(JSON.stringify(validated.problems));
+      return { config: validated.config, env: gateway?.env ?? [] };
+    };
+    const off = await render();
+    expect(off.config.knowledge.embeddings).toBeUndefined();
+    expect(off.env.map((e) => e.name)).not.toContain('AGW_EMBEDDINGS_API_KEY');
+
+    const on = await render(
+      'knowledge.embeddings.enabled=true',
+      'knowledge.embeddings.baseUrl=https://api.openai.com/v1',
+      'knowledge.embeddings.model=text-embedding-3-small',
+      'knowledge.embeddings.apiKeySecret.name=openai',
+    );
+    // The chart's defaults are the gateway's (values.yaml would otherwise pin stale ones).
+    expect(on.config.knowledge.embeddings).toEqual(
+      EmbeddingsSchema.parse({
+        baseUrl: 'https://api.openai.com/v1',
+        model: 'text-embedding-3-small',
+        apiKey: { env: 'AGW_EMBEDDINGS_API_KEY' },
+      }),
+    );
+    expect(embeddingsFor(on.config, 'any-workspace')?.model).toBe('text-embedding-3-small');
+    expect(on.env).toContainEqual({
+      name: 'AGW_EMBEDDINGS_API_KEY',
+      valueFrom: { secretKeyRef: { name: 'openai', key: 'api-key' } },
+    });
+    const tuned = await render(
+      'knowledge.embeddings.enabled=true',
+      'knowledge.embeddings.baseUrl=http://ollama.models:11434/v1',
+      'knowledge.embeddings.model=nomic-embed-text',
+      'knowledge.embeddings.dimensions=768',
+      'knowledge.embeddings.requestsPerMinute=600',
+      'knowledge.embeddings.cacheMaxEntries=1000000',
+    );
+    expect(tuned.config.knowledge.embeddings).toMatchObject({
+      dimensions: 768,
+      requestsPerMinute: 600,
+      cacheMaxEntries: 1_000_000,
+    });
+    expect(tuned.config.knowledge.embeddings?.apiKey).toBeUndefined();
+    expect(tuned.env.map((e) => e.name)).not.toContain('AGW_EMBEDDINGS_API_KEY');
+
+    for (const [set, complaint] of [
+      [['knowledge.embeddings.baseUrl=https://x.example/v1'], 'knowledge.embeddings.model is required'],
+      [['knowledge.embeddings.model=m'], 'knowledge.embeddings.baseUrl is required'],
+      [['knowledge.embeddings.baseUrl=https://u:p@x.example/v1'], '/knowledge/embeddings/baseUrl'],
+      [['knowledge.embeddings.concurrency=99'], '/knowledge/embeddings/concurrency'],
+    ] as const) {
+      const result = await helm([
+        'template',
+        RELEASE,
+        CHART,
+        ...['knowledge.embeddings.enabled=true', ...set].flatMap((value) => ['--set', value]),
+      ]);
+      expect(result.code, complaint).not.toBe(0);
+      expect(result.stderr).toContain(complaint);
+    }
+
+    // The values schema bounds are the config contract's (0 means unset where the contract has none).
+    const schema = JSON.parse(await readFile(join(CHART, 'values.schema.json'), 'utf8')) as {
+      properties: { knowledge: { properties: { embeddings: { properties: Record<string, Bounds> } } } };
+    };
+    interface Bounds {
+      readonly minimum?: number;
+      readonly maximum?: number;
+    }
+    const contract = z.toJSONSchema(EmbeddingsSchema, { io: 'input' }) as {
+      properties: Record<string, Bounds>;
+    };
+    const values = schema.properties.knowledge.properties.embeddings.properties;
+    for (const [field, bounds] of Object.entries(contract.properties)) {
+      if (bounds.minimum === undefined) continue;
+      const optional = field === 'dimensions' || field === 'requestsPerMinute';
+      expect(values[field], field).toMatchObject({
+        minimum: optional ? 0 : bounds.minimum,
+        maximum: bounds.maximum,
+      });
+    }
   });
 
   it('helm:least-privilege — rendered RBAC: the gateway only reads Secrets and ConfigMaps of its namespace', async () => {

@@ -98,4 +98,39 @@ describe('CRDs on a real apiserver', () => {
     expect(byField.trim()).toBe('apikey.agentgateway.dev/ci-reader');
     expect(await readFile('crds/agentgateway.dev_apikeys.yaml', 'utf8')).toContain('selectableFields');
   });
+
+  it('crd:workspace-embeddings — spec.embeddings needs baseUrl and model unless disabled, disabled stands alone, no defaults are written, explain documents it', async () => {
+    const workspace = (name: string, embeddings: Record<string, unknown>) =>
+      JSON.stringify({
+        apiVersion: 'agentgateway.dev/v1alpha1',
+        kind: 'Workspace',
+        metadata: { name },
+        spec: { embeddings },
+      });
+    expect(await applyRefused(workspace('no-model', { baseUrl: 'https://models.example/v1' }))).toContain(
+      'embeddings.baseUrl and embeddings.model are required unless embeddings.disabled is true',
+    );
+    expect(
+      await applyRefused(workspace('both', { disabled: true, model: 'text-embedding-3-small' })),
+    ).toContain('embeddings.disabled: true turns embeddings off; leave the other embeddings fields out');
+    expect(
+      await applyRefused(workspace('big', { baseUrl: 'https://m.example/v1', model: 'm', concurrency: 99 })),
+    ).toContain('spec.embeddings.concurrency');
+    await kubectlOk(['apply', '-n', ns, '-f', '-'], workspace('off', { disabled: true }));
+    await kubectlOk(
+      ['apply', '-n', ns, '-f', '-'],
+      workspace('own', {
+        baseUrl: 'https://models.example/v1',
+        model: 'text-embedding-3-small',
+        apiKey: { secretKeyRef: { name: 'openai', key: 'api-key' } },
+      }),
+    );
+    const stored = JSON.parse(
+      await kubectlOk(['get', 'workspace', 'off', '-n', ns, '-o', 'jsonpath={.spec.embeddings}']),
+    ) as unknown;
+    expect(stored).toEqual({ disabled: true });
+    expect(await kubectlOk(['explain', 'workspace.spec.embeddings.queryTimeoutMs'])).toContain(
+      'default 2000',
+    );
+  });
 });

@@ -22,6 +22,8 @@ export function renderedWorkspaceProblems(workspace: WorkspaceConfig): ConfigPro
     else if (ref.kubernetesSecret.name !== own)
       problems.push({ path, message: `must reference the workspace’s own Secret ${own}` });
   };
+  if (workspace.embeddings !== undefined && workspace.embeddings !== false)
+    check(workspace.embeddings.apiKey, 'embeddings.apiKey');
   workspace.mcpSources.forEach((source, index) => {
     const path = `mcpSources.${index}`;
     if (source.transport === 'stdio')

@@ -26,6 +26,9 @@ export interface WorkspaceToRender {
   readonly displayName?: string;
   /** The workspace's rate and quota limits (config contract `limits`). */
   readonly limits?: Readonly<Record<string, number>>;
+  /** The workspace's own embeddings provider (config contract `embeddings`), or false for none; unset:
+   * the gateway-wide one. */
+  readonly embeddings?: Readonly<Record<string, unknown>> | false;
   readonly mcpSources: readonly unknown[];
   readonly dataSources: readonly unknown[];
   readonly keys: readonly unknown[];
@@ -76,6 +79,7 @@ export function renderWorkspace(
   const head: Record<string, unknown> = { name: workspace.name };
   if (workspace.displayName !== undefined) head['displayName'] = workspace.displayName;
   if (workspace.limits !== undefined) head['limits'] = workspace.limits;
+  if (workspace.embeddings !== undefined) head['embeddings'] = workspace.embeddings;
   const configFragments = pack(
     head,
     [

@@ -10,12 +10,14 @@ import {
   SHORT_NAME_RULE,
   type CrdDefinition,
 } from './crd-definition.js';
+import { WORKSPACE_EMBEDDINGS_RULES, WorkspaceEmbeddingsSpecSchema } from './workspace-embeddings.js';
 
 export const WorkspaceSpecSchema = z
   .strictObject({
     displayName: z.string().max(200).optional().describe('A human-readable name shown to operators.'),
     description: z.string().max(2000).optional().describe('What this workspace is for.'),
     limits: LimitsSchema.optional(),
+    embeddings: WorkspaceEmbeddingsSpecSchema.optional(),
   })
   .describe('A workspace: the unit of isolation; an API key sees only its own workspace.');
 
@@ -42,7 +44,7 @@ export const WORKSPACE: CrdDefinition = {
     'A workspace of Agent Gateway: one endpoint per workspace for AI agents, in front of its MCP and data sources. Its name must be unique across namespaces.',
   spec: WorkspaceSpecSchema,
   status: WorkspaceStatusSchema,
-  rules: { '': [SHORT_NAME_RULE] },
+  rules: { '': [SHORT_NAME_RULE], 'spec.embeddings': WORKSPACE_EMBEDDINGS_RULES },
   printerColumns: [
     READY_COLUMN,
     REASON_COLUMN,

@@ -62,4 +62,17 @@ describe('renderedWorkspaceProblems', () => {
       'dataSources.0.connectionString',
     ]);
   });
+
+  it('tenant:rendered-refs-own-secret — a workspace’s embeddings.apiKey must be its own rendered Secret too', () => {
+    const embeddings = (apiKey: unknown) =>
+      renderedWorkspaceProblems(
+        workspace({ embeddings: { baseUrl: 'https://models.example/v1', model: 'm', apiKey } }),
+      );
+    expect(embeddings({ kubernetesSecret: { name: 'agw-ws-acme-s0', key: 'k' } })).toEqual([]);
+    expect(embeddings({ env: 'AGW_EMBEDDINGS_API_KEY' }).map((p) => p.path)).toEqual(['embeddings.apiKey']);
+    expect(embeddings({ kubernetesSecret: { name: 'agw-ws-other-s0', key: 'k' } })[0]?.message).toContain(
+      'agw-ws-acme-s0',
+    );
+    expect(renderedWorkspaceProblems(workspace({ embeddings: false }))).toEqual([]);
+  });
 });
