@@ -1,7 +1,7 @@
 // The local OpenAI-compatible embeddings server (test/infra/embeddings/server.py, issue 22) serving
-// the real all-MiniLM-L6-v2, for integration tests and benchmarks. It needs the venv and weights
-// that test/infra/ensure-embeddings.sh installs (npm test runs it); the server binds port 0 itself
-// and reports the port it got, so there is no race for a port.
+// the real all-MiniLM-L6-v2, for integration tests and benchmarks. It needs the venv, weights and
+// ONNX graph that test/infra/ensure-embeddings.sh installs (npm test runs it); the server binds
+// port 0 itself and reports the port it got, so there is no race for a port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -49,7 +49,8 @@ export async function startEmbeddings(options: EmbeddingsOptions = {}): Promise<
   if (
     !existsSync(join(cache, 'ready')) ||
     !existsSync(python) ||
-    !existsSync(join(modelDir, 'model.safetensors'))
+    !existsSync(join(modelDir, 'model.safetensors')) ||
+    !existsSync(join(modelDir, 'model.onnx'))
   )
     throw new Error(
       `the embeddings test server is not installed in ${cache}: run \`bash test/infra/ensure-embeddings.sh\` ` +

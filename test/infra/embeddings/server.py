@@ -1,5 +1,5 @@
 """A local OpenAI-compatible embeddings server for the tests and benchmarks (issue 22): serves the
-real all-MiniLM-L6-v2 (384 dimensions) from minilm.py.
+real all-MiniLM-L6-v2 (384 dimensions) from minilm.py (onnxruntime, on the graph build_onnx.py wrote).
 
   POST /v1/embeddings  {"model", "input": str | [str], "dimensions"?: 384, "encoding_format"?}
   GET  /v1/models      GET /health (no auth)
@@ -133,7 +133,7 @@ class Handler(BaseHTTPRequestHandler):
             if not isinstance(body, dict):
                 raise bad_request("The request body must be a JSON object", "invalid_json")
             texts, model, encoding = parse_request(body)
-            with self.lock:  # one forward pass at a time: BLAS already uses every core
+            with self.lock:  # one request at a time: MiniLM.embed already uses every core
                 vectors, tokens = self.model.embed(texts)
             data = [
                 {
