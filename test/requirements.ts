@@ -240,7 +240,70 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 22: row-level security hides the vectors of other workspaces from the application role',
   'knowledge:sqlite-vector-cache':
     'issue 22: the embedded store ranks vectors from memory, rebuilt whenever any connection changed them',
+  'knowledge:embeddings-per-workspace':
+    "issue 22: a workspace's own embeddings replace the gateway-wide provider; false turns them off there",
+  'knowledge:fusion-convex': 'issue 22: hybrid fusion blends min-max-normalised lexical and cosine scores',
+  'knowledge:fusion-rrf': 'issue 22: reciprocal rank fusion is available for comparison',
+  'knowledge:fusion-one-list': 'issue 22: fusion of one-element lists gives finite scores',
+  'knowledge:hybrid-default':
+    'issue 22: with embeddings search is hybrid by default and says which list found each result',
+  'knowledge:hybrid-unchanged-without-embeddings':
+    'issue 22: without embeddings search answers exactly as before (no retrieval field, no found_by)',
+  'knowledge:hybrid-modes': 'issue 22: lexical and semantic modes on request',
+  'knowledge:hybrid-filters': "issue 22: the vector side honours the key's sources and the request filters",
+  'knowledge:hybrid-isolation': "issue 22: vector search never returns another workspace's chunks",
+  'knowledge:hybrid-not-configured':
+    'issue 22: a semantic mode without a provider answers lexically and says so',
+  'knowledge:hybrid-provider-down':
+    'issue 22: a failing provider makes search lexical with the reason, with a back-off before it is asked again',
+  'knowledge:hybrid-provider-stalls':
+    'issue 22: a stalled provider costs at most queryTimeoutMs, then lexical',
+  'knowledge:hybrid-no-vectors-yet':
+    'issue 22: chunks not embedded yet are still found lexically in hybrid mode',
+  'knowledge:answer-by-meaning':
+    'issue 22: /agent/query picks answer sentences by embedding similarity, verbatim and cited',
+  'knowledge:answer-by-meaning-fallback':
+    'issue 22: when sentences cannot be embedded the answer uses word overlap and says so',
+  'knowledge:answer-hashing-twin': 'issue 22: the hashing twin drives the service end to end',
+  'knowledge:sync-embeds-every-chunk':
+    'issue 22: a sync embeds every chunk and shows progress in the source state',
+  'knowledge:sync-embeds-nothing-twice':
+    'issue 22: unchanged chunks are never embedded again; a changed document re-embeds only its chunks',
+  'knowledge:sync-new-model-re-embeds': 'issue 22: a new model or length re-embeds every chunk',
+  'knowledge:sync-embed-failure':
+    'issue 22: a failed embedding pass leaves the sync a success, the failure shown without secrets, resumed next sync',
+  'knowledge:sync-without-embeddings': 'issue 22: without a provider a sync does no embedding work',
+  'knowledge:chunk-hits': 'issue 22: both stores return chunks by key under the filters, in key order',
+  'knowledge:hybrid-sources-progress':
+    'issue 22: /agent/sources shows every chunk embedded by the real model',
+  'knowledge:hybrid-readme-question':
+    "issue 22: the README's question ranks the breaker chunk higher hybrid than lexical",
+  'knowledge:hybrid-answer-by-meaning':
+    'issue 22: answers by meaning quote the cited chunks verbatim (real model)',
+  'knowledge:hybrid-mcp-search': 'issue 22: the MCP search tool takes a mode and reports how it searched',
+  'knowledge:hybrid-model-down':
+    'issue 22: with the model server gone search is lexical and says why; nothing leaks to logs',
+  'operator:embeddings-plan':
+    'issue 22: Workspace spec.embeddings is rendered with its key copied into the workspace Secret',
+  'operator:embeddings-not-used':
+    'issue 22: an unusable tenant embeddings spec renders embeddings off (never gateway-wide) and says why',
+  'operator:embeddings-round-trip':
+    'issue 22: Workspace spec.embeddings reaches the gateway config through the rendered objects',
+  'crd:workspace-embeddings':
+    'issue 22: the Workspace CRD validates spec.embeddings with CEL and stores no defaults',
+  'helm:embeddings': 'issue 22: the chart renders knowledge.embeddings with its key from a Secret',
   'knowledge:vector-top-k': 'issue 22: brute-force vector ranking keeps the exact top k in one total order',
+  'knowledge:vector-approximate-recall':
+    'issue 22: the IVF index keeps recall@10 ≥ 0.9 against brute force on clustered vectors, re-scoring exactly',
+  'knowledge:vector-approximate-filters':
+    'issue 22: the approximate path honours allowed sources, source and type; a filter under the threshold is exact',
+  'knowledge:vector-approximate-deterministic':
+    'issue 22: the same vectors in any row order build the same index and give the same answers',
+  'knowledge:vector-index-sliced': 'issue 22: the index build yields often enough to share the event loop',
+  'knowledge:vector-approximate-store':
+    'issue 22: both stores answer through the index above the threshold, alike on two processes, rebuilt after writes',
+  'knowledge:postgres-vector-epoch':
+    'issue 22: a gateway holding PostgreSQL vectors in memory sees another pool’s vector writes on its next search',
   'knowledge:postgres-rls': 'issue 4: PostgreSQL enforces workspace isolation with row-level security',
   'knowledge:postgres-index': 'issue 4: PostgreSQL search uses the full-text index under row-level security',
   'knowledge:sync-lock-shared':

@@ -1,5 +1,7 @@
 export { SqliteKnowledgeStore } from './sqlite-store.js';
 export { PgKnowledgeStore, migratePostgres } from './pg-store.js';
+export { DEFAULT_VECTOR_INDEX } from './vector-cache.js';
+export type { IndexBuild, VectorIndexOptions } from './vector-cache.js';
 export type {
   KnowledgeStore,
   WorkspaceStore,

@@ -20,6 +20,7 @@ import type {
   WorkspaceStore,
 } from './knowledge-store.js';
 import * as vectors from './pg-vectors.js';
+import { VectorCaches, type VectorCache, type VectorIndexOptions } from './vector-cache.js';
 import { chunkFromRow, documentFromRow, hitFromRow, inKeyOrder, type Row } from './store-rows.js';
 
 const SCHEMA = `
@@ -68,7 +69,7 @@ export async function migratePostgres(admin: pg.ClientConfig, appRole: string | 
     if (appRole !== undefined) {
       const role = client.escapeIdentifier(appRole);
       await client.query(
-        `GRANT SELECT, INSERT, UPDATE, DELETE ON documents, chunks, chunk_vectors TO ${role}; GRANT USAGE ON SEQUENCE chunks_id_seq TO ${role}`,
+        `GRANT SELECT, INSERT, UPDATE, DELETE ON documents, chunks, chunk_vectors, vector_epochs TO ${role}; GRANT USAGE ON SEQUENCE chunks_id_seq TO ${role}`,
       );
     }
   } finally {
@@ -80,6 +81,7 @@ class PgWorkspaceStore implements WorkspaceStore {
   constructor(
     private readonly pool: pg.Pool,
     readonly workspaceId: string,
+    private readonly vectorCache: VectorCache,
   ) {}
 
   /** Runs work in a transaction scoped to this workspace (row-level security reads `agw.workspace`). */
@@ -102,6 +104,7 @@ class PgWorkspaceStore implements WorkspaceStore {
   upsertDocument(document: DocumentInput, chunks: readonly ChunkInput[]): Promise<void> {
     return this.scoped(async (client) => {
       const ws = this.workspaceId;
+      const hadVectors = await vectors.removeForDocuments(client, ws, [document.docId]);
       await client.query('DELETE FROM chunks WHERE workspace_id = $1 AND doc_id = $2', [ws, document.docId]);
       await client.query(
         `INSERT INTO documents (workspace_id, doc_id, source_id, source_type, external_id, title, url, updated_at, content_hash, body_chars, chunk_count)
@@ -140,6 +143,7 @@ class PgWorkspaceStore implements WorkspaceStore {
           ],
         );
       }
+      if (hadVectors) await vectors.bumpEpoch(client, ws);
     });
   }
 
@@ -161,11 +165,14 @@ class PgWorkspaceStore implements WorkspaceStore {
         [this.workspaceId, sourceId, docIds],
       );
       const removed = rows.map((row) => String(row['doc_id']));
-      if (removed.length > 0)
+      if (removed.length > 0) {
+        const hadVectors = await vectors.removeForDocuments(client, this.workspaceId, removed);
         await client.query('DELETE FROM chunks WHERE workspace_id = $1 AND doc_id = ANY($2)', [
           this.workspaceId,
           removed,
         ]);
+        if (hadVectors) await vectors.bumpEpoch(client, this.workspaceId);
+      }
       return removed.length;
     });
   }
@@ -232,7 +239,8 @@ class PgWorkspaceStore implements WorkspaceStore {
     });
   }
 
-  // Vectors are deleted with their chunks by the foreign key's ON DELETE CASCADE (pg-vectors.ts).
+  // Vectors go with their chunks (a foreign key cascades), but are removed explicitly first so the
+  // workspace's vector epoch moves in the same transaction (pg-vectors.ts).
   putVectors(space: EmbeddingSpace, batch: readonly ChunkVector[]): Promise<number> {
     return this.scoped((client) => vectors.putVectors(client, this.workspaceId, space, batch));
   }
@@ -280,8 +288,15 @@ class PgWorkspaceStore implements WorkspaceStore {
     limit: number,
   ): Promise<VectorHit[]> {
     if (filters.allowedSourceIds.length === 0 || limit <= 0) return Promise.resolve([]);
-    return this.scoped((client) =>
-      vectors.vectorSearch(client, this.workspaceId, filters, query, space, limit),
+    return vectors.vectorSearch(
+      this.pool,
+      (work) => this.scoped(work),
+      this.workspaceId,
+      this.vectorCache,
+      filters,
+      query,
+      space,
+      limit,
     );
   }
 }
@@ -290,14 +305,18 @@ export class PgKnowledgeStore implements KnowledgeStore {
   readonly kind = 'postgresql' as const;
   /** Shared with the PgSourceLock of the same process. */
   readonly pool: pg.Pool;
+  /** Each workspace's vectors in gateway memory, reloaded when its vector epoch moved. */
+  private readonly vectorCaches: VectorCaches;
 
-  constructor(config: pg.PoolConfig) {
+  /** `vectorIndex`: when searches go through the approximate index (vector-cache.ts). */
+  constructor(config: pg.PoolConfig, vectorIndex?: VectorIndexOptions) {
     this.pool = new pg.Pool({ max: 8, ...config });
+    this.vectorCaches = new VectorCaches(vectorIndex);
   }
 
   workspace(workspaceId: string): WorkspaceStore {
     if (workspaceId === '') throw new Error('a workspace is required');
-    return new PgWorkspaceStore(this.pool, workspaceId);
+    return new PgWorkspaceStore(this.pool, workspaceId, this.vectorCaches.of(workspaceId));
   }
 
   /** Whether searches can use the GIN index under row-level security (see LEAKPROOF_MATCH). */
@@ -314,6 +333,7 @@ export class PgKnowledgeStore implements KnowledgeStore {
   }
 
   close(): Promise<void> {
+    this.vectorCaches.close();
     return this.pool.end();
   }
 }

@@ -22,6 +22,7 @@ import type {
 } from './knowledge-store.js';
 import { chunkFromRow, documentFromRow, hitFromRow, inKeyOrder, type Row } from './store-rows.js';
 import { prepareVectors, SqliteVectors, VECTOR_SCHEMA, type VectorStatements } from './sqlite-vectors.js';
+import { VectorCaches, type VectorCache, type VectorIndexOptions } from './vector-cache.js';
 
 const SCHEMA = `
 PRAGMA journal_mode = WAL;
@@ -147,9 +148,10 @@ class SqliteWorkspaceStore implements WorkspaceStore {
     private readonly statements: Statements,
     vectorStatements: VectorStatements,
     readonly workspaceId: string,
+    vectorCache: VectorCache,
   ) {
     this.fts = prepareFts(db, ftsTable(workspaceId));
-    this.vectors = new SqliteVectors(vectorStatements, workspaceId);
+    this.vectors = new SqliteVectors(vectorStatements, workspaceId, vectorCache);
   }
 
   private transaction(work: () => void): void {
@@ -334,8 +336,11 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   private readonly statements: Statements;
   private readonly vectorStatements: VectorStatements;
   private readonly workspaces = new Map<string, SqliteWorkspaceStore>();
+  private readonly vectorCaches: VectorCaches;
 
-  constructor(path: string) {
+  /** `vectorIndex`: when searches go through the approximate index (vector-cache.ts). */
+  constructor(path: string, vectorIndex?: VectorIndexOptions) {
+    this.vectorCaches = new VectorCaches(vectorIndex);
     this.db = new DatabaseSync(path);
     this.db.exec(SCHEMA);
     this.db.exec(VECTOR_SCHEMA);
@@ -347,13 +352,20 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     if (workspaceId === '') throw new Error('a workspace is required');
     let store = this.workspaces.get(workspaceId);
     if (store === undefined) {
-      store = new SqliteWorkspaceStore(this.db, this.statements, this.vectorStatements, workspaceId);
+      store = new SqliteWorkspaceStore(
+        this.db,
+        this.statements,
+        this.vectorStatements,
+        workspaceId,
+        this.vectorCaches.of(workspaceId),
+      );
       this.workspaces.set(workspaceId, store);
     }
     return store;
   }
 
   close(): Promise<void> {
+    this.vectorCaches.close();
     if (this.db.isOpen) this.db.close();
     return Promise.resolve();
   }

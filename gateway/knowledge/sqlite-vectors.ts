@@ -1,8 +1,9 @@
 // Chunk vectors in the embedded store (issue 22): one row per chunk in `chunk_vectors`, keyed like
 // the chunk, the unit-length float32 vector as a BLOB with the model and length it was made with.
-// Search is brute force in JS over the workspace's vectors of the query's space, held as one matrix
-// (vector-matrix.ts) and rebuilt when the workspace's vector epoch moved: every write that adds or
-// removes a vector bumps it in the same transaction, whichever process shares the file.
+// Search runs in JS over the workspace's vectors of the query's space, held as one matrix with an
+// approximate index above a size threshold (vector-cache.ts), reloaded when the workspace's vector
+// epoch moved: every write that adds or removes a vector bumps it in the same transaction, whichever
+// process shares the file.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type {
   ChunkVector,
@@ -12,6 +13,7 @@ import type {
   VectorHit,
 } from './knowledge-store.js';
 import type { Row } from './store-rows.js';
+import type { HeldVectors, VectorCache } from './vector-cache.js';
 import { unitVector, vectorBytes } from './vector-math.js';
 import { VectorMatrix, type MatrixRow } from './vector-matrix.js';
 
@@ -81,12 +83,11 @@ export function prepareVectors(db: DatabaseSync): VectorStatements {
 
 /** The vector half of one workspace's SQLite store; the caller runs writes in its transaction. */
 export class SqliteVectors {
-  /** The last space searched, in memory (one matrix per workspace). */
-  private matrix: VectorMatrix | undefined;
-
   constructor(
     private readonly statements: VectorStatements,
     private readonly workspaceId: string,
+    /** The last space searched, in memory (one matrix per workspace). */
+    private readonly cache: VectorCache,
   ) {}
 
   /** Removes a document's vectors (with its chunks, in the caller's transaction). */
@@ -149,22 +150,16 @@ export class SqliteVectors {
   search(filters: SearchFilters, query: Float32Array, space: EmbeddingSpace, limit: number): VectorHit[] {
     if (filters.allowedSourceIds.length === 0 || limit <= 0) return [];
     const unit = unitVector(query, space);
-    return this.current(space).search(filters, unit, limit);
+    return this.held(space).search(filters, unit, limit);
   }
 
-  /** The matrix of `space`, rebuilt when another space is asked for or the epoch moved. Reading the
-   * epoch before the rows means a write in between only costs one more rebuild, never stale hits. */
-  private current(space: EmbeddingSpace): VectorMatrix {
+  /** The matrix of `space`, reloaded when another space is asked for or the epoch moved. Reading the
+   * epoch before the rows means a write in between only costs one more reload, never stale hits. */
+  private held(space: EmbeddingSpace): HeldVectors {
     const row = this.statements.epoch.get(this.workspaceId) as Row | undefined;
     const epoch = Number(row?.['epoch'] ?? 0);
-    const cached = this.matrix;
-    if (
-      cached?.epoch === epoch &&
-      cached.space.model === space.model &&
-      cached.space.dimensions === space.dimensions
-    )
-      return cached;
-    this.matrix = undefined;
+    const held = this.cache.current(epoch, space);
+    if (held !== undefined) return held;
     const count = Number(
       (this.statements.count.get(this.workspaceId, space.model, space.dimensions) as Row)['n'],
     );
@@ -183,7 +178,6 @@ export class SqliteVectors {
           bytes: r['vector'] as Uint8Array,
         };
     })();
-    this.matrix = new VectorMatrix(space, epoch, matrixRows, count);
-    return this.matrix;
+    return this.cache.install(new VectorMatrix(space, epoch, matrixRows, count));
   }
 }

@@ -22,6 +22,26 @@ export function vectorBytes(vector: Float32Array): Uint8Array {
   return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
+/** Dot product of `dims` floats of `a` from `aBase` with `b` from `bBase`; four accumulators
+ * (measured ~1.5x a plain loop). Every ranking and clustering step uses this one function, so an
+ * approximate search re-scores a row to exactly the similarity the exact search gives it. */
+export function dotAt(a: Float32Array, aBase: number, b: Float32Array, bBase: number, dims: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < dims; j += 4) {
+    s0 += (a[aBase + j] as number) * (b[bBase + j] as number);
+    s1 += (a[aBase + j + 1] as number) * (b[bBase + j + 1] as number);
+    s2 += (a[aBase + j + 2] as number) * (b[bBase + j + 2] as number);
+    s3 += (a[aBase + j + 3] as number) * (b[bBase + j + 3] as number);
+  }
+  let sum = s0 + s1 + s2 + s3;
+  for (; j < dims; j += 1) sum += (a[aBase + j] as number) * (b[bBase + j] as number);
+  return sum;
+}
+
 /** Whether `a` ranks before `b`: higher similarity first, then (docId, chunkNo). */
 function before(a: VectorHit, b: VectorHit): boolean {
   if (a.similarity !== b.similarity) return a.similarity > b.similarity;

@@ -495,13 +495,14 @@ describe('PostgreSQL vector row-level security', () => {
       await put(store, ws, 'docs', 'x', 'Same', text);
       await embedMissing(store, ws, 'docs');
     }
-    // Detection only: this Debian server has no pgvector; the real[] path above is what runs.
+    // Detection only: this Debian server has no pgvector; the in-memory path above is what runs.
     expect(typeof (await store.pgvectorAvailable())).toBe('boolean');
     await store.close();
     const client = new pg.Client(server.app);
     await client.connect();
     try {
       expect((await client.query('SELECT count(*)::int AS n FROM chunk_vectors')).rows[0].n).toBe(0);
+      expect((await client.query('SELECT count(*)::int AS n FROM vector_epochs')).rows[0].n).toBe(0);
       await client.query('BEGIN');
       await client.query("SELECT set_config('agw.workspace', 'valpha', true)");
       const rows = (await client.query('SELECT workspace_id FROM chunk_vectors')).rows as {
@@ -509,11 +510,20 @@ describe('PostgreSQL vector row-level security', () => {
       }[];
       expect(rows.length).toBeGreaterThan(0);
       expect(new Set(rows.map((r) => r.workspace_id))).toEqual(new Set(['valpha']));
+      // The epochs likewise: one workspace can neither read nor move another's.
+      const epochs = (await client.query('SELECT workspace_id FROM vector_epochs')).rows as {
+        workspace_id: string;
+      }[];
+      expect(epochs.map((r) => r.workspace_id)).toEqual(['valpha']);
+      expect(
+        (await client.query("UPDATE vector_epochs SET epoch = epoch + 1 WHERE workspace_id = 'vbeta'"))
+          .rowCount,
+      ).toBe(0);
       // Not even through the chunk it would hang from (the foreign key check bypasses the policy).
       const beta = documentId('vbeta', 'docs', 'x');
       await expect(
         client.query(
-          "INSERT INTO chunk_vectors VALUES ('vbeta', $1, 0, 'hashing-v1', 64, array_fill(0.125::real, ARRAY[64]))",
+          "INSERT INTO chunk_vectors VALUES ('vbeta', $1, 0, 'hashing-v1', 64, decode(repeat('00', 256), 'hex'))",
           [beta],
         ),
       ).rejects.toThrow(/row-level security/);
