@@ -202,6 +202,24 @@ async function ingestionBench(
   await store.close();
 }
 
+/** What a search adds to embed its question: one uncached call to the model server per query. */
+async function queryEmbeddingLatency(set: KnownItemSet, http: EmbeddingProvider): Promise<void> {
+  const queries = set.queries.slice(-220).map((q) => `${q.text}?`);
+  for (const query of queries.slice(0, 20)) await http.embed([query]);
+  const timings: number[] = [];
+  for (const query of queries.slice(20)) {
+    const started = performance.now();
+    await http.embed([query]);
+    timings.push(performance.now() - started);
+  }
+  timings.sort((a, b) => a - b);
+  const at = (p: number) =>
+    (timings[Math.min(timings.length - 1, Math.floor((p / 100) * timings.length))] ?? 0).toFixed(1);
+  console.log(
+    `\nquestion embedding (one uncached short query per call over HTTP to the local model server, ${timings.length} timed after 20 warm-up, load ${loadavg()[0]?.toFixed(1)}): p50 ${at(50)} ms  p95 ${at(95)} ms  p99 ${at(99)} ms`,
+  );
+}
+
 export async function hybridBench(): Promise<void> {
   console.log('\n== Hybrid retrieval benchmark (issue 22: lexical vs semantic vs hybrid) ==');
   execFileSync('bash', ['test/infra/ensure-embeddings.sh'], { stdio: 'inherit' });
@@ -226,7 +244,10 @@ export async function hybridBench(): Promise<void> {
     const found = sets();
     for (const set of found) await measureSet(set, disk, server.dimensions);
     const debian = found.find((s) => s.name.startsWith('Debian'));
-    if (debian !== undefined) await ingestionBench(debian, http, server.dimensions, 300);
+    if (debian !== undefined) {
+      await ingestionBench(debian, http, server.dimensions, 300);
+      await queryEmbeddingLatency(debian, http);
+    }
     disk.close();
   } finally {
     await server.stop();
