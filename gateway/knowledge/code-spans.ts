@@ -2,8 +2,12 @@
 // and indented blocks (four spaces or a tab after a blank line). Code is indexed and searchable, but
 // it ranks below prose that says the same words, and it is never quoted as an answer sentence.
 
+/** Some line that could open a fence or an indented block; without one the text is all prose. */
+const MAYBE_CODE = /^(\s{0,3}(```|~~~)| {4}|\t)/m;
+
 /** The text with every code line removed (one newline kept per removed line). */
 export function proseOnly(text: string): string {
+  if (!MAYBE_CODE.test(text)) return text;
   const lines = text.split('\n');
   let fenced = false;
   let previousBlank = true;
@@ -24,9 +28,11 @@ export function proseOnly(text: string): string {
   return out.join('\n');
 }
 
-/** The share of non-blank characters of `text` that are prose (1 for text without code). */
-export function proseShare(text: string): number {
+/** The share of non-blank characters of `text` that are prose (1 for text without code);
+ * `prose` is `proseOnly(text)` when the caller has it already. */
+export function proseShare(text: string, prose: string = proseOnly(text)): number {
+  if (prose === text) return 1;
   const all = text.replace(/\s+/g, '').length;
   if (all === 0) return 1;
-  return proseOnly(text).replace(/\s+/g, '').length / all;
+  return prose.replace(/\s+/g, '').length / all;
 }

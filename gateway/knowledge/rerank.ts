@@ -13,14 +13,14 @@ function stem(term: string): string {
 /** Fraction of distinct terms present, and the shortest word window holding all present terms. */
 export function termFeatures(text: string, terms: readonly string[]): { coverage: number; window: number } {
   const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const prefixes = terms.map(stem);
+  // One pass over the words, so the events come in position order (term order within a word).
   const events: [number, number][] = [];
-  terms.forEach((term, index) => {
-    const prefix = stem(term);
-    words.forEach((word, position) => {
+  words.forEach((word, position) => {
+    prefixes.forEach((prefix, index) => {
       if (word.startsWith(prefix)) events.push([position, index]);
     });
   });
-  events.sort((a, b) => a[0] - b[0]);
   const present = new Set(events.map(([, index]) => index)).size;
   let window = Number.POSITIVE_INFINITY;
   const counts = new Map<number, number>();
@@ -43,9 +43,10 @@ export function termFeatures(text: string, terms: readonly string[]): { coverage
 export function rerank(hits: readonly SearchHit[], terms: readonly string[]): SearchHit[] {
   return hits
     .map((hit, index) => {
-      const { coverage, window } = termFeatures(`${hit.title} ${proseOnly(hit.text)}`, terms);
+      const prose = proseOnly(hit.text);
+      const { coverage, window } = termFeatures(`${hit.title} ${prose}`, terms);
       const proximity = Number.isFinite(window) ? 0.3 * Math.min(1, (terms.length * 3) / window) : 0;
-      const codeDamping = 0.4 + 0.6 * proseShare(hit.text);
+      const codeDamping = 0.4 + 0.6 * proseShare(hit.text, prose);
       return {
         hit: { ...hit, score: hit.score * (1 + 0.5 * coverage) * (1 + proximity) * codeDamping },
         index,

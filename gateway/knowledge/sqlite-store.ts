@@ -20,6 +20,7 @@ import type {
   VectorHit,
   WorkspaceStore,
 } from './knowledge-store.js';
+import { prunedRanking, provenTop } from './bm25-pruning.js';
 import { chunkFromRow, documentFromRow, hitFromRow, inKeyOrder, type Row } from './store-rows.js';
 import { prepareVectors, SqliteVectors, VECTOR_SCHEMA, type VectorStatements } from './sqlite-vectors.js';
 import { VectorCaches, type VectorCache, type VectorIndexOptions } from './vector-cache.js';
@@ -70,6 +71,7 @@ interface Statements {
   document: StatementSync;
   chunks: StatementSync;
   count: StatementSync;
+  maxChunkId: StatementSync;
 }
 
 function prepare(db: DatabaseSync): Statements {
@@ -115,6 +117,8 @@ function prepare(db: DatabaseSync): Statements {
       'SELECT chunk_no, text, char_start, char_end FROM chunks WHERE workspace_id = ? AND doc_id = ? AND chunk_no >= ? ORDER BY chunk_no LIMIT ?',
     ),
     count: db.prepare('SELECT count(*) AS n FROM documents WHERE workspace_id = ? AND source_id = ?'),
+    // An upper bound of any workspace's FTS row count (each row is a distinct chunk id), for bm25 ceilings.
+    maxChunkId: db.prepare('SELECT coalesce(max(id), 0) AS n FROM chunks'),
   };
 }
 
@@ -122,6 +126,8 @@ interface FtsStatements {
   insert: StatementSync;
   delete: StatementSync;
   top: StatementSync;
+  topWithin: StatementSync;
+  matches: StatementSync;
 }
 
 function prepareFts(db: DatabaseSync, table: string): FtsStatements {
@@ -136,6 +142,13 @@ function prepareFts(db: DatabaseSync, table: string): FtsStatements {
     top: db.prepare(
       `SELECT rowid, bm25(${table}, 4.0, 1.0) AS score FROM ${table} WHERE ${table} MATCH ? ORDER BY score, rowid LIMIT ?`,
     ),
+    // The same ranking scoring only rows that hold one of the rarer terms (bm25-pruning.ts). The unary
+    // plus keeps the rowid test out of FTS5's plan, so the query, and every phrase's idf, is unchanged.
+    topWithin: db.prepare(
+      `SELECT rowid, bm25(${table}, 4.0, 1.0) AS score FROM ${table} WHERE ${table} MATCH ?
+         AND +rowid IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?) ORDER BY score, rowid LIMIT ?`,
+    ),
+    matches: db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH ?`),
   };
 }
 
@@ -230,21 +243,46 @@ class SqliteWorkspaceStore implements WorkspaceStore {
   search(terms: readonly string[], filters: SearchFilters, limit: number): Promise<SearchHit[]> {
     return attempt(() => {
       if (terms.length === 0 || filters.allowedSourceIds.length === 0) return [];
-      const match = terms.map(quote).join(' OR ');
-      // A bounded candidate set first; only when filters leave too few of a full set is every match ranked.
-      const candidates = Math.min(limit * 4 + 20, 2000);
-      let hits = this.rank(match, candidates, filters);
-      if (hits.found < limit && hits.candidates >= candidates) hits = this.rank(match, -1, filters);
+      // The exact top `limit` first; only when filters leave too few of a full set is a wider set
+      // ranked, then every match.
+      let hits = this.rank(terms, limit, filters);
+      for (const candidates of [Math.min(limit * 4 + 20, 2000), -1]) {
+        if (hits.found >= limit || hits.candidates < hits.asked) break;
+        hits = this.rank(terms, candidates, filters);
+      }
       return hits.rows.slice(0, limit);
     });
   }
 
+  /** The best `count` FTS rows (every match when negative), scoring only the rows that can reach them. */
+  private top(terms: readonly string[], count: number): Row[] {
+    const match = terms.map(quote).join(' OR ');
+    if (count > 0 && terms.length > 1) {
+      const matches = terms.map((term) => Number((this.fts.matches.get(quote(term)) as Row)['n']));
+      const rowBound = Number((this.statements.maxChunkId.get() as Row)['n']);
+      const pruned = prunedRanking(matches, rowBound);
+      if (pruned !== undefined) {
+        const required = pruned.required.map((index) => quote(terms[index] as string)).join(' OR ');
+        const rows = this.fts.topWithin.all(match, required, count) as Row[];
+        if (
+          provenTop(
+            rows.map((row) => -Number(row['score'])),
+            count,
+            pruned.ceiling,
+          )
+        )
+          return rows;
+      }
+    }
+    return this.fts.top.all(match, count);
+  }
+
   private rank(
-    match: string,
+    terms: readonly string[],
     candidates: number,
     filters: SearchFilters,
-  ): { rows: SearchHit[]; found: number; candidates: number } {
-    const ranked = this.fts.top.all(match, candidates) as Row[];
+  ): { rows: SearchHit[]; found: number; candidates: number; asked: number } {
+    const ranked = this.top(terms, candidates);
     const order = new Map(
       ranked.map((row, index) => [Number(row['rowid']), { index, score: -Number(row['score']) }]),
     );
@@ -261,7 +299,7 @@ class SqliteWorkspaceStore implements WorkspaceStore {
       .map((row) => ({ row, rank: order.get(Number(row['id'])) as { index: number; score: number } }))
       .sort((a, b) => a.rank.index - b.rank.index)
       .map(({ row, rank }) => hitFromRow(row, rank.score));
-    return { rows, found: rows.length, candidates: ranked.length };
+    return { rows, found: rows.length, candidates: ranked.length, asked: candidates };
   }
 
   getDocument(docId: string): Promise<StoredDocument | undefined> {

@@ -227,6 +227,35 @@ describe('SqliteKnowledgeStore: filtered search over many matches', () => {
   });
 });
 
+describe('SqliteKnowledgeStore: ranking that skips rows of a common term', () => {
+  async function corpus(rare: number): Promise<void> {
+    for (let i = 0; i < 60; i += 1)
+      await indexDocument(ws, {
+        sourceId: 'wiki',
+        externalId: `g${i}`,
+        title: `Gull ${i}`,
+        body: `gull gull ${i < rare ? 'heron' : 'plover'} shore ${'sand '.repeat(i % 7)}`,
+      });
+    for (let i = 0; i < 20; i += 1)
+      await indexDocument(ws, { sourceId: 'docs', externalId: `o${i}`, title: 'Other', body: `tern ${i}` });
+  }
+
+  it('returns exactly the first rows of the full ranking when the rarer term decides the top', async () => {
+    await corpus(12);
+    const all = await ws.search(['gull', 'heron'], ALL, 500);
+    expect(all).toHaveLength(60);
+    for (const limit of [1, 5, 10, 12])
+      expect(await ws.search(['gull', 'heron'], ALL, limit)).toEqual(all.slice(0, limit));
+  });
+
+  it('ranks every match when the rarer term holds too few rows to decide', async () => {
+    await corpus(3);
+    const all = await ws.search(['gull', 'heron'], ALL, 500);
+    for (const limit of [3, 4, 10])
+      expect(await ws.search(['gull', 'heron'], ALL, limit)).toEqual(all.slice(0, limit));
+  });
+});
+
 describe('SqliteKnowledgeStore: documents', () => {
   it('replaces the chunks of a re-upserted document', async () => {
     const docId = await indexDocument(ws, {
