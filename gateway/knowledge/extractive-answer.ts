@@ -77,7 +77,6 @@ export function extractiveAnswer(
     ...c,
     relevance: c.covered < floor ? 0 : c.covered / terms.length + 0.1 / (1 + c.rank),
   }));
-  const chosen: typeof candidates = [];
   // The same sentence often appears in two overlapping chunks: keep its first (best-ranked) copy.
   const seen = new Set<string>();
   const pool = candidates.filter((c) => {
@@ -85,21 +84,39 @@ export function extractiveAnswer(
     seen.add(c.text);
     return true;
   });
-  while (chosen.length < MAX_SENTENCES && pool.length > 0) {
-    let bestIndex = -1;
+  const chosen = byMarginalRelevance(
+    pool,
+    (c) => c.relevance,
+    (a, b) => similarity(a.words, b.words),
+    MAX_SENTENCES,
+  );
+  return chosen.map(({ text, chunkId }) => ({ text, chunkId }));
+}
+
+/** Maximal marginal relevance: up to `max` candidates, each the one whose relevance, less its
+ * greatest similarity to those already chosen, scores best (weights LAMBDA and 1 - LAMBDA). */
+export function byMarginalRelevance<T>(
+  candidates: readonly T[],
+  relevance: (candidate: T) => number,
+  similarity: (a: T, b: T) => number,
+  max: number,
+): T[] {
+  const pool = [...candidates];
+  const chosen: T[] = [];
+  while (chosen.length < max && pool.length > 0) {
+    let bestIndex = 0;
     let bestScore = Number.NEGATIVE_INFINITY;
     pool.forEach((candidate, index) => {
-      const redundancy = chosen.reduce((max, c) => Math.max(max, similarity(candidate.words, c.words)), 0);
-      const score = LAMBDA * candidate.relevance - (1 - LAMBDA) * redundancy;
+      const redundancy = chosen.reduce((most, c) => Math.max(most, similarity(candidate, c)), 0);
+      const score = LAMBDA * relevance(candidate) - (1 - LAMBDA) * redundancy;
       if (score > bestScore) {
         bestScore = score;
         bestIndex = index;
       }
     });
-    if (bestIndex < 0) break;
     chosen.push(...pool.splice(bestIndex, 1));
   }
-  return chosen.map(({ text, chunkId }) => ({ text, chunkId }));
+  return chosen;
 }
 
 /** The first quotable sentence of the best-ranked chunk that has one. */

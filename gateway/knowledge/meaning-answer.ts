@@ -1,17 +1,21 @@
 // The extractive answer by meaning (issue 22): when the question was embedded, the sentences of the
 // best-ranked chunks are embedded too and chosen by cosine similarity to the question, with maximal
 // marginal relevance against each other, so a question worded unlike the text still gets the
-// sentence that answers it. Every sentence is still quoted verbatim with its chunk's citation, and
+// sentence that answers it (the same maximal-marginal-relevance selection as the word answerer). Every sentence is still quoted verbatim with its chunk's citation, and
 // code blocks are never quoted (splitSentences keeps prose only). Word overlap (extractive-answer.ts)
 // stays the answer when there are no embeddings or this call fails.
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
-import { splitSentences, type AnswerSentence, type CandidateChunk } from './extractive-answer.js';
+import {
+  byMarginalRelevance,
+  splitSentences,
+  type AnswerSentence,
+  type CandidateChunk,
+} from './extractive-answer.js';
 
 /** Chunks whose sentences are considered, best-ranked first, and the most sentences embedded. */
 export const MEANING_CHUNKS = 5;
 export const MEANING_MAX_SENTENCES = 40;
 const MAX_ANSWER_SENTENCES = 3;
-const LAMBDA = 0.7;
 /** A sentence qualifies when its similarity lies in the top share of the candidates' range. */
 const QUALIFYING_SHARE = 0.6;
 
@@ -60,20 +64,11 @@ export async function meaningAnswer(
   const best = Math.max(...scored.map((s) => s.relevance));
   const worst = Math.min(...scored.map((s) => s.relevance));
   const floor = worst + QUALIFYING_SHARE * (best - worst);
-  const pool = scored.filter((s) => s.relevance >= floor);
-  const chosen: typeof pool = [];
-  while (chosen.length < MAX_ANSWER_SENTENCES && pool.length > 0) {
-    let bestIndex = 0;
-    let bestScore = Number.NEGATIVE_INFINITY;
-    pool.forEach((candidate, index) => {
-      const redundancy = chosen.reduce((max, c) => Math.max(max, cosine(candidate.vector, c.vector)), 0);
-      const score = LAMBDA * candidate.relevance - (1 - LAMBDA) * redundancy;
-      if (score > bestScore) {
-        bestScore = score;
-        bestIndex = index;
-      }
-    });
-    chosen.push(...pool.splice(bestIndex, 1));
-  }
+  const chosen = byMarginalRelevance(
+    scored.filter((s) => s.relevance >= floor),
+    (s) => s.relevance,
+    (a, b) => cosine(a.vector, b.vector),
+    MAX_ANSWER_SENTENCES,
+  );
   return chosen.map(({ text, chunk }) => ({ text, chunkId: chunk.chunkId }));
 }

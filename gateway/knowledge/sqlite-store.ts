@@ -58,6 +58,14 @@ function attempt<T>(work: () => T): Promise<T> {
   }
 }
 
+/** The bound values of the `source_id IN (json) AND (? IS NULL OR …)` filter clause both hit
+ * statements end with. */
+function filterParams(filters: SearchFilters): (string | null)[] {
+  const sourceId = filters.sourceId ?? null;
+  const sourceType = filters.sourceType ?? null;
+  return [JSON.stringify(filters.allowedSourceIds), sourceId, sourceId, sourceType, sourceType];
+}
+
 interface Statements {
   upsertDocument: StatementSync;
   insertChunk: StatementSync;
@@ -289,11 +297,7 @@ class SqliteWorkspaceStore implements WorkspaceStore {
     const details = this.statements.hitDetails.all(
       JSON.stringify([...order.keys()]),
       this.workspaceId,
-      JSON.stringify(filters.allowedSourceIds),
-      filters.sourceId ?? null,
-      filters.sourceId ?? null,
-      filters.sourceType ?? null,
-      filters.sourceType ?? null,
+      ...filterParams(filters),
     ) as Row[];
     const rows = details
       .map((row) => ({ row, rank: order.get(Number(row['id'])) as { index: number; score: number } }))
@@ -345,11 +349,7 @@ class SqliteWorkspaceStore implements WorkspaceStore {
       const rows = this.statements.keyedHits.all(
         JSON.stringify(keys.map((key) => [key.docId, key.chunkNo])),
         this.workspaceId,
-        JSON.stringify(filters.allowedSourceIds),
-        filters.sourceId ?? null,
-        filters.sourceId ?? null,
-        filters.sourceType ?? null,
-        filters.sourceType ?? null,
+        ...filterParams(filters),
       ) as Row[];
       return inKeyOrder(
         keys,

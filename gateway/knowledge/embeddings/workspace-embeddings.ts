@@ -19,7 +19,7 @@ export type QueryEmbeddings =
 interface Entry {
   readonly fingerprint: string;
   readonly provider: EmbeddingProvider;
-  readonly config: EmbeddingsConfig;
+  config: EmbeddingsConfig;
   dimensions: number | undefined;
   down: { until: number; reason: EmbeddingFailure } | undefined;
 }
@@ -46,9 +46,15 @@ export class WorkspaceEmbeddings {
       this.entries.delete(workspace);
       return undefined;
     }
-    const fingerprint = JSON.stringify(config);
     const known = this.entries.get(workspace);
-    if (known?.fingerprint === fingerprint) return known;
+    // A config snapshot is immutable: the same settings object needs no fingerprint (the hot path of
+    // every search); a reloaded config's equal settings keep the provider and its cache.
+    if (known?.config === config) return known;
+    const fingerprint = JSON.stringify(config);
+    if (known?.fingerprint === fingerprint) {
+      known.config = config;
+      return known;
+    }
     const entry: Entry = {
       fingerprint,
       config,
