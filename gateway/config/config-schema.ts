@@ -549,6 +549,9 @@ export const KnowledgeSchema = z.strictObject({
       migrate: z.boolean().default(false),
       /** With `migrate`, the role the gateway's queries must run as is granted access. */
       appRole: z.string().min(1).optional(),
+      /** Where vectors are ranked: `pgvector` inside PostgreSQL (HNSW), `memory` in each gateway
+       * replica, `auto` pgvector when the extension exists or can be created, else memory. */
+      vectorSearch: z.enum(['auto', 'pgvector', 'memory']).default('auto'),
     })
     .optional(),
   /** Adds `X-Service-Usage: results=N; est_tokens=M; tokenizer=o200k_base` to agent responses. */

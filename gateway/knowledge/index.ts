@@ -1,5 +1,6 @@
 export { SqliteKnowledgeStore } from './sqlite-store.js';
-export { PgKnowledgeStore, migratePostgres } from './pg-store.js';
+export { PgKnowledgeStore, migratePostgres, choosePgVectorSearch } from './pg-store.js';
+export type { PgVectorSearch } from './pgvector-search.js';
 export { DEFAULT_VECTOR_INDEX } from './vector-cache.js';
 export type { IndexBuild, VectorIndexOptions } from './vector-cache.js';
 export type {

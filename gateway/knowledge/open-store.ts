@@ -1,10 +1,11 @@
 // Picks the knowledge store for the configured shape: the shared PostgreSQL index (with its
 // advisory-lock SourceLock) when `knowledge.postgres` is set, otherwise the embedded SQLite index.
-import { resolveSecret, type GatewayConfig, type SecretReader } from '../config/index.js';
+// For PostgreSQL it also resolves where vectors are ranked (vectorSearch) and logs the choice once.
+import { InvalidConfigError, resolveSecret, type GatewayConfig, type SecretReader } from '../config/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { KnowledgeStore } from './knowledge-store.js';
 import { PgSourceLock } from './pg-source-lock.js';
-import { migratePostgres, PgKnowledgeStore } from './pg-store.js';
+import { choosePgVectorSearch, migratePostgres, PgKnowledgeStore } from './pg-store.js';
 import { MemorySourceLock, type SourceLock } from './source-lock.js';
 import { SqliteKnowledgeStore } from './sqlite-store.js';
 
@@ -16,8 +17,26 @@ export async function openKnowledgeStore(
   if (knowledge.postgres === undefined)
     return { store: new SqliteKnowledgeStore(knowledge.sqlitePath), lock: new MemorySourceLock() };
   const connectionString = resolveSecret(knowledge.postgres.connectionString, secrets);
-  if (knowledge.postgres.migrate) await migratePostgres({ connectionString }, knowledge.postgres.appRole);
-  const store = new PgKnowledgeStore({ connectionString });
+  const requested = knowledge.postgres.vectorSearch;
+  if (knowledge.postgres.migrate)
+    await migratePostgres({ connectionString }, knowledge.postgres.appRole, requested);
+  const chosen = await choosePgVectorSearch({ connectionString }, requested);
+  if (requested === 'pgvector' && chosen.path !== 'pgvector')
+    throw new InvalidConfigError('knowledge.postgres', [
+      {
+        path: 'knowledge.postgres.vectorSearch',
+        message: `is pgvector, but pgvector cannot be used on this database (${chosen.reason ?? 'unknown'}); install the extension (CREATE EXTENSION vector, as a superuser) and run once with migrate, or choose auto or memory`,
+      },
+    ]);
+  logger.info(
+    {
+      vectorSearch: chosen.path,
+      requested,
+      ...(chosen.reason === undefined ? {} : { reason: chosen.reason }),
+    },
+    `PostgreSQL knowledge store: vectors are ranked ${chosen.path === 'pgvector' ? 'by pgvector (HNSW) in PostgreSQL' : 'in gateway memory'}`,
+  );
+  const store = new PgKnowledgeStore({ connectionString }, undefined, chosen.path);
   if (!(await store.searchUsesIndex()))
     logger.warn(
       { fix: 'ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF' },

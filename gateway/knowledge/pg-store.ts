@@ -3,6 +3,7 @@
 // OR, ranked by ts_rank(…, 1) (knowledge doc §1.2: normalisation 1 ranked best). Workspace isolation
 // is enforced by the SQL (`workspace_id` in every statement) and again by row-level security: every
 // operation runs in a transaction that sets `agw.workspace`, and the policies show nothing else.
+// Vectors are ranked in gateway memory (pg-vectors.ts) or by pgvector (pgvector-search.ts).
 import pg from 'pg';
 import type {
   ChunkInput,
@@ -20,6 +21,13 @@ import type {
   WorkspaceStore,
 } from './knowledge-store.js';
 import * as vectors from './pg-vectors.js';
+import {
+  advanceFillMark,
+  pgvectorSearch,
+  pgvectorUsable,
+  preparePgvector,
+  type PgVectorSearch,
+} from './pgvector-search.js';
 import { VectorCaches, type VectorCache, type VectorIndexOptions } from './vector-cache.js';
 import { chunkFromRow, documentFromRow, hitFromRow, inKeyOrder, type Row } from './store-rows.js';
 
@@ -55,13 +63,20 @@ CREATE POLICY workspace_isolation ON chunks
 const LEAKPROOF_MATCH = 'ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF';
 
 /** Creates the schema and policies (as the owner) and grants the application role what it needs.
- * As a superuser it also marks the full-text match LEAKPROOF (see LEAKPROOF_MATCH). */
-export async function migratePostgres(admin: pg.ClientConfig, appRole: string | undefined): Promise<void> {
+ * As a superuser it also marks the full-text match LEAKPROOF (see LEAKPROOF_MATCH). Unless vector
+ * search is `memory` it also tries to set up pgvector (a superuser can create the extension); the
+ * answer is why pgvector could not be set up, or `undefined`. */
+export async function migratePostgres(
+  admin: pg.ClientConfig,
+  appRole: string | undefined,
+  vectorSearch: PgVectorSearch = 'auto',
+): Promise<string | undefined> {
   const client = new pg.Client(admin);
   await client.connect();
   try {
     await client.query(SCHEMA);
     await client.query(vectors.VECTOR_SCHEMA);
+    const pgvector = vectorSearch === 'memory' ? 'not requested' : await preparePgvector(client);
     const { rows } = await client.query<{ superuser: boolean }>(
       "SELECT current_setting('is_superuser') = 'on' AS superuser",
     );
@@ -71,10 +86,22 @@ export async function migratePostgres(admin: pg.ClientConfig, appRole: string | 
       await client.query(
         `GRANT SELECT, INSERT, UPDATE, DELETE ON documents, chunks, chunk_vectors, vector_epochs TO ${role}; GRANT USAGE ON SEQUENCE chunks_id_seq TO ${role}`,
       );
+      // Whenever the twin schema exists, also in memory mode: its trigger deletes stale twins.
+      const twins = await client.query("SELECT 1 WHERE to_regclass('chunk_embeddings') IS NOT NULL");
+      if (twins.rows.length > 0)
+        await client.query(
+          `GRANT SELECT, INSERT, UPDATE, DELETE ON chunk_embeddings, vector_twins_filled TO ${role}; GRANT EXECUTE ON FUNCTION agw_vector_index(integer) TO ${role}`,
+        );
     }
+    return pgvector;
   } finally {
     await client.end();
   }
+}
+
+/** What a workspace store needs to rank vectors with pgvector: the HNSW index of a length, made once. */
+interface PgvectorPath {
+  readonly indexed: (dimensions: number) => Promise<void>;
 }
 
 class PgWorkspaceStore implements WorkspaceStore {
@@ -82,7 +109,13 @@ class PgWorkspaceStore implements WorkspaceStore {
     private readonly pool: pg.Pool,
     readonly workspaceId: string,
     private readonly vectorCache: VectorCache,
+    private readonly pgvector: PgvectorPath | undefined,
   ) {}
+
+  /** In pgvector mode, after `bumpEpoch`: a write that left every twin in place moves the fill mark. */
+  private async keptTwins(client: pg.PoolClient): Promise<void> {
+    if (this.pgvector !== undefined) await advanceFillMark(client, this.workspaceId);
+  }
 
   /** Runs work in a transaction scoped to this workspace (row-level security reads `agw.workspace`). */
   private async scoped<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -143,7 +176,10 @@ class PgWorkspaceStore implements WorkspaceStore {
           ],
         );
       }
-      if (hadVectors) await vectors.bumpEpoch(client, ws);
+      if (hadVectors) {
+        await vectors.bumpEpoch(client, ws);
+        await this.keptTwins(client);
+      }
     });
   }
 
@@ -171,7 +207,10 @@ class PgWorkspaceStore implements WorkspaceStore {
           this.workspaceId,
           removed,
         ]);
-        if (hadVectors) await vectors.bumpEpoch(client, this.workspaceId);
+        if (hadVectors) {
+          await vectors.bumpEpoch(client, this.workspaceId);
+          await this.keptTwins(client);
+        }
       }
       return removed.length;
     });
@@ -242,7 +281,9 @@ class PgWorkspaceStore implements WorkspaceStore {
   // Vectors go with their chunks (a foreign key cascades), but are removed explicitly first so the
   // workspace's vector epoch moves in the same transaction (pg-vectors.ts).
   putVectors(space: EmbeddingSpace, batch: readonly ChunkVector[]): Promise<number> {
-    return this.scoped((client) => vectors.putVectors(client, this.workspaceId, space, batch));
+    return this.scoped((client) =>
+      vectors.putVectors(client, this.workspaceId, space, batch, this.pgvector !== undefined),
+    );
   }
 
   chunksWithoutVector(sourceId: string, space: EmbeddingSpace, limit: number): Promise<UnembeddedChunk[]> {
@@ -288,6 +329,17 @@ class PgWorkspaceStore implements WorkspaceStore {
     limit: number,
   ): Promise<VectorHit[]> {
     if (filters.allowedSourceIds.length === 0 || limit <= 0) return Promise.resolve([]);
+    if (this.pgvector !== undefined)
+      return pgvectorSearch(
+        this.pool,
+        (work) => this.scoped(work),
+        this.workspaceId,
+        this.pgvector.indexed,
+        filters,
+        query,
+        space,
+        limit,
+      );
     return vectors.vectorSearch(
       this.pool,
       (work) => this.scoped(work),
@@ -307,16 +359,38 @@ export class PgKnowledgeStore implements KnowledgeStore {
   readonly pool: pg.Pool;
   /** Each workspace's vectors in gateway memory, reloaded when its vector epoch moved. */
   private readonly vectorCaches: VectorCaches;
+  private readonly pgvector: PgvectorPath | undefined;
+  /** The HNSW index of each length, asked for once per process (pgvector mode). */
+  private readonly indexes = new Map<number, Promise<void>>();
 
-  /** `vectorIndex`: when searches go through the approximate index (vector-cache.ts). */
-  constructor(config: pg.PoolConfig, vectorIndex?: VectorIndexOptions) {
+  /** `vectorIndex`: when in-memory searches go through the approximate index (vector-cache.ts).
+   * `vectorSearch`: where vectors are ranked, as `choosePgVectorSearch` resolved it; `pgvector`
+   * needs the twin schema (migratePostgres). */
+  constructor(
+    config: pg.PoolConfig,
+    vectorIndex?: VectorIndexOptions,
+    readonly vectorSearch: 'pgvector' | 'memory' = 'memory',
+  ) {
     this.pool = new pg.Pool({ max: 8, ...config });
     this.vectorCaches = new VectorCaches(vectorIndex);
+    this.pgvector = vectorSearch === 'pgvector' ? { indexed: (d) => this.indexed(d) } : undefined;
   }
 
   workspace(workspaceId: string): WorkspaceStore {
     if (workspaceId === '') throw new Error('a workspace is required');
-    return new PgWorkspaceStore(this.pool, workspaceId, this.vectorCaches.of(workspaceId));
+    return new PgWorkspaceStore(this.pool, workspaceId, this.vectorCaches.of(workspaceId), this.pgvector);
+  }
+
+  private indexed(dimensions: number): Promise<void> {
+    let made = this.indexes.get(dimensions);
+    if (made === undefined) {
+      // Two processes may race on CREATE INDEX IF NOT EXISTS; the loser's error is retried once.
+      const create = () => this.pool.query('SELECT agw_vector_index($1)', [dimensions]).then(() => undefined);
+      made = create().catch(create);
+      made.catch(() => this.indexes.delete(dimensions));
+      this.indexes.set(dimensions, made);
+    }
+    return made;
   }
 
   /** Whether searches can use the GIN index under row-level security (see LEAKPROOF_MATCH). */
@@ -327,7 +401,7 @@ export class PgKnowledgeStore implements KnowledgeStore {
     return rows[0]?.leakproof === true;
   }
 
-  /** Whether pgvector could be installed on this server (not used yet: see pg-vectors.ts). */
+  /** Whether pgvector could be installed on this server (its files are there). */
   pgvectorAvailable(): Promise<boolean> {
     return vectors.pgvectorAvailable(this.pool);
   }
@@ -335,5 +409,23 @@ export class PgKnowledgeStore implements KnowledgeStore {
   close(): Promise<void> {
     this.vectorCaches.close();
     return this.pool.end();
+  }
+}
+
+/** Resolves the configured vector search for the application role's connection: `memory` as is;
+ * otherwise pgvector when the extension and twin schema are there (made now if this role may) and
+ * usable, else `memory` for `auto` with the reason. `reason` never holds connection details. */
+export async function choosePgVectorSearch(
+  config: pg.ClientConfig,
+  requested: PgVectorSearch,
+): Promise<{ path: 'pgvector' | 'memory'; reason: string | undefined }> {
+  if (requested === 'memory') return { path: 'memory', reason: 'configured' };
+  const client = new pg.Client(config);
+  await client.connect();
+  try {
+    const reason = (await preparePgvector(client)) ?? (await pgvectorUsable(client));
+    return reason === undefined ? { path: 'pgvector', reason: undefined } : { path: 'memory', reason };
+  } finally {
+    await client.end();
   }
 }

@@ -15,6 +15,7 @@ import type {
 } from './knowledge-store.js';
 import type { Row } from './store-rows.js';
 import type { HeldVectors, VectorCache } from './vector-cache.js';
+import { advanceFillMark, putTwins } from './pgvector-search.js';
 import { unitVector, vectorBytes } from './vector-math.js';
 import { VectorMatrix, type MatrixRow } from './vector-matrix.js';
 
@@ -78,12 +79,14 @@ export async function pgvectorAvailable(pool: pg.Pool): Promise<boolean> {
 }
 
 /** Stores vectors in one statement, each as its float32 bytes. Only onto a chunk that exists, of
- * the document version the vector was made for. */
+ * the document version the vector was made for. With `twins` (pgvector mode) their pgvector twins
+ * follow in the same transaction (pgvector-search.ts). */
 export async function putVectors(
   client: pg.PoolClient,
   workspaceId: string,
   space: EmbeddingSpace,
   vectors: readonly ChunkVector[],
+  twins: boolean,
 ): Promise<number> {
   // One row per chunk (the last wins): ON CONFLICT cannot touch a row twice in one statement.
   const byChunk = new Map(vectors.map((v) => [`${v.docId}#${v.chunkNo}`, v]));
@@ -108,7 +111,9 @@ export async function putVectors(
     ],
   );
   const stored = result.rowCount ?? 0;
+  if (stored > 0 && twins) await putTwins(client, workspaceId, space, rows);
   if (stored > 0) await bumpEpoch(client, workspaceId);
+  if (stored > 0 && twins) await advanceFillMark(client, workspaceId);
   return stored;
 }
 

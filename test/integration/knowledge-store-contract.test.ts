@@ -3,7 +3,8 @@
 // cross-workspace property test, and for PostgreSQL a proof that row-level security alone hides
 // other workspaces' rows from the application role. Chunk vectors (issue 22) run through the same
 // contract: storage, cosine search under the text search's filters, model/length spaces kept apart,
-// the missing-vector listing, vectors going with their chunks, and the isolation property.
+// the missing-vector listing, vectors going with their chunks, and the isolation property. The
+// PostgreSQL store runs it twice: vectors ranked in gateway memory, and by pgvector (HNSW).
 import fc from 'fast-check';
 import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -91,6 +92,25 @@ interface StoreUnderTest {
   /** Vectors left without their chunk, read behind the store's back. */
   readonly orphans: () => Promise<number>;
 }
+/** A PostgreSQL store on a truncated database, its vectors ranked as `vectorSearch` says. */
+async function freshPostgres(vectorSearch: 'memory' | 'pgvector'): Promise<KnowledgeStore> {
+  const admin = new pg.Client(server.admin);
+  await admin.connect();
+  await admin.query('TRUNCATE documents, chunks, chunk_vectors, chunk_embeddings, vector_twins_filled');
+  await admin.end();
+  return new PgKnowledgeStore(server.app, undefined, vectorSearch);
+}
+
+async function pgOrphans(): Promise<number> {
+  const admin = new pg.Client(server.admin);
+  await admin.connect();
+  try {
+    return Number((await admin.query<{ n: string }>(ORPHANS)).rows[0]?.n);
+  } finally {
+    await admin.end();
+  }
+}
+
 const stores: [string, StoreUnderTest][] = [
   [
     'sqlite',
@@ -106,27 +126,8 @@ const stores: [string, StoreUnderTest][] = [
       },
     },
   ],
-  [
-    'postgres',
-    {
-      open: async () => {
-        const admin = new pg.Client(server.admin);
-        await admin.connect();
-        await admin.query('TRUNCATE documents, chunks, chunk_vectors');
-        await admin.end();
-        return new PgKnowledgeStore(server.app);
-      },
-      orphans: async () => {
-        const admin = new pg.Client(server.admin);
-        await admin.connect();
-        try {
-          return Number((await admin.query<{ n: string }>(ORPHANS)).rows[0]?.n);
-        } finally {
-          await admin.end();
-        }
-      },
-    },
-  ],
+  ['postgres', { open: () => freshPostgres('memory'), orphans: pgOrphans }],
+  ['postgres-pgvector', { open: () => freshPostgres('pgvector'), orphans: pgOrphans }],
 ];
 
 describe.each(stores)('%s store', (name, { open, orphans }) => {
@@ -454,7 +455,7 @@ describe.each(stores)('%s store', (name, { open, orphans }) => {
             }
           },
         ),
-        { numRuns: name === 'postgres' ? 12 : 25 },
+        { numRuns: name.startsWith('postgres') ? 12 : 25 },
       );
     } finally {
       await store.close();
@@ -489,27 +490,45 @@ describe('PostgreSQL row-level security', () => {
 
 describe('PostgreSQL vector row-level security', () => {
   it('knowledge:postgres-vector-rls — the application role sees and writes no vector outside its workspace', async () => {
-    const store = new PgKnowledgeStore(server.app);
+    // Written in pgvector mode: each vector also has its pgvector twin (chunk_embeddings).
+    const store = new PgKnowledgeStore(server.app, undefined, 'pgvector');
     const text = 'identical secret text';
     for (const ws of ['valpha', 'vbeta']) {
       await put(store, ws, 'docs', 'x', 'Same', text);
       await embedMissing(store, ws, 'docs');
     }
-    // Detection only: this Debian server has no pgvector; the in-memory path above is what runs.
-    expect(typeof (await store.pgvectorAvailable())).toBe('boolean');
+    expect(await store.pgvectorAvailable()).toBe(true);
     await store.close();
     const client = new pg.Client(server.app);
     await client.connect();
     try {
       expect((await client.query('SELECT count(*)::int AS n FROM chunk_vectors')).rows[0].n).toBe(0);
       expect((await client.query('SELECT count(*)::int AS n FROM vector_epochs')).rows[0].n).toBe(0);
+      for (const table of ['chunk_embeddings', 'vector_twins_filled'])
+        expect((await client.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n).toBe(0);
       await client.query('BEGIN');
       await client.query("SELECT set_config('agw.workspace', 'valpha', true)");
-      const rows = (await client.query('SELECT workspace_id FROM chunk_vectors')).rows as {
-        workspace_id: string;
-      }[];
-      expect(rows.length).toBeGreaterThan(0);
-      expect(new Set(rows.map((r) => r.workspace_id))).toEqual(new Set(['valpha']));
+      for (const table of ['chunk_vectors', 'chunk_embeddings']) {
+        const rows = (await client.query(`SELECT workspace_id FROM ${table}`)).rows as {
+          workspace_id: string;
+        }[];
+        expect(rows.length).toBeGreaterThan(0);
+        expect(new Set(rows.map((r) => r.workspace_id))).toEqual(new Set(['valpha']));
+      }
+      // pgvector's nearest-neighbour order sees this workspace's twins only, the other's identical one not.
+      const nearest = await client.query(
+        'SELECT workspace_id FROM chunk_embeddings ORDER BY embedding::vector(64) <=> (SELECT embedding FROM chunk_embeddings LIMIT 1)',
+      );
+      expect(new Set(nearest.rows.map((r: { workspace_id: string }) => r.workspace_id))).toEqual(
+        new Set(['valpha']),
+      );
+      await client.query('SAVEPOINT twin');
+      await expect(
+        client.query(
+          "INSERT INTO chunk_embeddings SELECT 'vbeta', doc_id, chunk_no, model, dimensions, source_id, source_type, embedding FROM chunk_embeddings",
+        ),
+      ).rejects.toThrow(/row-level security/);
+      await client.query('ROLLBACK TO SAVEPOINT twin');
       // The epochs likewise: one workspace can neither read nor move another's.
       const epochs = (await client.query('SELECT workspace_id FROM vector_epochs')).rows as {
         workspace_id: string;

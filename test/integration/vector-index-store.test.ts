@@ -1,8 +1,10 @@
 // The approximate vector path through both KnowledgeStore implementations (issue 22): above the
 // threshold a store answers from its IVF index (built inline here, so the first search uses it),
 // with recall close to its exact twin's on the same rows, the text search's filters, the same
-// answers on every process, and a rebuild after writes. For PostgreSQL, the vector epoch makes a
-// write through another pool visible to the next search of a gateway holding the vectors in memory.
+// answers on every process, and a rebuild after writes. PostgreSQL runs it twice: its in-memory
+// index, and pgvector's HNSW index (graded against the exact in-memory path). For PostgreSQL, the
+// vector epoch makes a write through another pool visible to the next search of a gateway holding
+// the vectors in memory; with pgvector, a write in either mode is seen by a gateway in the other.
 import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +30,9 @@ const CHUNKS = 100;
 const APPROXIMATE: VectorIndexOptions = { approximateAbove: 1_000, build: 'inline' };
 const EXACT: VectorIndexOptions = { approximateAbove: Infinity, build: 'inline' };
 const ALL = { allowedSourceIds: ['docs', 'tickets'] };
+
+const TRUNCATE =
+  'TRUNCATE documents, chunks, chunk_vectors, vector_epochs, chunk_embeddings, vector_twins_filled';
 
 let server: PostgresServer;
 let dir: string;
@@ -116,12 +121,26 @@ const stores: [string, () => Promise<Pair>][] = [
     async () => {
       const admin = new pg.Client(server.admin);
       await admin.connect();
-      await admin.query('TRUNCATE documents, chunks, chunk_vectors, vector_epochs');
+      await admin.query(TRUNCATE);
       await admin.end();
       return {
         approximate: new PgKnowledgeStore(server.app, APPROXIMATE),
         twin: new PgKnowledgeStore(server.app, APPROXIMATE),
         exact: new PgKnowledgeStore(server.app, EXACT),
+      };
+    },
+  ],
+  [
+    'postgres-pgvector',
+    async () => {
+      const admin = new pg.Client(server.admin);
+      await admin.connect();
+      await admin.query(TRUNCATE);
+      await admin.end();
+      return {
+        approximate: new PgKnowledgeStore(server.app, undefined, 'pgvector'),
+        twin: new PgKnowledgeStore(server.app, undefined, 'pgvector'),
+        exact: new PgKnowledgeStore(server.app, EXACT, 'memory'),
       };
     },
   ],
@@ -176,15 +195,23 @@ describe.each(stores)('%s store, approximate vector search', (name, open) => {
   });
 });
 
-describe('PostgreSQL vectors held in gateway memory', () => {
-  it('knowledge:postgres-vector-epoch — a write through another pool is seen on the next search', async () => {
+const MODES = [
+  ['memory', 'memory'],
+  ['pgvector', 'pgvector'],
+  ['pgvector', 'memory'],
+  ['memory', 'pgvector'],
+] as const;
+
+describe.each(MODES)('PostgreSQL vectors read by %s, written by %s', (reads, writes) => {
+  const id = reads === 'memory' && writes === 'memory' ? 'postgres-vector-epoch' : 'pgvector-mode-switch';
+  it(`knowledge:${id} — a write through another pool is seen on the next search (${reads} reads, ${writes} writes)`, async () => {
     const admin = new pg.Client(server.admin);
     await admin.connect();
-    await admin.query('TRUNCATE documents, chunks, chunk_vectors, vector_epochs');
+    await admin.query(TRUNCATE);
     await admin.end();
-    // Two gateways: one searches (and holds the vectors), the other writes.
-    const reader = new PgKnowledgeStore(server.app);
-    const writer = new PgKnowledgeStore(server.app);
+    // Two gateways: one searches (and may hold the vectors), the other writes.
+    const reader = new PgKnowledgeStore(server.app, undefined, reads);
+    const writer = new PgKnowledgeStore(server.app, undefined, writes);
     try {
       const w = writer.workspace('acme');
       const near = async (q: Float32Array) =>
