@@ -304,6 +304,14 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 22: both stores answer through the index above the threshold, alike on two processes, rebuilt after writes',
   'knowledge:postgres-vector-epoch':
     'issue 22: a gateway holding PostgreSQL vectors in memory sees another pool’s vector writes on its next search',
+  'knowledge:pgvector-mode-switch':
+    'issue 22: pgvector and in-memory gateways on one database see each other’s vector writes; switching modes loses no vector',
+  'knowledge:pgvector-auto':
+    'issue 22: vectorSearch auto uses pgvector where the extension exists or can be created, memory where it cannot; pgvector requested there is a start-up config error',
+  'knowledge:pgvector-iterative-scan':
+    'issue 22: a filtered pgvector search returns k exactly ranked hits when matches lie beyond ef_search (iterative HNSW scan)',
+  'knowledge:pgvector-isolation':
+    "issue 22: pgvector search never returns another workspace's vectors, even the nearest; row-level security is forced on them",
   'knowledge:postgres-rls': 'issue 4: PostgreSQL enforces workspace isolation with row-level security',
   'knowledge:postgres-index': 'issue 4: PostgreSQL search uses the full-text index under row-level security',
   'knowledge:sync-lock-shared':

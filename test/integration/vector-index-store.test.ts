@@ -195,16 +195,16 @@ describe.each(stores)('%s store, approximate vector search', (name, open) => {
   });
 });
 
+/** Reader and writer modes, each pair named by the requirement it shows. */
 const MODES = [
-  ['memory', 'memory'],
-  ['pgvector', 'pgvector'],
-  ['pgvector', 'memory'],
-  ['memory', 'pgvector'],
+  ['memory', 'memory', 'knowledge:postgres-vector-epoch — '],
+  ['pgvector', 'pgvector', 'knowledge:pgvector-mode-switch — '],
+  ['pgvector', 'memory', 'knowledge:pgvector-mode-switch — '],
+  ['memory', 'pgvector', 'knowledge:pgvector-mode-switch — '],
 ] as const;
 
-describe.each(MODES)('PostgreSQL vectors read by %s, written by %s', (reads, writes) => {
-  const id = reads === 'memory' && writes === 'memory' ? 'postgres-vector-epoch' : 'pgvector-mode-switch';
-  it(`knowledge:${id} — a write through another pool is seen on the next search (${reads} reads, ${writes} writes)`, async () => {
+describe.each(MODES)('PostgreSQL vectors read by %s, written by %s', (reads, writes, id) => {
+  it(`${id}a write through another pool is seen on the next search (${reads} reads, ${writes} writes)`, async () => {
     const admin = new pg.Client(server.admin);
     await admin.connect();
     await admin.query(TRUNCATE);
