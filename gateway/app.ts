@@ -23,6 +23,7 @@ import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.j
 import { requestIdFor } from './platform/request-id.js';
 import './platform/request-context.js';
 import { createDispatcher, registerMcpRoute, type ElicitationBridge } from './mcp/index.js';
+import { ToolSearch } from './tool-search/index.js';
 import { registerServerSpans } from './telemetry/server-span.js';
 import { annotateRequest } from './telemetry/tracing.js';
 import type { KnowledgeService, SyncEngine } from './knowledge/index.js';
@@ -53,6 +54,8 @@ export interface AppDeps {
   readonly limiter?: RateLimiter;
   /** What /agent/sources reports as `shared_state`. */
   readonly sharedState?: () => SharedStateStatus;
+  /** Tool search (issue 23); ranks by words only when absent. */
+  readonly toolSearch?: ToolSearch;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -160,7 +163,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerHealthRoutes(app, deps.lifecycle);
   registerSourcesRoutes(app, deps.catalog, deps.sync, deps.sharedState ?? (() => 'local'));
   registerKnowledgeRoutes(app, deps.knowledge);
-  registerToolsRoute(app, deps.catalog);
+  const toolSearch = deps.toolSearch ?? new ToolSearch(undefined);
+  registerToolsRoute(app, deps.catalog, toolSearch);
   registerMcpConfigRoute(app);
   registerMcpRoute(
     app,
@@ -170,6 +174,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       breakers: deps.breakers,
       bridge: deps.bridge,
       knowledge: deps.knowledge,
+      toolSearch,
     }),
     deps.drain?.cutoff,
   );

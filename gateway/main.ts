@@ -3,6 +3,7 @@
 // (platform/connection-drain.ts), close upstream connections, stop watching config — under a hard
 // deadline.
 import type { Logger as PinoLogger } from 'pino';
+import { ToolSearch } from './tool-search/index.js';
 import { buildApp } from './app.js';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
@@ -400,6 +401,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     lifecycle,
     inflight,
     drain,
+    toolSearch: new ToolSearch(embeddings),
   });
   const server = config.current().config.server;
   await app.listen({ host: server.host, port: server.port });

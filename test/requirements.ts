@@ -514,4 +514,27 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 22: the test embeddings server answers bad input with 400 and a missing key with 401, as OpenAI does',
   'embeddings:test-model-throughput':
     'issue 22: the throughput of the test model on 128-token chunks is measured',
+  'tools:disclosure-list':
+    'issue 23: with toolDisclosure search, tools/list offers the gateway tools only; a key set to all lists every tool',
+  'tools:find-and-call':
+    'issue 23: a 2026 client finds a tool by task and calls it through call_tool and by name; mirrored params are derived',
+  'tools:find-legacy': 'issue 23: a 2025-era client finds and calls tools the same way',
+  'tools:read-key-no-write': 'issue 23: a read-only key neither finds nor calls a write tool',
+  'tools:find-pattern-bound':
+    "issue 23: a key's tool patterns bound what find_tools finds and call_tool calls",
+  'tools:call-tool-shape':
+    'issue 23: call_tool refuses nesting and malformed arguments; Mcp-Name names the calling tool; find_tools bounds limit',
+  'tools:agent-tools-query':
+    "issue 23: GET /agent/tools?query= ranks the key's tools; bad parameters are named 400s",
+  'tools:terms-split': 'issue 23: tool names split on separators and camelCase, stemmed',
+  'tools:lexical-ranking': 'issue 23: field-weighted BM25 ranks the tool that says the task first',
+  'tools:view-only-statistics': 'issue 23: ranking statistics come from the view only',
+  'tools:hybrid-default':
+    'issue 23: hybrid by default with embeddings; tools embedded in the background, once; lexical while indexing',
+  'tools:hybrid-changes': 'issue 23: changed tools re-embedded, unchanged never; a new model re-embeds all',
+  'tools:hybrid-fallback':
+    'issue 23: a failing provider falls back to words with its reason and pauses retries',
+  'operator:tool-disclosure-passthrough':
+    'issue 23: Workspace and ApiKey toolDisclosure reach the rendered workspace and the principal',
+  'tools:query-bounds': 'issue 23: tool search query, limit and mode are validated and named',
 };

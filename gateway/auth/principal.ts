@@ -1,6 +1,6 @@
 // The authenticated caller: one API key, bound to exactly one workspace (spec §1, §5.2). Everything
 // downstream reads the workspace from here; no request field can name another.
-import type { Access, ApiKeyConfig, WorkspaceConfig } from '../config/index.js';
+import type { Access, ApiKeyConfig, ToolDisclosure, WorkspaceConfig } from '../config/index.js';
 
 export interface Principal {
   readonly keyId: string;
@@ -13,6 +13,8 @@ export interface Principal {
   readonly toolPatterns: readonly string[];
   /** The key's own rate and quota limits (the workspace's are on `workspace.limits`). */
   readonly limits: ApiKeyConfig['limits'];
+  /** What tools/list offers this key: the key's own setting, else its workspace's (issue 23). */
+  readonly toolDisclosure: ToolDisclosure;
 }
 
 export function principalFor(key: ApiKeyConfig, workspace: WorkspaceConfig): Principal {
@@ -25,5 +27,6 @@ export function principalFor(key: ApiKeyConfig, workspace: WorkspaceConfig): Pri
     sourcePatterns: key.sources,
     toolPatterns: key.tools,
     limits: key.limits,
+    toolDisclosure: key.toolDisclosure ?? workspace.toolDisclosure,
   };
 }

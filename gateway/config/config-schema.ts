@@ -53,6 +53,16 @@ export const LimitsSchema = z
   .describe('Request rates and daily quotas; unset fields are unlimited.');
 export type LimitsConfig = z.infer<typeof LimitsSchema>;
 
+/** What `/mcp` tools/list offers (issue 23): every tool the key may call, or only the gateway's own
+ * tools, among them `find_tools` and `call_tool`, which find and call the others on demand. */
+export const TOOL_DISCLOSURES = ['all', 'search'] as const;
+export const ToolDisclosureSchema = z
+  .enum(TOOL_DISCLOSURES)
+  .describe(
+    'all: tools/list returns every tool the key may call; search: only the gateway tools (find_tools, call_tool and the knowledge tools).',
+  );
+export type ToolDisclosure = z.infer<typeof ToolDisclosureSchema>;
+
 export const ApiKeySchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9]{10}$/, 'must be the 10-character key id embedded in the key'),
   name: z.string().min(1).max(100).optional(),
@@ -64,6 +74,8 @@ export const ApiKeySchema = z.strictObject({
   expiresAt: isoInstant.optional(),
   revoked: z.boolean().default(false),
   limits: LimitsSchema.optional(),
+  /** This key's tool disclosure, replacing its workspace's. */
+  toolDisclosure: ToolDisclosureSchema.optional(),
 });
 export type ApiKeyConfig = z.infer<typeof ApiKeySchema>;
 
@@ -401,6 +413,8 @@ export const WorkspaceSchema = z
     /** This workspace's embeddings provider, replacing `knowledge.embeddings`; `false`: none here
      * (lexical search only), whatever the gateway-wide setting. */
     embeddings: z.union([EmbeddingsSchema, z.literal(false)]).optional(),
+    /** What tools/list offers this workspace's keys (a key's own setting wins). */
+    toolDisclosure: ToolDisclosureSchema.default('all'),
   })
   .superRefine((workspace, ctx) => {
     reportDuplicates(

@@ -21,8 +21,11 @@ export {
   LimitsSchema,
   SharedStateSchema,
   SOURCE_TYPES,
+  TOOL_DISCLOSURES,
+  ToolDisclosureSchema,
 } from './config-schema.js';
 export type {
+  ToolDisclosure,
   AnswererConfig,
   EmbeddingsConfig,
   BreakerConfig,

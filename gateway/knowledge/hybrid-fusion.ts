@@ -38,12 +38,24 @@ function normalised(scores: readonly number[]): number[] {
   return scores.map((score) => (max === min ? 1 : (score - min) / (max - min)));
 }
 
-interface Entry {
-  hit: SearchHit;
+interface Entry<T> {
+  item: T;
   lexical: number | undefined;
   semantic: number | undefined;
   lexicalRank: number;
   semanticRank: number;
+}
+
+/** A candidate of one list with its score there (BM25 or cosine), best first. */
+export interface Scored<T> {
+  readonly item: T;
+  readonly score: number;
+}
+
+export interface Fused<T> {
+  readonly item: T;
+  readonly score: number;
+  readonly foundBy: FoundBy;
 }
 
 /** One ranking of both lists' chunks, best first; ties by lexical rank, then semantic rank. */
@@ -52,27 +64,42 @@ export function fuse(
   semantic: readonly SemanticCandidate[],
   fusion: Fusion = DEFAULT_FUSION,
 ): FusedHit[] {
-  const entries = new Map<string, Entry>();
-  const lexicalScores = normalised(lexical.map((hit) => hit.score));
-  lexical.forEach((hit, rank) => {
-    entries.set(key(hit), {
-      hit,
+  return fuseRanked(
+    lexical.map((hit) => ({ item: hit, score: hit.score })),
+    semantic.map((candidate) => ({ item: candidate.hit, score: candidate.similarity })),
+    key,
+    fusion,
+  ).map(({ item, score, foundBy }) => ({ hit: item, score, foundBy }));
+}
+
+/** The fusion of any two ranked lists whose items `keyOf` identifies (chunks, tools). */
+export function fuseRanked<T>(
+  lexical: readonly Scored<T>[],
+  semantic: readonly Scored<T>[],
+  keyOf: (item: T) => string,
+  fusion: Fusion = DEFAULT_FUSION,
+): Fused<T>[] {
+  const entries = new Map<string, Entry<T>>();
+  const lexicalScores = normalised(lexical.map((candidate) => candidate.score));
+  lexical.forEach((candidate, rank) => {
+    entries.set(keyOf(candidate.item), {
+      item: candidate.item,
       lexical: fusion.kind === 'rrf' ? 1 / (fusion.k + rank + 1) : lexicalScores[rank],
       semantic: undefined,
       lexicalRank: rank,
       semanticRank: Number.POSITIVE_INFINITY,
     });
   });
-  const semanticScores = normalised(semantic.map((candidate) => candidate.similarity));
+  const semanticScores = normalised(semantic.map((candidate) => candidate.score));
   semantic.forEach((candidate, rank) => {
     const value = fusion.kind === 'rrf' ? 1 / (fusion.k + rank + 1) : (semanticScores[rank] as number);
-    const known = entries.get(key(candidate.hit));
+    const known = entries.get(keyOf(candidate.item));
     if (known !== undefined) {
       known.semantic = value;
       known.semanticRank = rank;
     } else
-      entries.set(key(candidate.hit), {
-        hit: candidate.hit,
+      entries.set(keyOf(candidate.item), {
+        item: candidate.item,
         lexical: undefined,
         semantic: value,
         lexicalRank: Number.POSITIVE_INFINITY,
@@ -92,7 +119,7 @@ export function fuse(
         a.entry.semanticRank - b.entry.semanticRank,
     )
     .map(({ entry, score }) => ({
-      hit: entry.hit,
+      item: entry.item,
       score,
       foundBy:
         entry.lexical !== undefined && entry.semantic !== undefined

@@ -21,8 +21,10 @@ export type {
 } from './knowledge-store.js';
 export { retrieve, RETRIEVAL_MODES } from './retrieve.js';
 export type { RetrievalMode, RetrievalFallback, Retrieval } from './retrieve.js';
-export { fuse, DEFAULT_FUSION } from './hybrid-fusion.js';
-export type { Fusion, FoundBy } from './hybrid-fusion.js';
+export { fuse, fuseRanked, DEFAULT_FUSION } from './hybrid-fusion.js';
+export { embedQuery } from './query-embedding.js';
+export type { QueryVector } from './query-embedding.js';
+export type { Fusion, FoundBy, Scored, Fused } from './hybrid-fusion.js';
 export { meaningAnswer } from './meaning-answer.js';
 export { SyncEngine } from './sync-engine.js';
 export type { SyncReport, ConnectorFactory } from './sync-engine.js';

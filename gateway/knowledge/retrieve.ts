@@ -3,17 +3,16 @@
 // semantic mode is asked for but the workspace has no embeddings, or the question cannot be embedded
 // in time, the search answers lexically and says why. The question is embedded while the lexical
 // search runs, so hybrid costs the longer of the two, not their sum.
-import { EmbeddingFailed, type EmbeddingFailure } from './embeddings/embedding-provider.js';
 import type { WorkspaceEmbeddings } from './embeddings/workspace-embeddings.js';
 import { DEFAULT_FUSION, fuse, type FoundBy, type Fusion } from './hybrid-fusion.js';
 import type { EmbeddingSpace, SearchFilters, SearchHit, WorkspaceStore } from './knowledge-store.js';
+import { embedQuery, type QueryVector, type RetrievalFallback } from './query-embedding.js';
 import { rerank } from './rerank.js';
 
 export const RETRIEVAL_MODES = ['lexical', 'semantic', 'hybrid'] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 
-/** Why a search that asked for vectors answered lexically. */
-export type RetrievalFallback = EmbeddingFailure | 'not_configured';
+export type { RetrievalFallback } from './query-embedding.js';
 
 export interface Retrieval {
   readonly requested: RetrievalMode;
@@ -48,28 +47,8 @@ export interface RetrieveInput {
   readonly fusion?: Fusion | undefined;
 }
 
-type Question =
-  { ok: true; vector: Float32Array; space: EmbeddingSpace } | { ok: false; reason: RetrievalFallback };
-
-async function embedQuestion(input: RetrieveInput): Promise<Question> {
-  const lookup = input.embeddings?.forQuery(input.workspace) ?? { state: 'off' as const };
-  if (lookup.state === 'off') return { ok: false, reason: 'not_configured' };
-  if (lookup.state === 'down') return { ok: false, reason: lookup.reason };
-  const deadline = AbortSignal.timeout(lookup.timeoutMs);
-  try {
-    const [vector] = await lookup.provider.embed([input.query], deadline);
-    if (vector === undefined) throw new EmbeddingFailed('malformed_response');
-    input.embeddings?.querySucceeded(input.workspace);
-    return { ok: true, vector, space: { model: lookup.provider.model, dimensions: vector.length } };
-  } catch (error) {
-    const reason: EmbeddingFailure = deadline.aborted
-      ? 'timeout'
-      : error instanceof EmbeddingFailed
-        ? error.reason
-        : 'unreachable';
-    input.embeddings?.queryFailed(input.workspace, reason);
-    return { ok: false, reason };
-  }
+function embedQuestion(input: RetrieveInput): Promise<QueryVector> {
+  return embedQuery(input.embeddings, input.workspace, input.query);
 }
 
 async function lexicalHits(input: RetrieveInput): Promise<SearchHit[]> {
@@ -101,7 +80,7 @@ async function semanticHits(
 export async function retrieve(input: RetrieveInput): Promise<Retrieved> {
   const embeddingsConfigured = input.embeddings?.provider(input.workspace) !== undefined;
   const requested = input.mode ?? (embeddingsConfigured ? 'hybrid' : 'lexical');
-  const questionPromise: Promise<Question> =
+  const questionPromise: Promise<QueryVector> =
     requested === 'lexical' ? Promise.resolve({ ok: false, reason: 'not_configured' }) : embedQuestion(input);
   const lexicalPromise = requested === 'semantic' ? undefined : lexicalHits(input);
   // The question's embedding never rejects (a failure is a fallback), so waiting on both together

@@ -15,7 +15,7 @@ const SEARCH_ROUTES = new Set(['/agent/search', '/agent/query']);
 interface RpcShape {
   readonly id?: unknown;
   readonly method?: unknown;
-  readonly params?: { readonly name?: unknown };
+  readonly params?: { readonly name?: unknown; readonly arguments?: unknown };
 }
 
 /** The /mcp body is still raw bytes here (the inbound ladder validates it later); decoded exactly as
@@ -38,8 +38,21 @@ function rpcOf(request: FastifyRequest): RpcShape | undefined {
 
 function kindOf(request: FastifyRequest, rpc: RpcShape | undefined): RequestKind {
   if (SEARCH_ROUTES.has(request.routeOptions.url ?? '')) return 'search';
-  if (rpc?.method === 'tools/call') return rpc.params?.name === 'search' ? 'search' : 'tool-call';
+  if (rpc?.method === 'tools/call') return toolCallKind(rpc.params);
   return 'request';
+}
+
+/** A knowledge search or a tool search (find_tools) counts as a search; a call_tool as what it calls
+ * (issue 23); every other call as a tool call. */
+function toolCallKind(params: RpcShape['params']): RequestKind {
+  const name = params?.name;
+  if (name === 'search' || name === 'find_tools') return 'search';
+  if (name === 'call_tool') {
+    const args = params?.arguments;
+    const inner = typeof args === 'object' && args !== null ? (args as { name?: unknown }).name : undefined;
+    if (inner === 'search') return 'search';
+  }
+  return 'tool-call';
 }
 
 function fields(rule: LimitRule, verdict: LimitVerdict): Record<string, string> {

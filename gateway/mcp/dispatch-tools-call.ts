@@ -15,6 +15,8 @@ import type { KnowledgeService } from '../knowledge/index.js';
 import type { McpSourceConfig } from '../config/index.js';
 import type { ElicitationBridge } from './elicitation-bridge.js';
 import { callKnowledgeTool, isKnowledgeTool, knowledgeToolsFor } from './knowledge-tools.js';
+import { CALL_TOOL, FIND_TOOLS, findTools, innerCall, isDisclosureCall } from './disclosure-tools.js';
+import type { ToolSearch } from '../tool-search/index.js';
 import { RequestStateSeal } from './request-state-seal.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
@@ -33,6 +35,7 @@ export interface ToolsCallDeps {
   readonly breakers: BreakerRegistry;
   readonly bridge: ElicitationBridge;
   readonly knowledge: KnowledgeService;
+  readonly toolSearch: ToolSearch;
 }
 
 export function unknownTool(name: string): McpError {
@@ -63,12 +66,29 @@ function argumentsOf(params: Record<string, unknown>): Record<string, unknown> |
 }
 
 export function toolsCall(deps: ToolsCallDeps): McpHandler {
-  return async (request) => {
+  const handler: McpHandler = async (request) => {
     const name = request.params['name'];
     if (typeof name !== 'string')
       throw new McpError(200, RPC.invalidParams, 'Invalid params: name must be a string.');
     const args = argumentsOf(request.params);
     const principal = request.principal;
+    if (request.relayedBy === undefined && isDisclosureCall(principal, name)) {
+      if (name === FIND_TOOLS) return findTools(args ?? {}, principal, deps.catalog, deps.toolSearch);
+      // The inner call is decided by this same handler, as if the client had made it directly; only
+      // its parameter headers differ (the client's headers mirror call_tool's own arguments).
+      const inner = innerCall(args ?? {});
+      annotateRequest({ 'agw.mcp.relayed_by': CALL_TOOL });
+      const { arguments: _outer, ...params } = request.params;
+      return handler({
+        ...request,
+        params: {
+          ...params,
+          name: inner.name,
+          ...(inner.arguments === undefined ? {} : { arguments: inner.arguments }),
+        },
+        relayedBy: CALL_TOOL,
+      });
+    }
     if (isKnowledgeTool(name)) {
       // The gateway's own read tools: visible only when the workspace has data sources the key may see.
       if (!knowledgeToolsFor(principal, deps.knowledge).some((tool) => tool.name === name))
@@ -103,7 +123,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       annotatedParams(tool.inputSchema),
       args ?? {},
       request.headers,
-      request.era === 'modern' ? 'required' : 'if-present',
+      request.era === 'modern' && request.relayedBy === undefined ? 'required' : 'if-present',
     );
     if (mismatch !== undefined) {
       throw new McpError(400, RPC.headerMismatch, `Header mismatch: ${mismatch} must mirror its argument.`, {
@@ -192,7 +212,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
                     method: 'tools/call',
                     params: upstreamParams(request, tool.upstreamName),
                     paramHeaders:
-                      request.era === 'modern'
+                      request.era === 'modern' && request.relayedBy === undefined
                         ? paramHeadersOf(request.headers)
                         : derivedParamHeaders(annotatedParams(tool.inputSchema), args ?? {}),
                     nameHeader: encodeMirroredValue(tool.upstreamName),
@@ -223,6 +243,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       },
     );
   };
+  return handler;
 }
 
 /** `server.address`/`server.port` of a source, parsed once per config object (not per call). */

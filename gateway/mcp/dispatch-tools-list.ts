@@ -1,8 +1,10 @@
 // tools/list over every source of the caller's workspace (spec §2.4, §4.2 rules 2 and 4): only the
 // tools this key may call, names `<source>__<tool>`, deterministic order. The result depends on the
-// key, so it is always `private`; a source that is down is left out and named in `_meta`.
+// key, so it is always `private`; a source that is down is left out and named in `_meta`. A key with
+// `toolDisclosure: search` gets the gateway's own tools only (issue 23).
 import type { ToolCatalog } from '../discovery/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
+import { disclosureToolsFor } from './disclosure-tools.js';
 import { knowledgeToolsFor } from './knowledge-tools.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
@@ -20,6 +22,17 @@ export function toolsList(catalog: ToolCatalog, knowledge: KnowledgeService): Mc
         RPC.invalidParams,
         'Invalid params: unknown cursor (the gateway returns tools/list in one page).',
       );
+    }
+    if (request.principal.toolDisclosure === 'search') {
+      // Only the gateway's own tools: no upstream is listed, so none can delay or change this answer.
+      return {
+        tools: [
+          ...knowledgeToolsFor(request.principal, knowledge),
+          ...disclosureToolsFor(request.principal),
+        ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+        ttlMs: TOOLS_LIST_TTL_MS,
+        cacheScope: 'private',
+      };
     }
     const { tools, sources, ttlMs } = await catalogFor(catalog, request.principal);
     const unavailable = [...sources]

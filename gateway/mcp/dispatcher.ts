@@ -8,6 +8,7 @@ import { toolsList } from './dispatch-tools-list.js';
 import { promptsGet, promptsList } from './dispatch-prompts.js';
 import { resourcesList, resourcesRead, resourceTemplatesList } from './dispatch-resources.js';
 import type { KnowledgeService } from '../knowledge/index.js';
+import type { ToolSearch } from '../tool-search/index.js';
 import type { ElicitationBridge } from './elicitation-bridge.js';
 import { McpError } from './jsonrpc.js';
 import { initialize, ping, setLogLevel } from './legacy-handshake.js';
@@ -21,6 +22,7 @@ export interface DispatcherDeps {
   readonly breakers: BreakerRegistry;
   readonly bridge: ElicitationBridge;
   readonly knowledge: KnowledgeService;
+  readonly toolSearch: ToolSearch;
 }
 
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;

@@ -16,6 +16,9 @@ export interface McpRequest {
   readonly signal: AbortSignal;
   /** Sends a request-scoped notification (e.g. progress) to the client; switches the answer to SSE. */
   readonly notify: (message: Record<string, unknown>) => void;
+  /** Set on the inner call of a `call_tool` (issue 23): its headers mirror the outer call, so the
+   * inner tool's parameter headers are derived from its arguments, not checked or relayed. */
+  readonly relayedBy?: 'call_tool';
 }
 
 export type McpResult = Record<string, unknown>;

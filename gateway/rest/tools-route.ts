@@ -1,32 +1,86 @@
 // GET /agent/tools: every tool the key can see, named as the MCP endpoint exposes it, with the
-// permission a call needs (read or write) and whether this key may call it.
+// permission a call needs (read or write) and whether this key may call it. With `?query=` (issue 23)
+// the same tools ranked for a task by the tool search engine, best first, at most `limit`.
 import type { FastifyInstance } from 'fastify';
-import { canSeeSource, canSeeTool, hasAccess } from '../auth/index.js';
-import type { ToolCatalog } from '../discovery/index.js';
+import { canSeeSource, canSeeTool, hasAccess, type Principal } from '../auth/index.js';
+import type { CatalogTool, ToolCatalog } from '../discovery/index.js';
+import { GatewayError } from '../errors/index.js';
 import { requirePrincipal } from '../platform/request-context.js';
+import { LISTING_BOUNDS, parseToolQuery, type ToolSearch } from '../tool-search/index.js';
 import { sendAgentBody } from './agent-reply.js';
 
-export function registerToolsRoute(app: FastifyInstance, catalog: ToolCatalog): void {
+function record(principal: Principal, tool: CatalogTool) {
+  return {
+    name: tool.name,
+    source: tool.source,
+    permission: tool.permission,
+    callable: hasAccess(principal, tool.permission),
+    description: tool.description,
+  };
+}
+
+function rankingRequest(query: Record<string, unknown>) {
+  const problems: { path: string; problem: string }[] = [];
+  if (query['query'] === undefined) {
+    for (const name of ['limit', 'mode'])
+      if (query[name] !== undefined) problems.push({ path: name, problem: 'is only allowed with query' });
+    if (problems.length > 0) throw invalid(problems);
+    return undefined;
+  }
+  const parsed = parseToolQuery(
+    { query: query['query'], limit: query['limit'], mode: query['mode'] },
+    LISTING_BOUNDS,
+  );
+  if (!parsed.ok) problems.push(...parsed.problems);
+  if (problems.length > 0 || !parsed.ok) throw invalid(problems);
+  return parsed.request;
+}
+
+function invalid(details: { path: string; problem: string }[]): GatewayError {
+  return new GatewayError(
+    'invalid_request',
+    `Invalid query parameters: ${details.map((d) => `${d.path} ${d.problem}`).join('; ')}.`,
+    { details },
+  );
+}
+
+export function registerToolsRoute(app: FastifyInstance, catalog: ToolCatalog, search: ToolSearch): void {
   app.get('/agent/tools', async (request, reply) => {
     const principal = requirePrincipal(request.principal);
+    const ranking = rankingRequest(request.query as Record<string, unknown>);
     const { tools, sources } = await catalog.workspaceCatalog(principal.workspace, (name) =>
       canSeeSource(principal, name),
     );
-    const records = tools
-      .filter((tool) => canSeeTool(principal, tool.source, tool.name))
-      .map((tool) => ({
-        name: tool.name,
-        source: tool.source,
-        permission: tool.permission,
-        callable: hasAccess(principal, tool.permission),
-        description: tool.description,
-      }));
+    const view = tools.filter((tool) => canSeeTool(principal, tool.source, tool.name));
     const unavailable = [...sources]
       .filter(([, state]) => state.status === 'unavailable')
       .map(([id, state]) => ({ id, error_code: state.error?.code ?? null }));
+    const extra = unavailable.length > 0 ? { unavailable_sources: unavailable } : {};
+    if (ranking === undefined)
+      return sendAgentBody(request, reply, { tools: view.map((tool) => record(principal, tool)), ...extra });
+    // The view is the key's before anything is ranked: the listing's tools, nothing else.
+    const found = await search.rank(principal.workspace.name, view, ranking);
+    const saysHow = found.embeddingsConfigured || ranking.mode !== undefined;
     return sendAgentBody(request, reply, {
-      tools: records,
-      ...(unavailable.length > 0 ? { unavailable_sources: unavailable } : {}),
+      query: ranking.query,
+      count: found.tools.length,
+      ...(saysHow
+        ? {
+            retrieval: {
+              requested: found.retrieval.requested,
+              used: found.retrieval.used,
+              fallback_reason: found.retrieval.fallbackReason,
+              ...(found.retrieval.pendingVectors > 0
+                ? { pending_vectors: found.retrieval.pendingVectors }
+                : {}),
+            },
+          }
+        : {}),
+      tools: found.tools.map(({ tool, foundBy }) => ({
+        ...record(principal, tool),
+        ...(saysHow ? { found_by: foundBy } : {}),
+      })),
+      ...extra,
     });
   });
 }

@@ -22,6 +22,7 @@ export interface WorkspaceView {
     readonly description?: string;
     readonly limits?: Readonly<Record<string, number>>;
     readonly embeddings?: WorkspaceEmbeddingsView;
+    readonly toolDisclosure?: string;
   };
 }
 
@@ -46,6 +47,7 @@ export interface ApiKeyView {
     readonly keyId?: string;
     readonly keyHash?: string;
     readonly limits?: Readonly<Record<string, number>>;
+    readonly toolDisclosure?: string;
   };
   readonly status?: {
     readonly secretName?: string;

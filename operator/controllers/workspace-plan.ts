@@ -7,7 +7,9 @@ import {
   McpSourceSchema,
   DataSourceSchema,
   formatPath,
+  ToolDisclosureSchema,
   type SecretRef,
+  type ToolDisclosure,
 } from '../../gateway/config/index.js';
 import {
   credentialDataKey,
@@ -156,6 +158,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       ...(spec.expiresAt === undefined ? {} : { expiresAt: spec.expiresAt }),
       revoked: spec.revoked ?? false,
       ...(spec.limits === undefined ? {} : { limits: spec.limits }),
+      ...disclosure(spec.toolDisclosure),
     });
     keyStatus.set(resource.metadata.name, keyCondition(spec, now));
   }
@@ -174,6 +177,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
         ? {}
         : { displayName: input.workspace.spec.displayName }),
       ...(input.workspace.spec.limits === undefined ? {} : { limits: input.workspace.spec.limits }),
+      ...disclosure(input.workspace.spec.toolDisclosure),
       ...(embeddings === undefined ? {} : { embeddings: embeddings.render }),
       mcpSources,
       dataSources,
@@ -185,6 +189,13 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     dataSources: dataStatus,
     ...(embeddings === undefined ? {} : { embeddings: embeddings.condition }),
   };
+}
+
+/** A spec's toolDisclosure as rendered: the API server admits only the enum, and anything else is
+ * left out (the gateway's default, `all`) rather than failing the workspace. */
+function disclosure(value: string | undefined): { toolDisclosure?: ToolDisclosure } {
+  const parsed = ToolDisclosureSchema.safeParse(value);
+  return parsed.success ? { toolDisclosure: parsed.data } : {};
 }
 
 function keyCondition(spec: ApiKeyView['spec'], now: number): ReadyCondition {

@@ -29,6 +29,8 @@ export interface WorkspaceToRender {
   /** The workspace's own embeddings provider (config contract `embeddings`), or false for none; unset:
    * the gateway-wide one. */
   readonly embeddings?: Readonly<Record<string, unknown>> | false;
+  /** What tools/list offers the workspace's keys (config contract `toolDisclosure`); unset: `all`. */
+  readonly toolDisclosure?: string;
   readonly mcpSources: readonly unknown[];
   readonly dataSources: readonly unknown[];
   readonly keys: readonly unknown[];
@@ -80,6 +82,7 @@ export function renderWorkspace(
   if (workspace.displayName !== undefined) head['displayName'] = workspace.displayName;
   if (workspace.limits !== undefined) head['limits'] = workspace.limits;
   if (workspace.embeddings !== undefined) head['embeddings'] = workspace.embeddings;
+  if (workspace.toolDisclosure !== undefined) head['toolDisclosure'] = workspace.toolDisclosure;
   const configFragments = pack(
     head,
     [

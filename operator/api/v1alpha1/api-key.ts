@@ -3,7 +3,7 @@
 // the gateways only its hash. `rotation` issues a new key; `keyId` + `keyHash` (from
 // `agent-gateway key hash`) bring your own key, so the plaintext never enters the cluster.
 import { z } from 'zod';
-import { AccessSchema, LimitsSchema } from '../../../gateway/config/index.js';
+import { AccessSchema, LimitsSchema, ToolDisclosureSchema } from '../../../gateway/config/index.js';
 import { ConditionsSchema, ObservedGenerationSchema, WorkspaceRefSchema } from './common.js';
 import {
   AGE_COLUMN,
@@ -42,6 +42,9 @@ export const ApiKeySpecSchema = z
       .describe('When the key stops working (RFC 3339, e.g. 2027-01-31T00:00:00Z).'),
     revoked: z.boolean().default(false).describe('true refuses the key on every gateway within seconds.'),
     limits: LimitsSchema.optional(),
+    toolDisclosure: ToolDisclosureSchema.optional().describe(
+      "What /mcp tools/list offers this key: all or search (find_tools and call_tool); unset: the workspace's setting.",
+    ),
     rotation: z
       .number()
       .int()

@@ -21,6 +21,7 @@ function principal(access: Access, sourcePatterns: string[], toolPatterns: strin
     sourcePatterns,
     toolPatterns,
     limits: undefined,
+    toolDisclosure: 'all',
   };
 }
 

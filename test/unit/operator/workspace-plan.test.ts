@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateKey } from '../../../gateway/auth/index.js';
+import { generateKey, principalFor } from '../../../gateway/auth/index.js';
 import { validateWorkspace } from '../../../gateway/config/config-loader.js';
 import { credentialSecretName } from '../../../gateway/config/kube/index.js';
 import {
@@ -222,5 +222,35 @@ describe('limits', () => {
       expect(result.workspace.limits).toEqual({ requestsPerMinute: 600, searchesPerDay: 1000 });
       expect(result.workspace.keys[0]?.limits).toEqual({ requestsPerSecond: 5 });
     }
+  });
+
+  it('operator:tool-disclosure-passthrough — Workspace and ApiKey toolDisclosure reach the rendered workspace and the gateway principal', () => {
+    const searching = generateKey();
+    const listing = generateKey();
+    const plan = planWorkspace(
+      input({
+        workspace: { metadata: meta('demo'), spec: { toolDisclosure: 'search' } },
+        apiKeys: [
+          { metadata: meta('agent'), spec: { workspaceRef: { name: 'demo' } } },
+          { metadata: meta('ide'), spec: { workspaceRef: { name: 'demo' }, toolDisclosure: 'all' } },
+          // Not admitted by the CRD schema; were it to arrive, it is left out (the default), not rendered.
+          { metadata: meta('odd'), spec: { workspaceRef: { name: 'demo' }, toolDisclosure: 'some' } },
+        ],
+        keyMaterial: new Map([
+          ['agent', { id: searching.id, hash: searching.hash }],
+          ['ide', { id: listing.id, hash: listing.hash }],
+          ['odd', { id: generateKey().id, hash: generateKey().hash }],
+        ]),
+      }),
+    );
+    const { credentials: _credentials, namespace: _namespace, ...document } = plan.render;
+    const result = validateWorkspace(document);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.workspace.toolDisclosure).toBe('search');
+    const byId = new Map(result.workspace.keys.map((k) => [k.id, k]));
+    expect(principalFor(byId.get(searching.id)!, result.workspace).toolDisclosure).toBe('search');
+    expect(principalFor(byId.get(listing.id)!, result.workspace).toolDisclosure).toBe('all');
+    expect(result.workspace.keys.filter((k) => k.toolDisclosure !== undefined)).toHaveLength(1);
   });
 });

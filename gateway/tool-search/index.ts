@@ -1,0 +1,15 @@
+export { ToolSearch } from './tool-search.js';
+export type {
+  FoundTool,
+  ToolRetrieval,
+  ToolRetrievalFallback,
+  ToolSearchRequest,
+  ToolSearchResult,
+} from './tool-search.js';
+export { ToolVectors, RETRY_AFTER_MS } from './tool-vectors.js';
+export { toolDocument, FIELD_WEIGHTS } from './tool-document.js';
+export type { ToolDocument } from './tool-document.js';
+export { rankLexically } from './lexical-tool-ranker.js';
+export { queryToolTerms, toolTerms, words } from './tool-terms.js';
+export { parseToolQuery, FIND_TOOLS_BOUNDS, LISTING_BOUNDS, TOOL_QUERY_MAX_CHARS } from './tool-query.js';
+export type { ToolQueryBounds, ToolQueryParse } from './tool-query.js';

@@ -1,0 +1,45 @@
+// Words of tool names, descriptions and task texts as the tool ranker compares them (issue 23):
+// identifiers split on `_`, `-`, `.`, `/` and camelCase (`createPullRequest` -> create pull request),
+// lower-cased, stop words dropped, Porter-stemmed so "requests", "requested" and "request" meet.
+import { stemmer } from 'stemmer';
+
+const STOP_WORDS = new Set(
+  [
+    'a about after all also am an and any are as at be been before being both but by can could',
+    'did do does doing done for from had has have having he her here hers him his how i if in into',
+    'is it its just me might more most must my no nor not of off on once only or other our ours out',
+    'over own please same shall she should so some such than that the their theirs them then there',
+    'these they this those through to too under until up us very was we were what when where which',
+    'while who whom why will with would you your yours tell want need let',
+  ]
+    .join(' ')
+    .split(' '),
+);
+
+/** At most this many terms of one task text are compared. */
+export const MAX_QUERY_TERMS = 32;
+
+/** Splits identifiers and prose into lower-case words (camelCase and acronyms kept apart). */
+export function words(text: string): string[] {
+  const spaced = text
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
+  return spaced.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** The stemmed terms of a text, repeats kept (term frequencies count them). */
+export function toolTerms(text: string): string[] {
+  const terms: string[] = [];
+  for (const word of words(text)) {
+    if (STOP_WORDS.has(word)) continue;
+    terms.push(stemmer(word));
+  }
+  return terms;
+}
+
+/** The distinct terms of a task text, at most MAX_QUERY_TERMS; only stop words: those words. */
+export function queryToolTerms(text: string): string[] {
+  const terms = [...new Set(toolTerms(text))].slice(0, MAX_QUERY_TERMS);
+  if (terms.length > 0) return terms;
+  return [...new Set(words(text).map((word) => stemmer(word)))].slice(0, MAX_QUERY_TERMS);
+}
