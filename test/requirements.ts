@@ -537,4 +537,6 @@ export const REQUIREMENTS: Record<string, string> = {
   'operator:tool-disclosure-passthrough':
     'issue 23: Workspace and ApiKey toolDisclosure reach the rendered workspace and the principal',
   'tools:query-bounds': 'issue 23: tool search query, limit and mode are validated and named',
+  'tools:retrieval-set':
+    'issue 23: the tool-retrieval set (≥ 15 published servers, ≥ 300 real tools, ≥ 200 labelled user tasks) is valid',
 };
