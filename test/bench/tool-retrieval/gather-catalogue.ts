@@ -1,9 +1,9 @@
 // Regenerates catalogue.json, the tool catalogue of the issue-23 tool-retrieval set: installs each
-// published MCP server below at its pinned version (npm into its own prefix, PyPI into its own venv,
+// published MCP server of server-specs.ts at its pinned version (npm into its own prefix, PyPI into its own venv,
 // both under ~/.cache/agw-tool-catalogue), starts it over stdio and keeps every tool of its raw
 // `tools/list` answer (name, description, inputSchema) verbatim. Run by hand, never by CI:
-//   npm run build && node dist/test/bench/tool-retrieval/gather-catalogue.js [server-id ...]
-// The credentials below are dummies: each server wants one at start but lists tools without using it.
+//   npm run build && npm exec -- node dist/test/bench/tool-retrieval/gather-catalogue.js [server-id ...]
+// The credentials in server-specs.ts are dummies: a server wants one at start, not to list tools.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -23,8 +23,8 @@ import { SERVER_SPECS, type ServerSpec } from './server-specs.js';
 const CACHE = join(homedir(), '.cache', 'agw-tool-catalogue');
 const OUT = join(SET_DIR, 'catalogue.json');
 
-function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): void {
-  execFileSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], env });
+function run(command: string, args: readonly string[]): void {
+  execFileSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
 /** Installs the pinned package once and returns the command that starts it. */
@@ -51,7 +51,7 @@ function install(spec: ServerSpec): string {
   }
   const bin = join(dir, 'bin', spec.bin);
   if (!existsSync(bin)) {
-    run(spec.python ?? 'python3', ['-m', 'venv', dir]);
+    run('python3', ['-m', 'venv', dir]);
     run(join(dir, 'bin', 'pip'), [
       'install',
       '--quiet',

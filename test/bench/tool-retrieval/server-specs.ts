@@ -12,8 +12,6 @@ export interface ServerSpec {
   readonly bin: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
-  /** The interpreter a PyPI server's venv is made with, when python3 is too old for it. */
-  readonly python?: string;
   /** Extra pip requirements installed beside a PyPI server, when its open pins resolve too new. */
   readonly pipExtra?: readonly string[];
 }
