@@ -3,7 +3,8 @@
 // of vectorSearch, the first search (load, plus the inline index build), recall@10 of the index
 // against exact, memory; then the index build alone, inline and in background slices. Vectors are
 // clustered like sentence embeddings (test/fixtures/clustered-vectors.ts); the query embedding call
-// is not part of any number. `npm run bench -- vectors`.
+// is not part of any number. For PostgreSQL also the pgvector path (HNSW in the database) over the
+// same rows, graded against the exact in-memory answers. `npm run bench -- vectors`.
 import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -142,7 +143,7 @@ async function compare(
   label: string,
   chunks: number,
   open: (options: VectorIndexOptions) => KnowledgeStore,
-): Promise<void> {
+): Promise<Run> {
   const qs = queries(chunks > 50_000 ? 200 : 500);
   const writer = open(EXACT);
   const rate = await fill(writer, chunks);
@@ -157,6 +158,43 @@ async function compare(
       `  exact:       ${line(exact.timings)}; first search (load) ${exact.first.toFixed(0)} ms, +${mb(exact.bytes)} array buffers\n` +
       `  approximate: ${line(approximate.timings)}; first search (load + inline index build) ${approximate.first.toFixed(0)} ms, +${mb(approximate.bytes)}; recall@10 vs exact ${recall(exact.hits, approximate.hits).toFixed(3)}`,
   );
+  return exact;
+}
+
+/** pgvector over the rows `compare` left: the first search fills the twins from the bytea (what
+ * switching a database from memory to pgvector costs once), then the timed searches. */
+async function pgvectorRun(
+  server: PostgresServer,
+  admin: pg.Client,
+  chunks: number,
+  exact: Run,
+): Promise<void> {
+  const store = new PgKnowledgeStore(server.app, undefined, 'pgvector');
+  try {
+    const qs = queries(exact.hits.length);
+    const started = performance.now();
+    await store.workspace('bench').vectorSearch(FILTERS, qs[0] as Float32Array, SPACE, 10);
+    const fillMs = performance.now() - started;
+    await admin.query('ANALYZE chunk_embeddings'); // what autovacuum does after such a fill
+    const timed = await run(store, qs, 5);
+    const sizes = await admin.query<{ table: string; index: string }>(
+      `SELECT pg_table_size('chunk_embeddings') AS table, pg_relation_size('chunk_embeddings_hnsw_${SPACE.dimensions}') AS index`,
+    );
+    const plan = await admin.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT doc_id FROM chunk_embeddings e WHERE workspace_id = 'bench' AND model = $1 AND dimensions = ${SPACE.dimensions}
+       AND source_id = ANY('{src}') ORDER BY embedding::vector(${SPACE.dimensions}) <=> $2::vector(${SPACE.dimensions}) LIMIT 10`,
+      [SPACE.model, `[${unitVector(qs[0] as Float32Array, SPACE).join(',')}]`],
+    );
+    const scan = plan.rows.map((r) => r['QUERY PLAN']).find((l) => /Scan/.test(l)) ?? '?';
+    const mb = (bytes: string | undefined) => `${(Number(bytes ?? 0) / 1e6).toFixed(0)} MB`;
+    const p50 = (t: readonly number[]) => percentile(t, 50);
+    console.log(
+      `  pgvector:    ${line(timed.timings)}; ${(p50(timed.timings) / p50(exact.timings)).toFixed(2)}x the exact in-memory p50; recall@10 vs exact ${recall(exact.hits, timed.hits).toFixed(3)}\n` +
+        `               first search after switching from memory (twins filled from bytea, HNSW maintained) ${(fillMs / 1000).toFixed(1)} s (${((chunks / fillMs) * 1000).toFixed(0)} vectors/s); chunk_embeddings ${mb(sizes.rows[0]?.table)} + HNSW ${mb(sizes.rows[0]?.index)}; plan: ${scan.trim()} (${load()})`,
+    );
+  } finally {
+    await store.close();
+  }
 }
 
 /** The index build alone over an in-memory matrix: inline, then in 8 ms slices with the event
@@ -206,9 +244,11 @@ async function buildCost(chunks: number): Promise<void> {
 async function pgCompare(server: PostgresServer, chunks: number): Promise<void> {
   const admin = new pg.Client(server.admin);
   await admin.connect();
-  await admin.query('TRUNCATE documents, chunks, chunk_vectors, vector_epochs');
+  await admin.query(
+    'TRUNCATE documents, chunks, chunk_vectors, vector_epochs, chunk_embeddings, vector_twins_filled',
+  );
   try {
-    await compare(
+    const exact = await compare(
       'postgres vector search (bytea, in gateway memory)',
       chunks,
       (options) => new PgKnowledgeStore(server.app, options),
@@ -217,6 +257,7 @@ async function pgCompare(server: PostgresServer, chunks: number): Promise<void> 
       "SELECT pg_total_relation_size('chunk_vectors') AS bytes",
     );
     console.log(`  chunk_vectors ${(Number(rows[0]?.bytes ?? 0) / 1e6).toFixed(0)} MB`);
+    await pgvectorRun(server, admin, chunks, exact);
   } finally {
     await admin.end();
   }
@@ -252,7 +293,8 @@ async function postgresRuns(): Promise<void> {
     return;
   }
   try {
-    await migratePostgres(server.admin, server.app.user);
+    const pgvector = await migratePostgres(server.admin, server.app.user);
+    if (pgvector !== undefined) throw new Error(`pgvector: ${pgvector} (run test/infra/ensure-pgvector.sh)`);
     for (const chunks of [10_000, 100_000]) await pgCompare(server, chunks);
   } finally {
     server.stop();
