@@ -4,7 +4,6 @@
 // key cannot call is never found; call_tool hands the inner call to the tools/call handler itself,
 // so it meets the same checks, breaker, limits, tracing and errors as a direct call. Unprefixed like
 // the knowledge tools: upstream tools always carry `<source>__`, so the names cannot collide.
-import { encode } from '@toon-format/toon';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { Principal } from '../auth/index.js';
 import type { ToolCatalog } from '../discovery/index.js';
@@ -151,5 +150,7 @@ export async function findTools(
     })),
     ...(unavailable.length > 0 ? { unavailable_sources: unavailable } : {}),
   };
-  return { content: [{ type: 'text', text: encode(value) }], structuredContent: value };
+  // JSON, not TOON, in the text: input schemas are nested objects, where TOON costs more tokens
+  // (o200k: 1,476 vs 1,357 per 5-tool answer on the tool-retrieval set, npm run bench -- tools).
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
 }

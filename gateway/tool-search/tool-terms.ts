@@ -27,11 +27,12 @@ export function words(text: string): string[] {
   return spaced.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
-/** The stemmed terms of a text, repeats kept (term frequencies count them). */
+/** The stemmed terms of a text, repeats kept (term frequencies count them). Single characters (the
+ * `s` of "what's", list markers) say nothing about a tool. */
 export function toolTerms(text: string): string[] {
   const terms: string[] = [];
   for (const word of words(text)) {
-    if (STOP_WORDS.has(word)) continue;
+    if (STOP_WORDS.has(word) || word.length < 2) continue;
     terms.push(stemmer(word));
   }
   return terms;
