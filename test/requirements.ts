@@ -537,6 +537,14 @@ export const REQUIREMENTS: Record<string, string> = {
   'operator:tool-disclosure-passthrough':
     'issue 23: Workspace and ApiKey toolDisclosure reach the rendered workspace and the principal',
   'tools:query-bounds': 'issue 23: tool search query, limit and mode are validated and named',
+  'tools:python-sdk-client':
+    'issue 23: the Python SDK (PyPI mcp) lists only call_tool and find_tools, finds a tool by task and calls it, in both eras',
+  'tools:python-sdk-read-key':
+    'issue 23: with the Python SDK a read-only key neither finds nor calls a write tool',
+  'tools:inspector-cli-client':
+    'issue 23: the MCP Inspector CLI lists only call_tool and find_tools, finds a tool by task and calls it, in both eras',
+  'tools:inspector-cli-read-key':
+    'issue 23: with the MCP Inspector CLI a read-only key neither finds nor calls a write tool',
   'tools:retrieval-set':
     'issue 23: the tool-retrieval set (≥ 15 published servers, ≥ 300 real tools, ≥ 200 labelled user tasks) is valid',
 };
