@@ -547,4 +547,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 23: with the MCP Inspector CLI a read-only key neither finds nor calls a write tool',
   'tools:retrieval-set':
     'issue 23: the tool-retrieval set (≥ 15 published servers, ≥ 300 real tools, ≥ 200 labelled user tasks) is valid',
+  'tools:hybrid-live':
+    'issue 23: with the real model find_tools and /agent/tools?query= rank by meaning once the tools are embedded',
+  'tools:index-follows-discovery':
+    'issue 23: a tool an upstream adds (tools/list_changed) is found by find_tools and callable through call_tool at once',
 };
