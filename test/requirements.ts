@@ -551,4 +551,6 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 23: with the real model find_tools and /agent/tools?query= rank by meaning once the tools are embedded',
   'tools:index-follows-discovery':
     'issue 23: a tool an upstream adds (tools/list_changed) is found by find_tools and callable through call_tool at once',
+  'tenant:embedded-embeddings-refused':
+    'issue 22: a workspace embeddings endpoint on a denied address is refused by the reach policy; search answers lexically with not_allowed',
 };

@@ -1,8 +1,8 @@
 // The tenant reach policy in the embedded file (issue 20): with no `policy:` block nothing is
 // bounded (the file's author is the admin; other integration tests rely on loopback upstreams and
 // relative paths); with one, the same bounds apply as in the cluster: a files source outside its
-// roots and an http source or MCP source on a denied address are refused where they are opened,
-// and a listener on the denied address proves that nothing connected.
+// roots and an http source, an MCP source or an embeddings endpoint on a denied address are refused
+// where they are opened, and a listener on the denied address proves that nothing connected.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,8 @@ beforeAll(async () => {
       {
         name: 'acme',
         keys: [keyRecord(key)],
+        // The workspace's own embeddings endpoint is an address it names, like its connectors'.
+        embeddings: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'any-model', maxRetries: 0 },
         mcpSources: [{ name: 'loop', transport: 'streamable-http', url: `http://127.0.0.1:${port}/mcp` }],
         dataSources: [
           { name: 'inside', type: 'files', path: join(root, 'acme'), watch: false },
@@ -60,13 +62,17 @@ afterAll(async () => {
   await rm(outside, { recursive: true, force: true });
 });
 
-async function sources(): Promise<{ id: string; last_error: string | null; error_code: string | null }[]> {
+interface SourceRecord {
+  id: string;
+  last_error: string | null;
+  error_code: string | null;
+  embedding_status?: string | null;
+  embedding_error?: string | null;
+}
+
+async function sources(): Promise<SourceRecord[]> {
   const response = await get(`${harness.url}/agent/sources`, key.key, { accept: 'application/json' });
-  return (
-    (await response.json()) as {
-      sources: { id: string; last_error: string | null; error_code: string | null }[];
-    }
-  ).sources;
+  return ((await response.json()) as { sources: SourceRecord[] }).sources;
 }
 
 describe('embedded gateway with a policy block', () => {
@@ -96,6 +102,26 @@ describe('embedded gateway with a policy block', () => {
     const text = await search.text();
     expect(text).toContain('bittern');
     expect(text).not.toContain('quokka-credential-material');
+    expect(connections).toBe(0);
+  });
+
+  it('tenant:embedded-embeddings-refused — a workspace embeddings endpoint on a denied address: nothing sent, search answers by words and says why', async () => {
+    const inside = await until('the embedding pass to be refused', async () => {
+      const found = (await sources()).find((s) => s.id === 'inside');
+      return found?.embedding_status === 'failed' ? found : undefined;
+    });
+    expect(inside.embedding_error).toContain('not_allowed');
+    const search = await fetch(`${harness.url}/agent/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'bittern index', options: { response_format: 'json' } }),
+    });
+    const body = (await search.json()) as {
+      retrieval: { requested: string; used: string; fallback_reason: string | null };
+      results: { snippet: string }[];
+    };
+    expect(body.retrieval).toEqual({ requested: 'hybrid', used: 'lexical', fallback_reason: 'not_allowed' });
+    expect(body.results[0]?.snippet).toContain('bittern');
     expect(connections).toBe(0);
   });
 });
