@@ -553,4 +553,6 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 23: a tool an upstream adds (tools/list_changed) is found by find_tools and callable through call_tool at once',
   'tenant:embedded-embeddings-refused':
     'issue 22: a workspace embeddings endpoint on a denied address is refused by the reach policy; search answers lexically with not_allowed',
+  'tools:disclosure-limits':
+    'issue 23: find_tools counts as a search, call_tool as a tool call, against the quotas',
 };

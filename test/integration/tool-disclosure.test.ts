@@ -21,6 +21,7 @@ const reader = newKey();
 const writer = newKey();
 const modernOnly = newKey();
 const listsAll = newKey();
+const metered = newKey();
 let modern: RunningModernServer;
 let h: Harness;
 
@@ -65,6 +66,7 @@ beforeAll(async () => {
           keyRecord(writer, { access: 'write' }),
           keyRecord(modernOnly, { access: 'write', tools: ['modern__*'] }),
           keyRecord(listsAll, { toolDisclosure: 'all' }),
+          keyRecord(metered, { access: 'write', limits: { searchesPerDay: 2, toolCallsPerDay: 1 } }),
         ],
       },
     ],
@@ -238,5 +240,19 @@ describe('toolDisclosure: search', () => {
       const body = (await response.json()) as { error: { details: { path: string }[] } };
       expect(body.error.details.map((d) => d.path)).toContain(field);
     }
+  });
+
+  it('tools:disclosure-limits — find_tools counts against the search quota, call_tool against the tool-call quota', async () => {
+    const call = (name: string, args: Record<string, unknown>) =>
+      mcpPost(h.url, metered.key, { method: 'tools/call', params: { name, arguments: args } });
+    const finds = [];
+    for (let i = 0; i < 3; i++) finds.push((await call('find_tools', { query: 'add numbers' })).status);
+    expect(finds).toEqual([200, 200, 429]);
+    const calls = [];
+    for (let i = 0; i < 2; i++)
+      calls.push((await call('call_tool', { name: 'demo__add', arguments: { a: 1, b: 1 } })).status);
+    expect(calls).toEqual([200, 429]);
+    // A directly named call draws on the same tool-call quota.
+    expect((await call('demo__add', { a: 1, b: 1 })).status).toBe(429);
   });
 });
