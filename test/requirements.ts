@@ -166,6 +166,20 @@ export const REQUIREMENTS: Record<string, string> = {
   'mcp:resources-namespaced': 'issue 3: upstream resources exposed under namespaced URIs',
   'mcp:resources-visibility': 'spec §5.5: resources of invisible sources answer like missing ones',
   'mcp:prompts-namespaced': 'issue 3: upstream prompts exposed as <source>__<prompt>',
+  'mcp:completion-routed':
+    'issue 24: completion/complete routed to the source owning the prompt or template, both eras',
+  'mcp:completion-visibility':
+    'issue 24: completion for a prompt or template of an invisible source answers like a missing one',
+  'mcp:completion-invalid-ref': 'issue 24: a completion ref that names no prompt or resource is -32602',
+  'mcp:completion-python-sdk': 'issue 24: completion/complete through the Python SDK client, both eras',
+  'mcp:resource-templates-aggregated':
+    'issue 24: resources/templates/list aggregated as <source>__<name>, agw://<source>/~/<template>',
+  'mcp:resource-template-uri-forms':
+    'issue 24: agw://<source>/~/<template> expands to a URI parsed back to the upstream expansion',
+  'mcp:resource-templates-read':
+    'issue 24: a URI expanded from a gateway template with odd values reads back through its source',
+  'mcp:resource-templates-python-sdk':
+    'issue 24: resource templates listed, expanded and read through the Python SDK client, both eras',
   'mcp:conformance':
     'issue 3: the published conformance suite runs against the gateway with a reasoned baseline',
   'auth:dns-rebinding': 'duty 2: Host validated for loopback binds, Origin validated',

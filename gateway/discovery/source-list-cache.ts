@@ -1,16 +1,17 @@
-// resources/list and prompts/list of upstream sources, cached the way tool lists are (issue 10
-// item 1): in the same DiscoveryCache, under the source's key with a `#resources`/`#prompts` suffix,
-// so a refresh or an upstream list_changed drops them with the tools on every replica; for the
-// upstream's `ttlMs` (the default when it gives none, never when it says 0); and with one lister
-// per key across replicas. What a key may see is decided by the caller; entries are per source and
-// credential context, never per key.
+// resources/list, resources/templates/list and prompts/list of upstream sources, cached the way tool
+// lists are (issue 10 item 1; templates since issue 24): in the same DiscoveryCache, under the
+// source's key with a `#resources`/`#resourceTemplates`/`#prompts` suffix, so a refresh or an
+// upstream list_changed drops them with the tools on every replica; for the upstream's `ttlMs` (the
+// default when it gives none, never when it says 0); and with one lister per key across replicas.
+// What a key may see is decided by the caller; entries are per source and credential context, never
+// per key.
 import type { McpSourceConfig } from '../config/index.js';
 import type { ItemList } from '../upstream/index.js';
 import type { DiscoveryCache } from './discovery-cache.js';
 import { MAX_LIST_TTL_MS, sourceCacheKey } from './cache-key.js';
 import type { CachedToolList } from './tool-catalog.js';
 
-export type ListKind = 'resources' | 'prompts';
+export type ListKind = 'resources' | 'resourceTemplates' | 'prompts';
 
 export interface CachedSourceList {
   readonly kind: ListKind;

@@ -3,7 +3,12 @@
 import type { McpHandler } from './mcp-request.js';
 import { LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS } from './protocol.js';
 
-export const GATEWAY_CAPABILITIES = { tools: { listChanged: false }, resources: {}, prompts: {} } as const;
+export const GATEWAY_CAPABILITIES = {
+  tools: { listChanged: false },
+  resources: {},
+  prompts: {},
+  completions: {},
+} as const;
 
 export function instructionsFor(workspace: string): string {
   return `Agent Gateway for workspace "${workspace}". Tools from each connected source are named <source>__<tool>.`;

@@ -1,13 +1,13 @@
 // resources/list, resources/read and resources/templates/list over the workspace's sources, with
-// URIs namespaced per source (resource-uri.ts). Visibility follows the key's source patterns; a
-// resource of a source the key cannot see answers exactly like a missing one.
+// URIs and templates namespaced per source (resource-uri.ts). Visibility follows the key's source
+// patterns; a resource of a source the key cannot see answers exactly like a missing one.
 import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource } from '../auth/index.js';
 import { withSessionRecovery } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
 import { META, RPC } from './protocol.js';
-import { namespacedUri, parseNamespacedUri } from './resource-uri.js';
+import { namespacedUri, namespacedUriTemplate, parseNamespacedUri } from './resource-uri.js';
 import { fanOut, type FanOutDeps } from './source-fanout.js';
 import { upstreamFailure } from './upstream-failure.js';
 
@@ -36,8 +36,30 @@ export function resourcesList(deps: FanOutDeps): McpHandler {
   };
 }
 
-export const resourceTemplatesList: McpHandler = () =>
-  Promise.resolve({ resourceTemplates: [], ttlMs: 0, cacheScope: 'private' });
+export function resourceTemplatesList(deps: FanOutDeps): McpHandler {
+  return async (request) => {
+    const { items, unavailable } = await fanOut(
+      deps,
+      request.principal,
+      'resourceTemplates',
+      (connection, signal) => connection.listResourceTemplates(signal),
+    );
+    const resourceTemplates = items
+      .filter(({ item }) => typeof item['uriTemplate'] === 'string')
+      .map(({ source, item }) => ({
+        ...item,
+        uriTemplate: namespacedUriTemplate(source, item['uriTemplate'] as string),
+        name: `${source}__${String(item['name'])}`,
+      }))
+      .sort((a, b) => (a.uriTemplate < b.uriTemplate ? -1 : a.uriTemplate > b.uriTemplate ? 1 : 0));
+    return {
+      resourceTemplates,
+      ttlMs: 0,
+      cacheScope: 'private',
+      ...(unavailable.length > 0 ? { _meta: { [META.unavailableSources]: unavailable } } : {}),
+    };
+  };
+}
 
 export function resourcesRead(deps: FanOutDeps): McpHandler {
   return async (request) => {
@@ -62,12 +84,13 @@ export function resourcesRead(deps: FanOutDeps): McpHandler {
       const contents = Array.isArray(result['contents'])
         ? (result['contents'] as Record<string, unknown>[])
         : [];
+      // A URI expanded from a template (verbatim form) comes back as the client wrote it.
+      const back = (uri: string) =>
+        parsed.form === 'verbatim' && uri === parsed.uri ? requested : namespacedUri(source.name, uri);
       return {
         ...result,
         contents: contents.map((content) =>
-          typeof content['uri'] === 'string'
-            ? { ...content, uri: namespacedUri(source.name, content['uri']) }
-            : content,
+          typeof content['uri'] === 'string' ? { ...content, uri: back(content['uri']) } : content,
         ),
         ttlMs: 0,
         cacheScope: 'private',

@@ -2,6 +2,7 @@
 // (404 on the modern face per spec, in-band on the legacy face as 2025 servers answer).
 import type { ToolCatalog } from '../discovery/index.js';
 import type { BreakerRegistry, UpstreamPool } from '../upstream/index.js';
+import { completionComplete } from './dispatch-completion.js';
 import { discover } from './dispatch-discover.js';
 import { toolsCall } from './dispatch-tools-call.js';
 import { toolsList } from './dispatch-tools-list.js';
@@ -34,9 +35,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatch {
     'tools/call': toolsCall(deps),
     'resources/list': resourcesList(fanOutDeps),
     'resources/read': resourcesRead(fanOutDeps),
-    'resources/templates/list': resourceTemplatesList,
+    'resources/templates/list': resourceTemplatesList(fanOutDeps),
     'prompts/list': promptsList(fanOutDeps),
     'prompts/get': promptsGet(fanOutDeps),
+    'completion/complete': completionComplete(fanOutDeps),
   };
   const modern: Record<string, McpHandler> = { ...shared, 'server/discover': discover };
   const legacy: Record<string, McpHandler> = { ...shared, initialize, ping, 'logging/setLevel': setLogLevel };

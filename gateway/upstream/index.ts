@@ -5,6 +5,7 @@ export type {
   CallOptions,
   ToolList,
   ItemList,
+  CompleteParams,
   UpstreamEvents,
 } from './upstream-connection.js';
 export { UpstreamPool } from './upstream-pool.js';

@@ -33,7 +33,16 @@ export interface ToolList {
   readonly ttlMs: number | undefined;
 }
 
-/** Resources or prompts of one upstream, all pages. */
+/** What completion/complete sends upstream: the ref in the upstream's own names. */
+export interface CompleteParams {
+  readonly ref:
+    | { readonly type: 'ref/prompt'; readonly name: string }
+    | { readonly type: 'ref/resource'; readonly uri: string };
+  readonly argument: { readonly name: string; readonly value: string };
+  readonly context?: { readonly arguments?: Record<string, string> };
+}
+
+/** Resources, resource templates or prompts of one upstream, all pages. */
 export interface ItemList {
   readonly items: readonly Record<string, unknown>[];
   /** The upstream's cache hint (the smallest over the pages); undefined when it gave none. */
@@ -54,6 +63,10 @@ export interface UpstreamConnection {
   /** Lists resources or prompts (all pages); empty when the upstream does not offer them. */
   listResources(signal: AbortSignal): Promise<ItemList>;
   listPrompts(signal: AbortSignal): Promise<ItemList>;
+  /** Lists resource templates (all pages); empty when the upstream does not offer resources. */
+  listResourceTemplates(signal: AbortSignal): Promise<ItemList>;
+  /** completion/complete with the upstream's own `ref`; no suggestions when it offers none. */
+  complete(params: CompleteParams, options: CallOptions): Promise<Record<string, unknown>>;
   readResource(uri: string, options: CallOptions): Promise<Record<string, unknown>>;
   getPrompt(
     name: string,
@@ -391,6 +404,34 @@ function wrap(
         );
         return { items: page.prompts, nextCursor: page.nextCursor, ttlMs: cacheHint(page) };
       });
+    },
+    async listResourceTemplates(callSignal) {
+      if (capabilities['resources'] === undefined) return { items: [], ttlMs: undefined };
+      return collectPages(async (cursor) => {
+        const page = await withResponseGuard(callSignal, (signal) =>
+          client.listResourceTemplates(cursor === undefined ? {} : { cursor }, {
+            signal,
+            timeout: source.timeouts.listMs,
+            cacheMode: 'bypass',
+          }),
+        );
+        return { items: page.resourceTemplates, nextCursor: page.nextCursor, ttlMs: cacheHint(page) };
+      });
+    },
+    async complete(params, options) {
+      // An upstream that does not offer completions has no suggestions (the gateway advertises the
+      // capability for the workspace as a whole).
+      if (capabilities['completions'] === undefined) return { completion: { values: [], hasMore: false } };
+      return withResponseGuard(options.signal, (signal) =>
+        client.complete(
+          {
+            ref: params.ref,
+            argument: params.argument,
+            ...(params.context === undefined ? {} : { context: params.context }),
+          },
+          { signal, timeout: options.timeoutMs },
+        ),
+      );
     },
     readResource(uri, options) {
       return withResponseGuard(options.signal, (signal) =>

@@ -48,6 +48,8 @@ function setup(floorMs: number) {
     callTool: () => Promise.reject(new Error('unused')),
     listResources: () => Promise.resolve({ items: [], ttlMs: undefined }),
     listPrompts: () => Promise.resolve({ items: [], ttlMs: undefined }),
+    listResourceTemplates: () => Promise.resolve({ items: [], ttlMs: undefined }),
+    complete: () => Promise.resolve({ completion: { values: [] } }),
     readResource: () => Promise.reject(new Error('unused')),
     getPrompt: () => Promise.reject(new Error('unused')),
     // The v2 SDK default: every list is immediately stale.

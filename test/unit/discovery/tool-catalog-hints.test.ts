@@ -42,6 +42,8 @@ function setup(ttlMs: number | undefined, clock: { now: number } = { now: 1_000_
       },
       listResources: () => Promise.resolve({ items: [], ttlMs: undefined }),
       listPrompts: () => Promise.resolve({ items: [], ttlMs: undefined }),
+      listResourceTemplates: () => Promise.resolve({ items: [], ttlMs: undefined }),
+      complete: () => Promise.resolve({ completion: { values: [] } }),
       readResource: fail,
       getPrompt: fail,
       callTool: fail,

@@ -57,6 +57,8 @@ class FakeUpstreams {
       callTool: () => Promise.reject(new Error('not used by catalog tests')),
       listResources: () => Promise.resolve({ items: [], ttlMs: undefined }),
       listPrompts: () => Promise.resolve({ items: [], ttlMs: undefined }),
+      listResourceTemplates: () => Promise.resolve({ items: [], ttlMs: undefined }),
+      complete: () => Promise.resolve({ completion: { values: [] } }),
       readResource: () => Promise.reject(new Error('not used by catalog tests')),
       getPrompt: () => Promise.reject(new Error('not used by catalog tests')),
       listTools: () => {

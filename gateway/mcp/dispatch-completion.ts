@@ -1,0 +1,87 @@
+// completion/complete (issue 24), routed to the one source that owns the prompt (`<source>__<prompt>`)
+// or resource template (`agw://<source>/~/<template>`, resource-uri.ts) and asked there in the
+// upstream's own names. A ref of a source the key cannot see answers exactly like a missing one.
+import { withDeadline } from '../platform/deadline.js';
+import { canSeeSource, type Principal } from '../auth/index.js';
+import type { McpSourceConfig } from '../config/index.js';
+import { NAMESPACE_SEPARATOR } from '../discovery/index.js';
+import { withSessionRecovery, type CompleteParams } from '../upstream/index.js';
+import { McpError } from './jsonrpc.js';
+import type { McpHandler } from './mcp-request.js';
+import { RPC } from './protocol.js';
+import { parseNamespacedUri } from './resource-uri.js';
+import type { FanOutDeps } from './source-fanout.js';
+import { upstreamFailure } from './upstream-failure.js';
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function invalid(message: string): McpError {
+  return new McpError(200, RPC.invalidParams, `Invalid params: ${message}`);
+}
+
+/** The argument and context of the request, checked; the ref is translated by `route`. */
+function argumentsOf(params: Record<string, unknown>): Omit<CompleteParams, 'ref'> {
+  const argument = params['argument'];
+  if (!isRecord(argument) || typeof argument['name'] !== 'string' || typeof argument['value'] !== 'string')
+    throw invalid('argument must have a string name and value.');
+  const context = params['context'];
+  if (context === undefined) return { argument: { name: argument['name'], value: argument['value'] } };
+  const contextArgs = isRecord(context) ? context['arguments'] : undefined;
+  if (
+    !isRecord(context) ||
+    (contextArgs !== undefined &&
+      (!isRecord(contextArgs) || !Object.values(contextArgs).every((v) => typeof v === 'string')))
+  )
+    throw invalid('context.arguments must be an object of strings.');
+  return {
+    argument: { name: argument['name'], value: argument['value'] },
+    context: contextArgs === undefined ? {} : { arguments: contextArgs as Record<string, string> },
+  };
+}
+
+function visibleSource(principal: Principal, name: string | undefined): McpSourceConfig | undefined {
+  const source = principal.workspace.mcpSources.find((s) => s.name === name);
+  return source !== undefined && canSeeSource(principal, source.name) ? source : undefined;
+}
+
+/** The owning source and the ref in its own names; a missing or invisible owner is refused alike. */
+function route(principal: Principal, ref: unknown): { source: McpSourceConfig; ref: CompleteParams['ref'] } {
+  if (isRecord(ref) && ref['type'] === 'ref/prompt' && typeof ref['name'] === 'string') {
+    const name = ref['name'];
+    const separator = name.indexOf(NAMESPACE_SEPARATOR);
+    const source = separator <= 0 ? undefined : visibleSource(principal, name.slice(0, separator));
+    if (source === undefined) throw new McpError(200, RPC.invalidParams, `Unknown prompt: ${name}`);
+    return {
+      source,
+      ref: { type: 'ref/prompt', name: name.slice(separator + NAMESPACE_SEPARATOR.length) },
+    };
+  }
+  if (isRecord(ref) && ref['type'] === 'ref/resource' && typeof ref['uri'] === 'string') {
+    const parsed = parseNamespacedUri(ref['uri']);
+    const source = parsed === undefined ? undefined : visibleSource(principal, parsed.source);
+    if (parsed === undefined || source === undefined)
+      throw new McpError(200, RPC.invalidParams, `Unknown resource template: ${ref['uri']}`);
+    return { source, ref: { type: 'ref/resource', uri: parsed.uri } };
+  }
+  throw invalid('ref must be a ref/prompt with a name or a ref/resource with a uri.');
+}
+
+export function completionComplete(deps: FanOutDeps): McpHandler {
+  return async (request) => {
+    const rest = argumentsOf(request.params);
+    const { source, ref } = route(request.principal, request.params['ref']);
+    const workspace = request.principal.workspace.name;
+    try {
+      return await deps.breakers.run(workspace, source, () =>
+        withSessionRecovery(deps.pool, workspace, source, (connection) =>
+          withDeadline(request.signal, source.timeouts.callMs, (signal) =>
+            connection.complete({ ref, ...rest }, { signal, timeoutMs: source.timeouts.callMs }),
+          ),
+        ),
+      );
+    } catch (error) {
+      throw upstreamFailure(error, source.name);
+    }
+  };
+}
