@@ -182,6 +182,10 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 24: resource templates listed, expanded and read through the Python SDK client, both eras',
   'mcp:conformance':
     'issue 3: the published conformance suite runs against the gateway with a reasoned baseline',
+  'mcp:conformance-fixture':
+    "issue 24: the suite's fixture server passes every server scenario on its own (reasoned exceptions only)",
+  'mcp:conformance-fixture-stdio':
+    'issue 24: the conformance fixture over stdio serves the same fixtures and notifies resource subscribers',
   'auth:dns-rebinding': 'duty 2: Host validated for loopback binds, Origin validated',
   'mcp:legacy-elicitation-bridge':
     'duty 16: legacy elicitation bridged into input_required, single-use state',
