@@ -231,18 +231,26 @@ describe('the README install on a node (default values)', () => {
       return list.length === 0 ? list : undefined;
     });
     expect(left).toEqual([]);
-    // The operator's own children (key Secrets, rendered ConfigMaps) went with their owners (GC).
-    const rendered = await kubectlOk([
-      '-n',
-      ns,
-      'get',
-      'configmaps,secrets',
-      '-l',
-      'app.kubernetes.io/managed-by=agent-gateway-operator',
-      '-o',
-      'name',
-    ]);
-    expect(rendered.trim()).toBe('');
+    // The operator's own children (key Secrets, rendered ConfigMaps) go with their owners: the
+    // garbage collector deletes them after their owner is gone, in the background, so they are
+    // waited for (a CI run under load once saw them a moment after the uninstall returned).
+    let rendered = '';
+    await waitFor('the rendered children collected', 60_000, async () => {
+      rendered = (
+        await kubectlOk([
+          '-n',
+          ns,
+          'get',
+          'configmaps,secrets',
+          '-l',
+          'app.kubernetes.io/managed-by=agent-gateway-operator',
+          '-o',
+          'name',
+        ])
+      ).trim();
+      return rendered === '' ? true : undefined;
+    }).catch(() => undefined);
+    expect(rendered).toBe('');
     const crds = await kubectlOk([
       'get',
       'crd',
