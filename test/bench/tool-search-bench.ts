@@ -3,11 +3,15 @@
 // (test/bench/tool-retrieval: real tools/list catalogues of published MCP servers, user-worded
 // tasks with labelled tools) for lexical, semantic and hybrid (several fusion rules), with the real
 // all-MiniLM-L6-v2 served by test/infra/embeddings; tokens counted with o200k_base; latency of the
-// engine at the set's size and at ~3,000 tools (the catalogue eight times under other source names).
+// engine at the set's size and at ~3,000 tools (the catalogue eight times under other source
+// names), and of find_tools end to end through a running gateway with stdio upstreams listing it.
 import { execFileSync } from 'node:child_process';
-import { cpus, loadavg } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { encode } from '@toon-format/toon';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { generateKey } from '../../gateway/auth/index.js';
 import { processSecretReader, validateConfig, type GatewayConfig } from '../../gateway/config/index.js';
 import { namespacedToolName, type CatalogTool } from '../../gateway/discovery/index.js';
 import {
@@ -21,6 +25,7 @@ import { DISCLOSURE_TOOLS } from '../../gateway/mcp/disclosure-tools.js';
 import { KNOWLEDGE_TOOLS } from '../../gateway/mcp/knowledge-tools.js';
 import { ToolSearch, TOOL_FUSION } from '../../gateway/tool-search/index.js';
 import { startEmbeddings } from '../infra/embeddings-server.js';
+import { startBenchGateway } from './bench-gateway.js';
 import {
   loadToolRetrievalSet,
   toolKey,
@@ -257,7 +262,104 @@ export async function toolSearchBench(): Promise<void> {
     );
     await tokens(set, provider);
     await latency(set, provider);
+    await endToEnd(set, server.url, server.model);
   } finally {
     await server.stop();
+  }
+}
+
+/** find_tools through a running gateway (auth, the MCP ladder, the cached catalog, the key's view,
+ * ranking, the JSON answer): `copies` stdio upstreams each listing the whole catalogue. */
+async function endToEnd(set: ToolRetrievalSet, embeddingsUrl: string, model: string): Promise<void> {
+  const upstream = resolve('dist/test/bench/catalogue-upstream-main.js');
+  const perSource = set.catalogue.servers.reduce((sum, server) => sum + server.tools.length, 0);
+  console.log(
+    `\nfind_tools end to end (POST /mcp tools/call find_tools, limit 5, one client in sequence, 2 rounds of the ${set.tasks.length} tasks after one warm-up round; stdio upstreams each listing the ${perSource} catalogue tools; lexical, and hybrid with the task embedded by the local model on every call)`,
+  );
+  for (const copies of [1, 8]) {
+    const dir = await mkdtemp(join(tmpdir(), 'agw-toolbench-'));
+    const key = generateKey();
+    const gateway = await startBenchGateway(dir, 'tools', {
+      knowledge: {
+        embeddings: { baseUrl: `${embeddingsUrl}/v1`, model, queryTimeoutMs: 30_000, maxRetries: 0 },
+      },
+      workspaces: [
+        {
+          name: 'bench',
+          toolDisclosure: 'search',
+          mcpSources: Array.from({ length: copies }, (_, i) => ({
+            name: `c${i}`,
+            transport: 'stdio',
+            command: process.execPath,
+            args: [upstream],
+          })),
+          keys: [{ id: key.id, hash: key.hash, access: 'write' }],
+        },
+      ],
+    });
+    try {
+      const call = async (query: string, mode: RetrievalMode) => {
+        const response = await fetch(`${gateway.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key.key}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'find_tools',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: {
+              name: 'find_tools',
+              arguments: { query, limit: 5, mode },
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientCapabilities': {},
+              },
+            },
+          }),
+        });
+        const body = (await response.json()) as {
+          result?: {
+            structuredContent?: { count: number; retrieval?: { used: string; pending_vectors?: number } };
+          };
+        };
+        return body.result?.structuredContent;
+      };
+      // Warm-up: lists every upstream and embeds every tool (hybrid answers by words until the
+      // first vectors exist, and shares the model server with the embedding pass until it ends).
+      let warm = await call('warm up', 'hybrid');
+      const deadline = Date.now() + 600_000;
+      const embedding = () => warm?.retrieval?.used !== 'hybrid' || (warm.retrieval.pending_vectors ?? 0) > 0;
+      while (embedding() && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 500));
+        warm = await call('warm up', 'hybrid');
+      }
+      for (const task of set.tasks) await call(task.task, 'lexical');
+      for (const mode of ['lexical', 'hybrid'] as const) {
+        const timings: number[] = [];
+        let otherMode = 0;
+        let empty = 0;
+        for (let round = 0; round < 2; round++)
+          for (const task of set.tasks) {
+            const started = performance.now();
+            const found = await call(`${task.task}${round === 1 ? ' ' : ''}`, mode);
+            timings.push(performance.now() - started);
+            if (found?.retrieval?.used !== mode) otherMode += 1;
+            else if (found.count === 0) empty += 1;
+          }
+        timings.sort((a, b) => a - b);
+        console.log(
+          `  ${String(copies * perSource).padStart(5)} tools, ${mode.padEnd(7)}: p50 ${percentile(timings, 50)} ms  p95 ${percentile(timings, 95)} ms  p99 ${percentile(timings, 99)} ms  (${timings.length} calls${otherMode > 0 ? `, ${otherMode} answered in another mode` : ''}${empty > 0 ? `, ${empty} found nothing` : ''}, load ${loadavg()[0]?.toFixed(1)})`,
+        );
+      }
+    } finally {
+      await gateway.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 }
