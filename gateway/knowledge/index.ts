@@ -49,7 +49,7 @@ export type {
 } from './knowledge-service.js';
 export { chunkText, DEFAULT_CHUNKING } from './chunker.js';
 export { documentId, chunkId, parseChunkId, contentHash } from './stable-ids.js';
-export { queryTerms } from './query-terms.js';
+export { queryTerms, STOP_WORDS } from './query-terms.js';
 export { makeSnippet } from './snippet.js';
 export { extractiveAnswer, splitSentences } from './extractive-answer.js';
 export { chatAnswerer, AnswererFailed, citedPassages, fitPassages } from './chat-answerer.js';

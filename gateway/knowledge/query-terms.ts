@@ -2,7 +2,7 @@
 // Terms are matched with OR semantics and ranked by BM25 (knowledge doc §1.2: OR beats AND on recall).
 // The stop words are English function words plus the conversational verbs people wrap questions in
 // ("can you tell me…", "please explain…"), which match everything and say nothing.
-const STOP_WORDS = new Set(
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   [
     'a about after all also am an and any are as at be been before being both but by can could',
     'did do does doing done for from had has have having he her here hers him his how i if in into',

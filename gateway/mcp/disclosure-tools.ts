@@ -7,14 +7,15 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { Principal } from '../auth/index.js';
 import type { ToolCatalog } from '../discovery/index.js';
-import { RETRIEVAL_MODES } from '../knowledge/index.js';
 import {
   FIND_TOOLS_BOUNDS,
   parseToolQuery,
+  retrievalRecord,
   TOOL_QUERY_MAX_CHARS,
   type ToolSearch,
 } from '../tool-search/index.js';
 import { McpError } from './jsonrpc.js';
+import { MODE_PROPERTY } from './knowledge-tools.js';
 import type { McpResult } from './mcp-request.js';
 import { RPC } from './protocol.js';
 import { catalogFor, isCallable } from './visible-tools.js';
@@ -42,12 +43,7 @@ export const DISCLOSURE_TOOLS: readonly Tool[] = [
           maximum: FIND_TOOLS_BOUNDS.maxLimit,
           default: FIND_TOOLS_BOUNDS.defaultLimit,
         },
-        mode: {
-          type: 'string',
-          enum: [...RETRIEVAL_MODES],
-          description:
-            'lexical (words), semantic (meaning) or hybrid (both); default hybrid when the workspace has embeddings, else lexical',
-        },
+        mode: MODE_PROPERTY,
       },
       required: ['query'],
     },
@@ -125,32 +121,21 @@ export async function findTools(
   const unavailable = [...sources]
     .filter(([, state]) => state.status === 'unavailable')
     .map(([source]) => source);
-  const saysHow = found.embeddingsConfigured || parsed.request.mode !== undefined;
+  const retrieval = retrievalRecord(found, parsed.request);
   const value = {
     query: parsed.request.query,
     count: found.tools.length,
-    ...(saysHow
-      ? {
-          retrieval: {
-            requested: found.retrieval.requested,
-            used: found.retrieval.used,
-            fallback_reason: found.retrieval.fallbackReason,
-            ...(found.retrieval.pendingVectors > 0
-              ? { pending_vectors: found.retrieval.pendingVectors }
-              : {}),
-          },
-        }
-      : {}),
+    ...(retrieval === undefined ? {} : { retrieval }),
     tools: found.tools.map(({ tool, foundBy }) => ({
       name: tool.name,
       source: tool.source,
       description: tool.description,
       input_schema: tool.inputSchema,
-      ...(saysHow ? { found_by: foundBy } : {}),
+      ...(retrieval === undefined ? {} : { found_by: foundBy }),
     })),
     ...(unavailable.length > 0 ? { unavailable_sources: unavailable } : {}),
   };
   // JSON, not TOON, in the text: input schemas are nested objects, where TOON costs more tokens
-  // (o200k: 1,476 vs 1,357 per 5-tool answer on the tool-retrieval set, npm run bench -- tools).
+  // (o200k: 1,291 vs 1,405 per 5-tool answer on the tool-retrieval set, npm run bench -- tools).
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
 }

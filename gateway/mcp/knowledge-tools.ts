@@ -17,6 +17,14 @@ import { McpError } from './jsonrpc.js';
 import type { McpResult } from './mcp-request.js';
 import { RPC } from './protocol.js';
 
+/** The `mode` argument of the gateway's search tools (documents and tools rank the same ways). */
+export const MODE_PROPERTY: { type: string; enum: string[]; description: string } = {
+  type: 'string',
+  enum: [...RETRIEVAL_MODES],
+  description:
+    'lexical (words), semantic (meaning) or hybrid (both); default hybrid when the workspace has embeddings, else lexical',
+};
+
 export const KNOWLEDGE_TOOLS: readonly Tool[] = [
   {
     name: 'get_document',
@@ -49,12 +57,7 @@ export const KNOWLEDGE_TOOLS: readonly Tool[] = [
           maximum: SNIPPET_MAX,
           default: SNIPPET_DEFAULT,
         },
-        mode: {
-          type: 'string',
-          enum: [...RETRIEVAL_MODES],
-          description:
-            'lexical (words), semantic (meaning) or hybrid (both); default hybrid when the workspace has embeddings, else lexical',
-        },
+        mode: MODE_PROPERTY,
       },
       required: ['query'],
     },

@@ -6,7 +6,7 @@ import { canSeeSource, canSeeTool, hasAccess, type Principal } from '../auth/ind
 import type { CatalogTool, ToolCatalog } from '../discovery/index.js';
 import { GatewayError } from '../errors/index.js';
 import { requirePrincipal } from '../platform/request-context.js';
-import { LISTING_BOUNDS, parseToolQuery, type ToolSearch } from '../tool-search/index.js';
+import { LISTING_BOUNDS, parseToolQuery, retrievalRecord, type ToolSearch } from '../tool-search/index.js';
 import { sendAgentBody } from './agent-reply.js';
 
 function record(principal: Principal, tool: CatalogTool) {
@@ -60,25 +60,14 @@ export function registerToolsRoute(app: FastifyInstance, catalog: ToolCatalog, s
       return sendAgentBody(request, reply, { tools: view.map((tool) => record(principal, tool)), ...extra });
     // The view is the key's before anything is ranked: the listing's tools, nothing else.
     const found = await search.rank(principal.workspace.name, view, ranking);
-    const saysHow = found.embeddingsConfigured || ranking.mode !== undefined;
+    const retrieval = retrievalRecord(found, ranking);
     return sendAgentBody(request, reply, {
       query: ranking.query,
       count: found.tools.length,
-      ...(saysHow
-        ? {
-            retrieval: {
-              requested: found.retrieval.requested,
-              used: found.retrieval.used,
-              fallback_reason: found.retrieval.fallbackReason,
-              ...(found.retrieval.pendingVectors > 0
-                ? { pending_vectors: found.retrieval.pendingVectors }
-                : {}),
-            },
-          }
-        : {}),
+      ...(retrieval === undefined ? {} : { retrieval }),
       tools: found.tools.map(({ tool, foundBy }) => ({
         ...record(principal, tool),
-        ...(saysHow ? { found_by: foundBy } : {}),
+        ...(retrieval === undefined ? {} : { found_by: foundBy }),
       })),
       ...extra,
     });

@@ -13,3 +13,5 @@ export { rankLexically } from './lexical-tool-ranker.js';
 export { queryToolTerms, toolTerms, words } from './tool-terms.js';
 export { parseToolQuery, FIND_TOOLS_BOUNDS, LISTING_BOUNDS, TOOL_QUERY_MAX_CHARS } from './tool-query.js';
 export type { ToolQueryBounds, ToolQueryParse } from './tool-query.js';
+export { retrievalRecord } from './retrieval-record.js';
+export type { RetrievalRecord } from './retrieval-record.js';

@@ -2,19 +2,11 @@
 // identifiers split on `_`, `-`, `.`, `/` and camelCase (`createPullRequest` -> create pull request),
 // lower-cased, stop words dropped, Porter-stemmed so "requests", "requested" and "request" meet.
 import { stemmer } from 'stemmer';
+import { STOP_WORDS } from '../knowledge/index.js';
 
-const STOP_WORDS = new Set(
-  [
-    'a about after all also am an and any are as at be been before being both but by can could',
-    'did do does doing done for from had has have having he her here hers him his how i if in into',
-    'is it its just me might more most must my no nor not of off on once only or other our ours out',
-    'over own please same shall she should so some such than that the their theirs them then there',
-    'these they this those through to too under until up us very was we were what when where which',
-    'while who whom why will with would you your yours tell want need let',
-  ]
-    .join(' ')
-    .split(' '),
-);
+/** The knowledge layer's stop words (function words and the verbs questions are wrapped in) and
+ * the ways a task asks for something ("I need to…", "let me…"). */
+const TOOL_STOP_WORDS: ReadonlySet<string> = new Set([...STOP_WORDS, 'need', 'let']);
 
 /** At most this many terms of one task text are compared. */
 export const MAX_QUERY_TERMS = 32;
@@ -32,7 +24,7 @@ export function words(text: string): string[] {
 export function toolTerms(text: string): string[] {
   const terms: string[] = [];
   for (const word of words(text)) {
-    if (STOP_WORDS.has(word) || word.length < 2) continue;
+    if (TOOL_STOP_WORDS.has(word) || word.length < 2) continue;
     terms.push(stemmer(word));
   }
   return terms;
