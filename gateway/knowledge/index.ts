@@ -23,6 +23,7 @@ export { retrieve, RETRIEVAL_MODES } from './retrieve.js';
 export type { RetrievalMode, RetrievalFallback, Retrieval } from './retrieve.js';
 export { fuse, fuseRanked, DEFAULT_FUSION } from './hybrid-fusion.js';
 export { embedQuery } from './query-embedding.js';
+export { unitVector, dotAt } from './vector-math.js';
 export type { QueryVector } from './query-embedding.js';
 export type { Fusion, FoundBy, Scored, Fused } from './hybrid-fusion.js';
 export { meaningAnswer } from './meaning-answer.js';

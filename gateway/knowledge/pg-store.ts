@@ -5,6 +5,7 @@
 // operation runs in a transaction that sets `agw.workspace`, and the policies show nothing else.
 // Vectors are ranked in gateway memory (pg-vectors.ts) or by pgvector (pgvector-search.ts).
 import pg from 'pg';
+import { workspaceIsolation } from './pg-isolation.js';
 import type {
   ChunkInput,
   ChunkKey,
@@ -45,16 +46,7 @@ CREATE TABLE IF NOT EXISTS chunks (
   tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', text), 'B')) STORED,
   UNIQUE (workspace_id, doc_id, chunk_no));
 CREATE INDEX IF NOT EXISTS chunks_tsv ON chunks USING gin (tsv);
-ALTER TABLE documents ENABLE ROW LEVEL SECURITY;
-ALTER TABLE documents FORCE ROW LEVEL SECURITY;
-ALTER TABLE chunks ENABLE ROW LEVEL SECURITY;
-ALTER TABLE chunks FORCE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS workspace_isolation ON documents;
-CREATE POLICY workspace_isolation ON documents
-  USING (workspace_id = current_setting('agw.workspace', true)) WITH CHECK (workspace_id = current_setting('agw.workspace', true));
-DROP POLICY IF EXISTS workspace_isolation ON chunks;
-CREATE POLICY workspace_isolation ON chunks
-  USING (workspace_id = current_setting('agw.workspace', true)) WITH CHECK (workspace_id = current_setting('agw.workspace', true));
+${workspaceIsolation('documents', 'chunks')}
 `;
 
 /** Under row-level security PostgreSQL only uses an index for an operator whose function is

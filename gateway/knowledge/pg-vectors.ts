@@ -6,6 +6,7 @@
 // parse) and reloaded when the workspace's row in `vector_epochs` moved, which every write that adds or
 // removes a vector bumps in that same transaction; checking it is one primary-key read per search.
 import type pg from 'pg';
+import { workspaceIsolation } from './pg-isolation.js';
 import type {
   ChunkVector,
   EmbeddingSpace,
@@ -60,16 +61,7 @@ CREATE TABLE IF NOT EXISTS chunk_vectors (
   FOREIGN KEY (workspace_id, doc_id, chunk_no) REFERENCES chunks (workspace_id, doc_id, chunk_no) ON DELETE CASCADE);
 CREATE INDEX IF NOT EXISTS chunk_vectors_space ON chunk_vectors (workspace_id, model, dimensions);
 CREATE TABLE IF NOT EXISTS vector_epochs (workspace_id text PRIMARY KEY, epoch bigint NOT NULL);
-ALTER TABLE chunk_vectors ENABLE ROW LEVEL SECURITY;
-ALTER TABLE chunk_vectors FORCE ROW LEVEL SECURITY;
-ALTER TABLE vector_epochs ENABLE ROW LEVEL SECURITY;
-ALTER TABLE vector_epochs FORCE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS workspace_isolation ON chunk_vectors;
-CREATE POLICY workspace_isolation ON chunk_vectors
-  USING (workspace_id = current_setting('agw.workspace', true)) WITH CHECK (workspace_id = current_setting('agw.workspace', true));
-DROP POLICY IF EXISTS workspace_isolation ON vector_epochs;
-CREATE POLICY workspace_isolation ON vector_epochs
-  USING (workspace_id = current_setting('agw.workspace', true)) WITH CHECK (workspace_id = current_setting('agw.workspace', true));
+${workspaceIsolation('chunk_vectors', 'vector_epochs')}
 `;
 
 /** Whether the server can `CREATE EXTENSION vector` (the README's capability check). */

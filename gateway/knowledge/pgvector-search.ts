@@ -5,6 +5,7 @@
 // written with its bytea in pgvector mode, dropped by a trigger when anything else rewrites the bytea,
 // and filled from the bytea when missing: switching modes never loses a vector (docs/configuration.md).
 import type pg from 'pg';
+import { workspaceIsolation } from './pg-isolation.js';
 import type { EmbeddingSpace, SearchFilters, VectorHit } from './knowledge-store.js';
 import type { Row } from './store-rows.js';
 import { TopHits, unitVector } from './vector-math.js';
@@ -29,16 +30,7 @@ CREATE TABLE IF NOT EXISTS chunk_embeddings (
   FOREIGN KEY (workspace_id, doc_id, chunk_no) REFERENCES chunk_vectors (workspace_id, doc_id, chunk_no) ON DELETE CASCADE);
 CREATE INDEX IF NOT EXISTS chunk_embeddings_space ON chunk_embeddings (workspace_id, model, dimensions);
 CREATE TABLE IF NOT EXISTS vector_twins_filled (workspace_id text PRIMARY KEY, epoch bigint NOT NULL);
-ALTER TABLE chunk_embeddings ENABLE ROW LEVEL SECURITY;
-ALTER TABLE chunk_embeddings FORCE ROW LEVEL SECURITY;
-ALTER TABLE vector_twins_filled ENABLE ROW LEVEL SECURITY;
-ALTER TABLE vector_twins_filled FORCE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS workspace_isolation ON chunk_embeddings;
-CREATE POLICY workspace_isolation ON chunk_embeddings
-  USING (workspace_id = current_setting('agw.workspace', true)) WITH CHECK (workspace_id = current_setting('agw.workspace', true));
-DROP POLICY IF EXISTS workspace_isolation ON vector_twins_filled;
-CREATE POLICY workspace_isolation ON vector_twins_filled
-  USING (workspace_id = current_setting('agw.workspace', true)) WITH CHECK (workspace_id = current_setting('agw.workspace', true));
+${workspaceIsolation('chunk_embeddings', 'vector_twins_filled')}
 CREATE OR REPLACE FUNCTION agw_drop_stale_twins() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM chunk_embeddings e USING changed c

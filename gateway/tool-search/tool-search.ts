@@ -4,7 +4,9 @@
 // caller passes the view it may show (one key's tools), so nothing outside it is ranked or counted.
 import type { CatalogTool } from '../discovery/index.js';
 import {
+  dotAt,
   embedQuery,
+  unitVector,
   fuseRanked,
   type FoundBy,
   type Fusion,
@@ -66,18 +68,14 @@ function semanticRanking(
   query: Float32Array,
   limit: number,
 ): { document: ToolDocument; score: number }[] {
-  let norm = 0;
-  for (const value of query) norm += value * value;
-  if (!Number.isFinite(norm) || norm === 0) throw new RangeError('query vector is unusable');
-  const scale = 1 / Math.sqrt(norm);
+  // RangeError (all zeros, not finite, other dimensions) is the provider's answer being unusable.
+  const unit = unitVector(query, { model: 'query', dimensions: query.length });
   const scored: { document: ToolDocument; score: number }[] = [];
   documents.forEach((document, i) => {
     const vector = vectors[i];
     if (vector === undefined) return;
-    if (vector.length !== query.length) throw new RangeError('query vector has other dimensions');
-    let dot = 0;
-    for (let j = 0; j < vector.length; j++) dot += (vector[j] as number) * (query[j] as number);
-    scored.push({ document, score: dot * scale });
+    if (vector.length !== unit.length) throw new RangeError('query vector has other dimensions');
+    scored.push({ document, score: dotAt(vector, 0, unit, 0, unit.length) });
   });
   return scored.sort((a, b) => b.score - a.score || compareNames(a.document, b.document)).slice(0, limit);
 }
@@ -117,10 +115,17 @@ export class ToolSearch {
     });
     if (requested === 'lexical') return byWords(null, 0);
     if (!embeddingsConfigured) return byWords('not_configured', 0);
+    // An empty view has nothing to compare a question with: no provider call.
+    if (documents.length === 0)
+      return {
+        tools: [],
+        retrieval: { requested, used: requested, fallbackReason: null, pendingVectors: 0 },
+        embeddingsConfigured,
+      };
     const known = this.vectors.view(workspace, documents);
     if (known.failure !== undefined && known.missing === documents.length)
       return byWords(known.failure, known.missing);
-    if (known.missing === documents.length && documents.length > 0) return byWords('indexing', known.missing);
+    if (known.missing === documents.length) return byWords('indexing', known.missing);
     const question = await embedQuery(this.embeddings, workspace, request.query);
     if (!question.ok) return byWords(question.reason, known.missing);
     let semantic: { document: ToolDocument; score: number }[];

@@ -6,7 +6,7 @@
 // parameters changed (a list_changed, a refresh) gets a new vector and an unchanged one never
 // costs a second call. A failed pass is retried after a pause, not on every search.
 import type { EmbeddingFailure, EmbeddingProvider, WorkspaceEmbeddings } from '../knowledge/index.js';
-import { EmbeddingFailed } from '../knowledge/index.js';
+import { EmbeddingFailed, unitVector } from '../knowledge/index.js';
 import type { ToolDocument } from './tool-document.js';
 
 /** How long after a failed pass the next one may start. */
@@ -34,14 +34,6 @@ export interface ViewVectors {
 
 function spaceOf(provider: EmbeddingProvider): string {
   return `${provider.model}#${provider.dimensions ?? 'native'}`;
-}
-
-function unit(vector: Float32Array): Float32Array | undefined {
-  let norm = 0;
-  for (const value of vector) norm += value * value;
-  if (!Number.isFinite(norm) || norm === 0) return undefined;
-  const scale = 1 / Math.sqrt(norm);
-  return vector.map((value) => value * scale);
 }
 
 export class ToolVectors {
@@ -102,15 +94,20 @@ export class ToolVectors {
         const made = await provider.embed(batch);
         batch.forEach((text, i) => {
           const vector = made[i];
-          const normal = vector === undefined ? undefined : unit(vector);
-          if (normal === undefined) throw new EmbeddingFailed('malformed_response');
-          state.byText.set(text, normal);
+          if (vector === undefined) throw new EmbeddingFailed('malformed_response');
+          // A vector that cannot be made unit length (zeros, not finite) throws RangeError.
+          state.byText.set(text, unitVector(vector, { model: provider.model, dimensions: vector.length }));
         });
       }
       state.failure = undefined;
     } catch (error) {
       state.failure = {
-        reason: error instanceof EmbeddingFailed ? error.reason : 'unreachable',
+        reason:
+          error instanceof EmbeddingFailed
+            ? error.reason
+            : error instanceof RangeError
+              ? 'malformed_response'
+              : 'unreachable',
         at: this.now(),
       };
     }

@@ -171,6 +171,11 @@ describe('hybrid tool search', () => {
       mode: 'lexical',
     });
     expect(lexical.retrieval).toMatchObject({ requested: 'lexical', used: 'lexical', fallbackReason: null });
+    // A key that sees no tool: nothing to compare with, so the question is not embedded.
+    const callsBefore = provider.calls.length;
+    const empty = await search.rank('acme', [], { query: 'current time zone', limit: 3 });
+    expect(empty.tools).toEqual([]);
+    expect(provider.calls).toHaveLength(callsBefore);
   });
 
   it('tools:hybrid-changes — a changed tool is re-embedded, an unchanged one never; a new model re-embeds all', async () => {
