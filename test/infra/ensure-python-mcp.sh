@@ -8,6 +8,8 @@
 # reinstalls); `freeze.txt` beside it is what pip actually put in the venv.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=python-venv.sh
+source "$HERE/python-venv.sh"
 CACHE="${AGW_PYTHON_MCP_CACHE:-$HOME/.cache/agw-python-mcp}"
 REQS="$HERE/python-mcp/requirements.txt"
 WANT="$(printf '%s\n' "$(python3 --version 2>&1)" "$(grep -v '^#' "$REQS")")"
@@ -18,15 +20,7 @@ start=$(date +%s)
 echo "python-mcp: installing the Python MCP SDK into $CACHE (once)…" >&2
 rm -rf "$CACHE/venv" "$CACHE/installed" "$CACHE/freeze.txt"
 mkdir -p "$CACHE"
-if ! python3 -m venv "$CACHE/venv" >/dev/null 2>&1; then
-  # Debian's python3 keeps venv/ensurepip in a separate package.
-  echo "python-mcp: python3 -m venv failed; installing python3-venv (Debian package)…" >&2
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -q >&2
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv >&2
-  rm -rf "$CACHE/venv"
-  python3 -m venv "$CACHE/venv"
-fi
+make_venv "$CACHE/venv" python-mcp
 # Every pin is exact; dependencies stay on so that a Python other than 3.11 still gets the
 # marker-only packages it needs (pip check below fails if the set is not consistent).
 echo "python-mcp: pip install -r test/infra/python-mcp/requirements.txt" >&2
