@@ -185,6 +185,17 @@ export const ToolFilterSchema = z
   })
   .describe('Which of the upstream tools the workspace serves.');
 
+/** How a source's tool, prompt and resource names reach clients (issue 24): `always` namespaces
+ * them `<source>__<name>` (resource URIs `agw://<source>/…`); `never` exposes the upstream's own names
+ * and URIs, leaving out (and reporting) any that another source or the gateway also claims; `auto`
+ * exposes the upstream's own unless claimed twice, then the namespaced form. */
+export const PrefixPolicySchema = z
+  .enum(['always', 'never', 'auto'])
+  .describe(
+    "How the source's tool, prompt and resource names reach clients: always <source>__<name> (URIs agw://<source>/...); never the upstream's own names and URIs (a name another visible source or a gateway tool also claims is left out and reported); auto the upstream's own unless claimed twice, then <source>__<name>. The <source>__<name> form is accepted under every policy.",
+  );
+export type PrefixPolicy = z.infer<typeof PrefixPolicySchema>;
+
 /** The fields of an MCP source without the cross-field rules (the CRDs reuse them). */
 export const McpSourceFieldsSchema = z.strictObject({
   name: nameSchema,
@@ -209,6 +220,7 @@ export const McpSourceFieldsSchema = z.strictObject({
   limits: SourceLimitsSchema.default({ maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES }),
   /** Per-tool overrides of the permission derived from MCP annotations (upstream tool names). */
   permissions: z.record(z.string().min(1).max(128), AccessSchema).default({}),
+  prefix: PrefixPolicySchema.default('always'),
   callListFloorMs: z
     .number()
     .int()

@@ -15,6 +15,7 @@ export {
   BreakerSchema,
   SourceLimitsSchema,
   ToolFilterSchema,
+  PrefixPolicySchema,
   KnowledgeSchema,
   AnswererSchema,
   EmbeddingsSchema,
@@ -26,6 +27,7 @@ export {
 } from './config-schema.js';
 export type {
   ToolDisclosure,
+  PrefixPolicy,
   AnswererConfig,
   EmbeddingsConfig,
   BreakerConfig,

@@ -9,3 +9,5 @@ export { nameProblem, printableName, screenNames } from './tool-name-policy.js';
 export type { SkippedTool } from './tool-name-policy.js';
 export { SourceListCache } from './source-list-cache.js';
 export type { DiscoveryEntry, ListKind, CachedSourceList } from './source-list-cache.js';
+export { assignNames, anyBareNames, CLAIMED_TWICE, RESERVED, NOT_BARE } from './exposed-names.js';
+export type { NameAssignment, NameClaim, NameCollision } from './exposed-names.js';

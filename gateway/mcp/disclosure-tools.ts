@@ -3,9 +3,9 @@
 // ranks the key's own view (what tools/list would have listed: visible and callable), so a tool the
 // key cannot call is never found; call_tool hands the inner call to the tools/call handler itself,
 // so it meets the same checks, breaker, limits, tracing and errors as a direct call. Unprefixed like
-// the knowledge tools: upstream tools always carry `<source>__`, so the names cannot collide.
+// the knowledge tools, and reserved: an unprefixed source's tool of the same name never takes them.
 import type { Tool } from '@modelcontextprotocol/client';
-import type { Principal } from '../auth/index.js';
+import { hasAccess, type Principal } from '../auth/index.js';
 import type { ToolCatalog } from '../discovery/index.js';
 import {
   FIND_TOOLS_BOUNDS,
@@ -18,7 +18,8 @@ import { McpError } from './jsonrpc.js';
 import { MODE_PROPERTY } from './knowledge-tools.js';
 import type { McpResult } from './mcp-request.js';
 import { RPC } from './protocol.js';
-import { catalogFor, isCallable } from './visible-tools.js';
+import { exposeTools } from './tool-names.js';
+import { catalogFor, isVisible } from './visible-tools.js';
 
 export const FIND_TOOLS = 'find_tools';
 export const CALL_TOOL = 'call_tool';
@@ -116,7 +117,13 @@ export async function findTools(
     throw invalid(`Invalid arguments: ${parsed.problems.map((p) => `${p.path} ${p.problem}`).join('; ')}.`);
   // The view is filtered before anything is ranked: only the tools tools/list would have listed.
   const { tools, sources } = await catalogFor(catalog, principal);
-  const view = tools.filter((tool) => isCallable(principal, tool));
+  const names = new Map(
+    exposeTools(
+      principal,
+      tools.filter((tool) => isVisible(principal, tool)),
+    ).map(({ tool, name }) => [tool.name, name] as const),
+  );
+  const view = tools.filter((tool) => names.has(tool.name) && hasAccess(principal, tool.permission));
   const found = await search.rank(principal.workspace.name, view, parsed.request);
   const unavailable = [...sources]
     .filter(([, state]) => state.status === 'unavailable')
@@ -127,7 +134,7 @@ export async function findTools(
     count: found.tools.length,
     ...(retrieval === undefined ? {} : { retrieval }),
     tools: found.tools.map(({ tool, foundBy }) => ({
-      name: tool.name,
+      name: names.get(tool.name) ?? tool.name,
       source: tool.source,
       description: tool.description,
       input_schema: tool.inputSchema,

@@ -1,15 +1,14 @@
-// completion/complete (issue 24), routed to the one source that owns the prompt (`<source>__<prompt>`)
-// or resource template (`agw://<source>/~/<template>`, resource-uri.ts) and asked there in the
-// upstream's own names. A ref of a source the key cannot see answers exactly like a missing one.
+// completion/complete (issue 24), routed to the one source that owns the prompt or resource template
+// (by the names item-names.ts gives them: `<source>__<prompt>`, `agw://<source>/~/<template>`, or an
+// unprefixed source's own) and asked there in the upstream's own names. A ref of a source the key cannot see answers exactly like a missing one.
 import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource, type Principal } from '../auth/index.js';
 import type { McpSourceConfig } from '../config/index.js';
-import { NAMESPACE_SEPARATOR } from '../discovery/index.js';
 import { withSessionRecovery, type CompleteParams } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
 import { RPC } from './protocol.js';
-import { parseNamespacedUri } from './resource-uri.js';
+import { resolvePromptName, resolveResourceUri } from './item-names.js';
 import type { FanOutDeps } from './source-fanout.js';
 import { upstreamFailure } from './upstream-failure.js';
 
@@ -46,23 +45,25 @@ function visibleSource(principal: Principal, name: string | undefined): McpSourc
 }
 
 /** The owning source and the ref in its own names; a missing or invisible owner is refused alike. */
-function route(principal: Principal, ref: unknown): { source: McpSourceConfig; ref: CompleteParams['ref'] } {
+async function route(
+  deps: FanOutDeps,
+  principal: Principal,
+  ref: unknown,
+): Promise<{ source: McpSourceConfig; ref: CompleteParams['ref'] }> {
   if (isRecord(ref) && ref['type'] === 'ref/prompt' && typeof ref['name'] === 'string') {
     const name = ref['name'];
-    const separator = name.indexOf(NAMESPACE_SEPARATOR);
-    const source = separator <= 0 ? undefined : visibleSource(principal, name.slice(0, separator));
-    if (source === undefined) throw new McpError(200, RPC.invalidParams, `Unknown prompt: ${name}`);
-    return {
-      source,
-      ref: { type: 'ref/prompt', name: name.slice(separator + NAMESPACE_SEPARATOR.length) },
-    };
+    const target = await resolvePromptName(deps, principal, name);
+    const source = visibleSource(principal, target?.source);
+    if (target === undefined || source === undefined)
+      throw new McpError(200, RPC.invalidParams, `Unknown prompt: ${name}`);
+    return { source, ref: { type: 'ref/prompt', name: target.name } };
   }
   if (isRecord(ref) && ref['type'] === 'ref/resource' && typeof ref['uri'] === 'string') {
-    const parsed = parseNamespacedUri(ref['uri']);
-    const source = parsed === undefined ? undefined : visibleSource(principal, parsed.source);
-    if (parsed === undefined || source === undefined)
+    const resolved = await resolveResourceUri(deps, principal, ref['uri'], { template: true });
+    const source = visibleSource(principal, resolved?.source);
+    if (resolved === undefined || source === undefined)
       throw new McpError(200, RPC.invalidParams, `Unknown resource template: ${ref['uri']}`);
-    return { source, ref: { type: 'ref/resource', uri: parsed.uri } };
+    return { source, ref: { type: 'ref/resource', uri: resolved.uri } };
   }
   throw invalid('ref must be a ref/prompt with a name or a ref/resource with a uri.');
 }
@@ -70,7 +71,7 @@ function route(principal: Principal, ref: unknown): { source: McpSourceConfig; r
 export function completionComplete(deps: FanOutDeps): McpHandler {
   return async (request) => {
     const rest = argumentsOf(request.params);
-    const { source, ref } = route(request.principal, request.params['ref']);
+    const { source, ref } = await route(deps, request.principal, request.params['ref']);
     const workspace = request.principal.workspace.name;
     try {
       return await deps.breakers.run(workspace, source, () =>

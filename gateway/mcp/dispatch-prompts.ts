@@ -1,8 +1,10 @@
-// prompts/list and prompts/get over the workspace's sources, named `<source>__<prompt>` like tools.
+// prompts/list and prompts/get over the workspace's sources, named like tools by each source's prefix
+// policy (item-names.ts): `<source>__<prompt>`, or the upstream's own name.
 // Visibility follows the key's source patterns; an invisible prompt answers like a missing one.
 import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource } from '../auth/index.js';
-import { NAMESPACE_SEPARATOR, nameProblem } from '../discovery/index.js';
+import { nameProblem } from '../discovery/index.js';
+import { exposePrompts, promptName, resolvePromptName } from './item-names.js';
 import { withSessionRecovery } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
@@ -15,19 +17,16 @@ export function promptsList(deps: FanOutDeps): McpHandler {
     const { items, unavailable } = await fanOut(deps, request.principal, 'prompts', (connection, signal) =>
       connection.listPrompts(signal),
     );
-    // Prompt names follow the tool-name policy too; a prompt outside it is left out of the list.
+    // Prompt names follow the tool-name grammar too; a prompt outside it is left out of the list.
     const seen = new Set<string>();
-    const prompts = items
-      .filter(({ source, item }) => {
-        const full = `${source}${NAMESPACE_SEPARATOR}${String(item['name'])}`;
-        if (nameProblem(item['name']) !== undefined || seen.has(full)) return false;
-        seen.add(full);
-        return true;
-      })
-      .map(({ source, item }) => ({
-        ...item,
-        name: `${source}${NAMESPACE_SEPARATOR}${String(item['name'])}`,
-      }))
+    const valid = items.filter(({ source, item }) => {
+      const full = promptName(source, String(item['name']));
+      if (nameProblem(item['name']) !== undefined || seen.has(full)) return false;
+      seen.add(full);
+      return true;
+    });
+    const prompts = exposePrompts(request.principal, valid)
+      .map(({ item, exposed }) => ({ ...item, name: exposed }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return {
       prompts,
@@ -61,15 +60,13 @@ export function promptsGet(deps: FanOutDeps): McpHandler {
     if (typeof name !== 'string')
       throw new McpError(200, RPC.invalidParams, 'Invalid params: name must be a string.');
     const args = promptArguments(request.params['arguments']);
-    const separator = name.indexOf(NAMESPACE_SEPARATOR);
     const principal = request.principal;
+    const target = await resolvePromptName(deps, principal, name);
     const source =
-      separator <= 0
-        ? undefined
-        : principal.workspace.mcpSources.find((s) => s.name === name.slice(0, separator));
-    if (source === undefined || !canSeeSource(principal, source.name))
+      target === undefined ? undefined : principal.workspace.mcpSources.find((s) => s.name === target.source);
+    if (target === undefined || source === undefined || !canSeeSource(principal, source.name))
       throw new McpError(200, RPC.invalidParams, `Unknown prompt: ${name}`);
-    const upstreamName = name.slice(separator + NAMESPACE_SEPARATOR.length);
+    const upstreamName = target.name;
     const workspace = principal.workspace.name;
     try {
       return await deps.breakers.run(workspace, source, () =>

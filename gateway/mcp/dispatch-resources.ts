@@ -1,5 +1,5 @@
 // resources/list, resources/read and resources/templates/list over the workspace's sources, with
-// URIs and templates namespaced per source (resource-uri.ts). Visibility follows the key's source
+// URIs and templates named by each source's prefix policy (item-names.ts, resource-uri.ts). Visibility follows the key's source
 // patterns; a resource of a source the key cannot see answers exactly like a missing one.
 import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource } from '../auth/index.js';
@@ -7,7 +7,13 @@ import { withSessionRecovery } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
 import { META, RPC } from './protocol.js';
-import { namespacedUri, namespacedUriTemplate, parseNamespacedUri } from './resource-uri.js';
+import {
+  clientUri,
+  exposedItemName,
+  exposeResources,
+  exposeTemplates,
+  resolveResourceUri,
+} from './item-names.js';
 import { fanOut, type FanOutDeps } from './source-fanout.js';
 import { upstreamFailure } from './upstream-failure.js';
 
@@ -20,11 +26,11 @@ export function resourcesList(deps: FanOutDeps): McpHandler {
     const { items, unavailable } = await fanOut(deps, request.principal, 'resources', (connection, signal) =>
       connection.listResources(signal),
     );
-    const resources = items
-      .map(({ source, item }) => ({
+    const resources = exposeResources(request.principal, items)
+      .map(({ source, item, exposed }) => ({
         ...item,
-        uri: namespacedUri(source, String(item['uri'])),
-        name: `${source}__${String(item['name'])}`,
+        uri: exposed,
+        name: exposedItemName(source, item, exposed),
       }))
       .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
     return {
@@ -44,12 +50,14 @@ export function resourceTemplatesList(deps: FanOutDeps): McpHandler {
       'resourceTemplates',
       (connection, signal) => connection.listResourceTemplates(signal),
     );
-    const resourceTemplates = items
-      .filter(({ item }) => typeof item['uriTemplate'] === 'string')
-      .map(({ source, item }) => ({
+    const resourceTemplates = exposeTemplates(
+      request.principal,
+      items.filter(({ item }) => typeof item['uriTemplate'] === 'string'),
+    )
+      .map(({ source, item, exposed }) => ({
         ...item,
-        uriTemplate: namespacedUriTemplate(source, item['uriTemplate'] as string),
-        name: `${source}__${String(item['name'])}`,
+        uriTemplate: exposed,
+        name: exposedItemName(source, item, exposed),
       }))
       .sort((a, b) => (a.uriTemplate < b.uriTemplate ? -1 : a.uriTemplate > b.uriTemplate ? 1 : 0));
     return {
@@ -66,27 +74,28 @@ export function resourcesRead(deps: FanOutDeps): McpHandler {
     const requested = request.params['uri'];
     if (typeof requested !== 'string')
       throw new McpError(200, RPC.invalidParams, 'Invalid params: uri must be a string.');
-    const parsed = parseNamespacedUri(requested);
     const principal = request.principal;
+    const resolved = await resolveResourceUri(deps, principal, requested);
     const source =
-      parsed === undefined ? undefined : principal.workspace.mcpSources.find((s) => s.name === parsed.source);
-    if (parsed === undefined || source === undefined || !canSeeSource(principal, source.name))
+      resolved === undefined
+        ? undefined
+        : principal.workspace.mcpSources.find((s) => s.name === resolved.source);
+    if (resolved === undefined || source === undefined || !canSeeSource(principal, source.name))
       throw resourceNotFound(requested);
     const workspace = principal.workspace.name;
     try {
       const result = await deps.breakers.run(workspace, source, () =>
         withSessionRecovery(deps.pool, workspace, source, (connection) =>
           withDeadline(request.signal, source.timeouts.callMs, (signal) =>
-            connection.readResource(parsed.uri, { signal, timeoutMs: source.timeouts.callMs }),
+            connection.readResource(resolved.uri, { signal, timeoutMs: source.timeouts.callMs }),
           ),
         ),
       );
       const contents = Array.isArray(result['contents'])
         ? (result['contents'] as Record<string, unknown>[])
         : [];
-      // A URI expanded from a template (verbatim form) comes back as the client wrote it.
-      const back = (uri: string) =>
-        parsed.form === 'verbatim' && uri === parsed.uri ? requested : namespacedUri(source.name, uri);
+      // The URI asked for comes back as the client wrote it; others by the source's policy.
+      const back = (uri: string) => clientUri(source, uri, { requested, resolved });
       return {
         ...result,
         contents: contents.map((content) =>

@@ -3,7 +3,7 @@
 // its call time-out. A tool the key cannot see answers exactly like an unknown tool.
 import { canSeeSource, hasAccess } from '../auth/index.js';
 import { withDeadline } from '../platform/deadline.js';
-import { NAMESPACE_SEPARATOR, type CatalogTool, type ToolCatalog } from '../discovery/index.js';
+import type { CatalogTool, ToolCatalog } from '../discovery/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import {
   bridgeableCapabilities,
@@ -26,6 +26,7 @@ import { derivedParamHeaders, paramHeadersOf, progressRelay, upstreamParams } fr
 import { META, RPC } from './protocol.js';
 import { catalogueFailure, upstreamFailure } from './upstream-failure.js';
 import { isVisible } from './visible-tools.js';
+import { resolveToolName } from './tool-names.js';
 import { annotateRequest, inSpan, SpanKind } from '../telemetry/tracing.js';
 import { count, recordDuration } from '../telemetry/metrics.js';
 
@@ -95,14 +96,25 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
         throw unknownTool(name);
       return callKnowledgeTool(name, args ?? {}, principal, deps.knowledge);
     }
-    // Only the named tool's own source is consulted, so a slow or broken source never delays calls
-    // to the others. Source names never contain `_`, so the prefix before `__` is the source.
-    const sourceName = name.split(NAMESPACE_SEPARATOR, 1)[0] ?? '';
+    // Only the named tool's own source is consulted (or, for a bare name, the key's unprefixed
+    // sources), so a slow or broken source never delays calls to the others' prefixed tools.
+    let target = await resolveToolName(deps.catalog, principal, name);
+    if (target.canonical === undefined && target.reused)
+      target = await resolveToolName(deps.catalog, principal, name, { fresh: true });
+    const sourceName = target.source ?? '';
+    const canonical = target.canonical;
     const source = principal.workspace.mcpSources.find((candidate) => candidate.name === sourceName);
-    if (source === undefined || !canSeeSource(principal, sourceName)) throw unknownTool(name);
+    if (canonical === undefined || source === undefined || !canSeeSource(principal, sourceName)) {
+      // A bare name whose one candidate source could not be listed: say why, as below.
+      const only = target.failed.length === 1 ? target.failed[0] : undefined;
+      const failure =
+        only === undefined ? undefined : deps.catalog.status(principal.workspace.name, only).error;
+      if (only !== undefined && failure !== undefined) throw catalogueFailure(failure.code, only);
+      throw unknownTool(name);
+    }
     const workspace = principal.workspace.name;
     const find = (tools: readonly CatalogTool[]) => {
-      const found = tools.find((candidate) => candidate.name === name);
+      const found = tools.find((candidate) => candidate.name === canonical);
       return found !== undefined && isVisible(principal, found) ? found : undefined;
     };
     const decided = await deps.catalog.callTools(workspace, source);
@@ -137,7 +149,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
         return await deps.bridge.resume(
           {
             keyId: principal.keyId,
-            tool: name,
+            tool: tool.name,
             args,
             requestState,
             inputResponses: request.params['inputResponses'],
@@ -189,7 +201,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
                   keyId: principal.keyId,
                   workspace,
                   signal: request.signal,
-                  tool: name,
+                  tool: tool.name,
                   args,
                   connect: (onServerRequest) =>
                     deps.pool.connectBridged(source, bridgeable, onServerRequest, {

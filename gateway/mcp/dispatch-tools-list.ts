@@ -1,5 +1,5 @@
 // tools/list over every source of the caller's workspace (spec §2.4, §4.2 rules 2 and 4): only the
-// tools this key may call, names `<source>__<tool>`, deterministic order. The result depends on the
+// tools this key may call, named by their sources' prefix policies (tool-names.ts), deterministic order. The result depends on the
 // key, so it is always `private`; a source that is down is left out and named in `_meta`. A key with
 // `toolDisclosure: search` gets the gateway's own tools only (issue 23).
 import type { ToolCatalog } from '../discovery/index.js';
@@ -9,7 +9,9 @@ import { knowledgeToolsFor } from './knowledge-tools.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
 import { META, RPC } from './protocol.js';
-import { catalogFor, isCallable } from './visible-tools.js';
+import { hasAccess } from '../auth/index.js';
+import { exposeTools } from './tool-names.js';
+import { catalogFor, isVisible } from './visible-tools.js';
 
 /** How long a client may reuse the merged list: the gateway's own cache lifetime for raw lists. */
 export const TOOLS_LIST_TTL_MS = 30_000;
@@ -41,9 +43,13 @@ export function toolsList(catalog: ToolCatalog, knowledge: KnowledgeService): Mc
     return {
       tools: [
         ...knowledgeToolsFor(request.principal, knowledge),
-        ...tools
-          .filter((tool) => isCallable(request.principal, tool))
-          .map((tool) => ({ ...tool.definition, name: tool.name })),
+        // Names are assigned over what the key can see, then narrowed to what it may call.
+        ...exposeTools(
+          request.principal,
+          tools.filter((tool) => isVisible(request.principal, tool)),
+        )
+          .filter(({ tool }) => hasAccess(request.principal, tool.permission))
+          .map(({ tool, name }) => ({ ...tool.definition, name })),
       ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       ttlMs: unavailable.length > 0 ? 0 : Math.min(ttlMs, TOOLS_LIST_TTL_MS),
       cacheScope: 'private',

@@ -11,3 +11,4 @@ export { ElicitationBridge } from './elicitation-bridge.js';
 export type { BridgeLimits } from './elicitation-bridge.js';
 export { RedisBridgeForwarder, forgetLegacySealKey } from './redis-bridge-forwarder.js';
 export { RequestStateSeal } from './request-state-seal.js';
+export { exposeTools, toolNames } from './tool-names.js';

@@ -30,9 +30,10 @@ export async function fanOut(
   principal: Principal,
   kind: ListKind,
   list: (connection: UpstreamConnection, signal: AbortSignal) => Promise<ItemList>,
+  only: (source: McpSourceConfig) => boolean = () => true,
 ): Promise<FanOutResult<Record<string, unknown>>> {
   const workspace = principal.workspace.name;
-  const sources = principal.workspace.mcpSources.filter((s) => canSeeSource(principal, s.name));
+  const sources = principal.workspace.mcpSources.filter((s) => canSeeSource(principal, s.name) && only(s));
   const settled = await Promise.allSettled(
     sources.map((source: McpSourceConfig) =>
       deps.lists.list(workspace, source, kind, () =>

@@ -1,7 +1,7 @@
 // The flat record of a connected source (GET /agent/sources): MCP sources and data sources share one
 // set of columns (null where a column does not apply) so the list stays one TOON table.
 import type { DataSourceConfig, McpSourceConfig } from '../config/index.js';
-import type { SourceState } from '../discovery/index.js';
+import type { SkippedTool, SourceState } from '../discovery/index.js';
 import type { SyncState } from '../knowledge/index.js';
 import type { BreakerState } from '../upstream/index.js';
 
@@ -24,9 +24,12 @@ export interface SourceRecord {
   readonly sync_progress: string | null;
   /** Why the last sync of a data source failed, in words that carry no secret and no content. */
   readonly last_error: string | null;
-  /** Upstream tools left out by the tool-name policy: how many, and `name (reason)` joined by `; `. */
+  /** Upstream tools left out by the tool-name policy, or (prefix never) because their name is taken
+   * for this key: how many, and `name (reason)` joined by `; `. */
   readonly skipped_tool_count: number | null;
   readonly skipped_tools: string | null;
+  /** MCP sources: the naming policy (always, never, auto). */
+  readonly prefix: string | null;
   /** MCP sources: how old (ms) a tool list may be and still decide a tools/call (callListFloorMs). */
   readonly call_list_floor_ms: number | null;
   /** Data sources of a workspace with embeddings: embedding, ready or failed (null otherwise). */
@@ -49,7 +52,9 @@ export function sourceRecord(
   source: McpSourceConfig,
   state: SourceState,
   breaker: BreakerState,
+  collisions: readonly SkippedTool[] = [],
 ): SourceRecord {
+  const skipped = [...state.skippedTools, ...collisions];
   return {
     id: source.name,
     type: 'mcp',
@@ -68,11 +73,10 @@ export function sourceRecord(
     transport_in_use: state.transportInUse ?? null,
     sync_progress: null,
     last_error: null,
-    skipped_tool_count: state.skippedTools.length,
+    skipped_tool_count: skipped.length,
     skipped_tools:
-      state.skippedTools.length === 0
-        ? null
-        : state.skippedTools.map((tool) => `${tool.name} (${tool.reason})`).join('; '),
+      skipped.length === 0 ? null : skipped.map((tool) => `${tool.name} (${tool.reason})`).join('; '),
+    prefix: source.prefix,
     call_list_floor_ms: source.callListFloorMs,
     ...NO_EMBEDDINGS,
   };
@@ -108,6 +112,7 @@ export function dataSourceRecord(source: DataSourceConfig, state: SyncState): So
     last_error: state.lastError ?? null,
     skipped_tool_count: null,
     skipped_tools: null,
+    prefix: null,
     call_list_floor_ms: null,
     ...(state.vectors === undefined
       ? NO_EMBEDDINGS

@@ -2,7 +2,8 @@
 // sources with live status and data sources with sync state. POST /agent/sources/:id/refresh
 // re-discovers an MCP source or syncs a data source now (needs write access).
 import type { FastifyInstance } from 'fastify';
-import { canSeeSource, hasAccess } from '../auth/index.js';
+import { canSeeSource, canSeeTool, hasAccess } from '../auth/index.js';
+import { toolNames } from '../mcp/index.js';
 import type { ToolCatalog } from '../discovery/index.js';
 import { GatewayError } from '../errors/index.js';
 import type { SyncEngine } from '../knowledge/index.js';
@@ -28,11 +29,23 @@ export function registerSourcesRoutes(
     const principal = requirePrincipal(request.principal);
     const workspace = principal.workspace;
     const visible = (name: string) => canSeeSource(principal, name);
-    const { sources } = await catalog.workspaceCatalog(workspace, visible);
+    const { sources, tools } = await catalog.workspaceCatalog(workspace, visible);
+    // Tools an unprefixed source could not expose to this key (prefix never: the name is taken).
+    const collisions = toolNames(
+      principal,
+      tools.filter((tool) => canSeeTool(principal, tool.source, tool.name)),
+    ).collisions;
     const records = [
       ...workspace.mcpSources
         .filter((s) => visible(s.name))
-        .map((s) => sourceRecord(s, sources.get(s.name)!, catalog.breakerState(workspace.name, s.name))),
+        .map((s) =>
+          sourceRecord(
+            s,
+            sources.get(s.name)!,
+            catalog.breakerState(workspace.name, s.name),
+            collisions.filter((collision) => collision.source === s.name),
+          ),
+        ),
       ...workspace.dataSources
         .filter((s) => visible(s.name))
         .map((s) => dataSourceRecord(s, sync.state(workspace.name, s.name))),

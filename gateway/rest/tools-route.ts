@@ -7,11 +7,12 @@ import type { CatalogTool, ToolCatalog } from '../discovery/index.js';
 import { GatewayError } from '../errors/index.js';
 import { requirePrincipal } from '../platform/request-context.js';
 import { LISTING_BOUNDS, parseToolQuery, retrievalRecord, type ToolSearch } from '../tool-search/index.js';
+import { exposeTools } from '../mcp/index.js';
 import { sendAgentBody } from './agent-reply.js';
 
-function record(principal: Principal, tool: CatalogTool) {
+function record(principal: Principal, tool: CatalogTool, name: string) {
   return {
-    name: tool.name,
+    name,
     source: tool.source,
     permission: tool.permission,
     callable: hasAccess(principal, tool.permission),
@@ -51,13 +52,19 @@ export function registerToolsRoute(app: FastifyInstance, catalog: ToolCatalog, s
     const { tools, sources } = await catalog.workspaceCatalog(principal.workspace, (name) =>
       canSeeSource(principal, name),
     );
-    const view = tools.filter((tool) => canSeeTool(principal, tool.source, tool.name));
+    // Named as /mcp names them for this key; a tool left out there (a collision) is left out here.
+    const named = exposeTools(
+      principal,
+      tools.filter((tool) => canSeeTool(principal, tool.source, tool.name)),
+    );
+    const names = new Map(named.map(({ tool, name }) => [tool.name, name] as const));
+    const view = named.map(({ tool }) => tool);
+    const recordOf = (tool: CatalogTool) => record(principal, tool, names.get(tool.name) ?? tool.name);
     const unavailable = [...sources]
       .filter(([, state]) => state.status === 'unavailable')
       .map(([id, state]) => ({ id, error_code: state.error?.code ?? null }));
     const extra = unavailable.length > 0 ? { unavailable_sources: unavailable } : {};
-    if (ranking === undefined)
-      return sendAgentBody(request, reply, { tools: view.map((tool) => record(principal, tool)), ...extra });
+    if (ranking === undefined) return sendAgentBody(request, reply, { tools: view.map(recordOf), ...extra });
     // The view is the key's before anything is ranked: the listing's tools, nothing else.
     const found = await search.rank(principal.workspace.name, view, ranking);
     const retrieval = retrievalRecord(found, ranking);
@@ -66,7 +73,7 @@ export function registerToolsRoute(app: FastifyInstance, catalog: ToolCatalog, s
       count: found.tools.length,
       ...(retrieval === undefined ? {} : { retrieval }),
       tools: found.tools.map(({ tool, foundBy }) => ({
-        ...record(principal, tool),
+        ...recordOf(tool),
         ...(retrieval === undefined ? {} : { found_by: foundBy }),
       })),
       ...extra,

@@ -2,10 +2,6 @@
 // to the owning source in its own names, invisible sources answering like missing ones, and
 // templates namespaced as `agw://<source>/~/<upstream template>` so that what a client expands from
 // them reads back through the right source with the upstream's own expansion of any value.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { UriTemplate } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,10 +12,8 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { runPythonClient } from '../support/python-client.js';
 
-const PYTHON_CACHE = process.env['AGW_PYTHON_MCP_CACHE'] ?? join(homedir(), '.cache', 'agw-python-mcp');
-const PYTHON = join(PYTHON_CACHE, 'venv', 'bin', 'python');
-const CLIENT_SCRIPT = resolve('test/fixtures/clients/complete_and_read.py');
 /** Values a template variable is expanded with: slashes, percent signs, unicode, dot segments. */
 const ODD_VALUES = ['a/b', '100%', '%2F', 'é ü', '..', '../etc/passwd', 'x?y#z&w=1', '{key}'];
 
@@ -258,23 +252,7 @@ interface PythonSaw {
 }
 
 function python(key: string, mode: 'auto' | 'legacy', args: string[]): Promise<PythonSaw> {
-  if (!existsSync(join(PYTHON_CACHE, 'installed')) || !existsSync(PYTHON))
-    throw new Error(
-      `the Python MCP SDK is not installed in ${PYTHON_CACHE}: run \`bash test/infra/ensure-python-mcp.sh\` ` +
-        '(npm test and npm run test:integration do)',
-    );
-  return new Promise((done, fail) => {
-    execFile(
-      PYTHON,
-      [CLIENT_SCRIPT, '--url', `${h.url}/mcp`, '--mode', mode, ...args],
-      { env: { PATH: process.env['PATH'] ?? '', AGW_KEY: key }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        if (error !== null) return fail(new Error(`complete_and_read.py failed: ${stdout}${stderr}`));
-        if ((stdout + stderr).includes(key)) return fail(new Error('the key was printed'));
-        done(JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as PythonSaw);
-      },
-    );
-  });
+  return runPythonClient<PythonSaw>('complete_and_read.py', h.url, key, mode, args);
 }
 
 describe('through the Python SDK', () => {

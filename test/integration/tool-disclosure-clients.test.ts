@@ -7,19 +7,17 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { runPythonClient } from '../support/python-client.js';
 
 const reader = newKey();
 const writer = newKey();
 let h: Harness;
 let inspectorHome: string;
 
-const PYTHON_CACHE = process.env['AGW_PYTHON_MCP_CACHE'] ?? join(homedir(), '.cache', 'agw-python-mcp');
-const PYTHON = join(PYTHON_CACHE, 'venv', 'bin', 'python');
-const CLIENT_SCRIPT = resolve('test/fixtures/clients/find_and_call.py');
 const INSPECTOR = resolve('node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
 const WRITE_TOOLS = ['demo__create_note', 'demo__delete_note'];
 const DENIED = 'Permission denied: demo__create_note needs an API key with write access';
@@ -51,20 +49,8 @@ interface PythonSaw {
   call_error?: { code: number; message: string };
 }
 
-async function python(key: string, mode: 'auto' | 'legacy', args: string[]): Promise<PythonSaw> {
-  if (!existsSync(join(PYTHON_CACHE, 'installed')) || !existsSync(PYTHON))
-    throw new Error(
-      `the Python MCP SDK is not installed in ${PYTHON_CACHE}: run \`bash test/infra/ensure-python-mcp.sh\` ` +
-        '(npm test and npm run test:integration do)',
-    );
-  const { code, stdout, stderr } = await run(
-    PYTHON,
-    [CLIENT_SCRIPT, '--url', `${h.url}/mcp`, '--mode', mode, ...args],
-    { PATH: process.env['PATH'] ?? '', AGW_KEY: key },
-  );
-  expect(code, `find_and_call.py exited ${code}: ${stdout}${stderr}`).toBe(0);
-  expect(stdout + stderr).not.toContain(key);
-  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as PythonSaw;
+function python(key: string, mode: 'auto' | 'legacy', args: string[]): Promise<PythonSaw> {
+  return runPythonClient<PythonSaw>('find_and_call.py', h.url, key, mode, args);
 }
 
 interface InspectorRun {

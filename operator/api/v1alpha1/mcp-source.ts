@@ -1,10 +1,12 @@
-// McpSource: one upstream MCP server of a workspace. Its tools appear as <name>__<tool>. The fields
-// are the config contract's (gateway/config/config-schema.ts) minus stdio, which runs only in the
-// embedded gateway, with the credential taken from a Secret of this namespace.
+// McpSource: one upstream MCP server of a workspace. Its tools appear as <name>__<tool>, or by their
+// own names under spec.prefix never or auto. The fields are the config contract's
+// (gateway/config/config-schema.ts) minus stdio, which runs only in the embedded gateway, with the
+// credential taken from a Secret of this namespace.
 import { z } from 'zod';
 import {
   AccessSchema,
   BreakerSchema,
+  PrefixPolicySchema,
   SourceLimitsSchema,
   TimeoutsSchema,
   ToolFilterSchema,
@@ -52,6 +54,7 @@ export const McpSourceSpecSchema = z
       .describe(
         'Per-tool access overrides by upstream tool name (read or write); otherwise readOnlyHint decides.',
       ),
+    prefix: PrefixPolicySchema.optional(),
     callListFloorMs: z
       .number()
       .int()
@@ -76,7 +79,8 @@ export const MCP_SOURCE: CrdDefinition = {
   plural: 'mcpsources',
   singular: 'mcpsource',
   shortNames: ['agwmcp'],
-  description: 'An upstream MCP server of an Agent Gateway workspace; its tools appear as <name>__<tool>.',
+  description:
+    'An upstream MCP server of an Agent Gateway workspace; its tools appear as <name>__<tool>, or by their own names with spec.prefix never or auto.',
   spec: McpSourceSpecSchema,
   status: McpSourceStatusSchema,
   rules: {
@@ -104,6 +108,13 @@ export const MCP_SOURCE: CrdDefinition = {
     WORKSPACE_COLUMN,
     { name: 'Transport', type: 'string', jsonPath: '.spec.transport', description: 'MCP transport' },
     { name: 'URL', type: 'string', jsonPath: '.spec.url', description: 'The MCP endpoint' },
+    {
+      name: 'Prefix',
+      type: 'string',
+      jsonPath: '.spec.prefix',
+      description: 'Naming policy: always (default), never or auto',
+      priority: 1,
+    },
     READY_COLUMN,
     AGE_COLUMN,
   ],
