@@ -177,6 +177,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       toolSearch,
     }),
     deps.drain?.cutoff,
+    (answer) => deps.bridge.streamed.answer(answer),
   );
   return app;
 }

@@ -18,6 +18,18 @@ export interface BridgeResume {
 
 export type ResumeHandler = (resume: BridgeResume) => Promise<McpResult>;
 
+/** A 2025-era client's answer to a server→client request (issue 24), as the route received it. */
+export interface ClientAnswer {
+  readonly keyId: string;
+  /** The JSON-RPC id as sent: the gateway-minted, sealed id of the question it answers. */
+  readonly id: unknown;
+  readonly result?: unknown;
+  readonly error?: unknown;
+}
+
+/** True when the call it answers took it; false for every kind of mismatch alike. */
+export type AnswerHandler = (answer: ClientAnswer) => Promise<boolean>;
+
 export interface BridgeForwarder {
   /** This replica's id, sealed into every state it mints. */
   readonly replica: string;
@@ -26,6 +38,11 @@ export interface BridgeForwarder {
   forward(owner: string, resume: BridgeResume, timeoutMs: number): Promise<McpResult>;
   /** Serves the continuations other replicas forward here. */
   serve(handler: ResumeHandler): void;
+  /** Hands a client's answer to the replica whose call asked; false when the owner did not take it
+   * or cannot be reached within `timeoutMs`. */
+  forwardAnswer(owner: string, answer: ClientAnswer, timeoutMs: number): Promise<boolean>;
+  /** Serves the answers other replicas forward here. */
+  serveAnswers(handler: AnswerHandler): void;
   close(): Promise<void>;
 }
 
@@ -59,6 +76,7 @@ export function fromWire(wire: WireError): McpError {
 /** In-process twin: replicas in one process (unit tests), joined by a shared hub. */
 export class MemoryBridgeHub {
   private readonly handlers = new Map<string, ResumeHandler>();
+  private readonly answerHandlers = new Map<string, AnswerHandler>();
 
   forwarder(replica: string): BridgeForwarder {
     return {
@@ -74,8 +92,14 @@ export class MemoryBridgeHub {
         }
       },
       serve: (handler) => void this.handlers.set(replica, handler),
+      forwardAnswer: async (owner, answer) => {
+        const handler = this.answerHandlers.get(owner);
+        return handler === undefined ? false : handler(structuredClone(answer));
+      },
+      serveAnswers: (handler) => void this.answerHandlers.set(replica, handler),
       close: () => {
         this.handlers.delete(replica);
+        this.answerHandlers.delete(replica);
         return Promise.resolve();
       },
     };

@@ -7,8 +7,11 @@ import type { CatalogTool, ToolCatalog } from '../discovery/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import {
   bridgeableCapabilities,
+  LEGACY_CALLER_CAPABILITIES,
   withSessionRecovery,
   type BreakerRegistry,
+  type BridgedConnection,
+  type ServerRequestHandler,
   type UpstreamPool,
 } from '../upstream/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
@@ -23,6 +26,7 @@ import type { McpHandler } from './mcp-request.js';
 import { annotatedParams, paramHeaderMismatch } from './param-headers.js';
 import { encodeMirroredValue } from './header-mirror.js';
 import { derivedParamHeaders, paramHeadersOf, progressRelay, upstreamParams } from './upstream-params.js';
+import { logRelay, relayedNotifications } from './log-relay.js';
 import { META, RPC } from './protocol.js';
 import { catalogueFailure, upstreamFailure } from './upstream-failure.js';
 import { isVisible } from './visible-tools.js';
@@ -161,8 +165,18 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
         throw upstreamFailure(error, source.name);
       }
     }
+    // A 2025-era caller's capabilities are unknown to the stateless legacy face: both are declared
+    // and the questions go on the call's own stream (issue 24, docs/decisions.md).
     const bridgeable =
-      request.era === 'modern' ? bridgeableCapabilities(clientCapabilitiesOf(request.params)) : undefined;
+      request.era === 'modern'
+        ? bridgeableCapabilities(clientCapabilitiesOf(request.params))
+        : LEGACY_CALLER_CAPABILITIES;
+    const onProgress = progressRelay(request);
+    const onLog = logRelay(request);
+    const notices = {
+      ...(onProgress === undefined ? {} : { onProgress }),
+      ...(onLog === undefined ? {} : { onLog }),
+    };
     annotateRequest({ 'gen_ai.tool.name': name, 'gen_ai.operation.name': 'execute_tool' });
     return inSpan(
       `tools/call ${tool.upstreamName}`,
@@ -194,6 +208,30 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
           const result = await deps.breakers.run(workspace, source, () =>
             withSessionRecovery(deps.pool, workspace, source, (connection) => {
               span.setAttribute('agw.upstream.era', connection.era ?? 'unknown');
+              const connect = (onServerRequest: ServerRequestHandler) =>
+                deps.pool.connectBridged(source, bridgeable ?? {}, onServerRequest, {
+                  workspace,
+                  keyId: principal.keyId,
+                  signal: request.signal,
+                });
+              const call = (bridged: BridgedConnection) =>
+                bridged.callTool(
+                  tool.upstreamName,
+                  args,
+                  AbortSignal.timeout(source.timeouts.callMs),
+                  source.timeouts.callMs,
+                  notices,
+                );
+              if (connection.relay === undefined && request.era === 'legacy') {
+                const streamed = { keyId: principal.keyId, workspace, tool: tool.name, args };
+                return deps.bridge.streamed.run({
+                  ...streamed,
+                  signal: request.signal,
+                  notify: request.notify,
+                  connect,
+                  call,
+                });
+              }
               if (connection.relay === undefined && bridgeable !== undefined) {
                 // The bridged call outlives this request (it may wait for the client's answer), so
                 // it has its own time-out rather than the request's signal.
@@ -203,19 +241,8 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
                   signal: request.signal,
                   tool: tool.name,
                   args,
-                  connect: (onServerRequest) =>
-                    deps.pool.connectBridged(source, bridgeable, onServerRequest, {
-                      workspace,
-                      keyId: principal.keyId,
-                      signal: request.signal,
-                    }),
-                  call: (bridged) =>
-                    bridged.callTool(
-                      tool.upstreamName,
-                      args,
-                      AbortSignal.timeout(source.timeouts.callMs),
-                      source.timeouts.callMs,
-                    ),
+                  connect,
+                  call,
                 });
               }
               return withDeadline(request.signal, source.timeouts.callMs, (signal) => {
@@ -229,14 +256,13 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
                         : derivedParamHeaders(annotatedParams(tool.inputSchema), args ?? {}),
                     nameHeader: encodeMirroredValue(tool.upstreamName),
                     signal,
-                    onNotification: request.notify,
+                    onNotification: relayedNotifications(request),
                   });
                 }
-                const onProgress = progressRelay(request);
                 return connection.callTool(tool.upstreamName, args, {
                   signal,
                   timeoutMs: source.timeouts.callMs,
-                  ...(onProgress === undefined ? {} : { onProgress }),
+                  ...notices,
                 });
               });
             }),

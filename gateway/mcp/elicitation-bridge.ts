@@ -17,6 +17,7 @@ import { argumentsDigest, RequestStateSeal, type SealedState } from './request-s
 import { upstreamFailure } from './upstream-failure.js';
 import { McpError } from './jsonrpc.js';
 import { catalogueEntry } from '../errors/index.js';
+import { StreamedInputBridge } from './streamed-input-bridge.js';
 
 interface PendingInput {
   readonly key: string;
@@ -139,6 +140,8 @@ export class ElicitationBridge {
   /** Calls that asked their client for input and are not yet released, by key and by workspace. */
   private readonly waitingByKey = new Map<string, number>();
   private readonly waitingByWorkspace = new Map<string, number>();
+  /** The same calls for 2025-era callers: questions on the call's stream, answers by POST (issue 24). */
+  readonly streamed: StreamedInputBridge;
 
   constructor(options: ElicitationBridgeOptions = {}) {
     this.seal = options.seal ?? new RequestStateSeal();
@@ -147,6 +150,25 @@ export class ElicitationBridge {
     this.forwarder = options.forwarder;
     this.limits = options.limits ?? (() => DEFAULT_LIMITS);
     this.forwarder?.serve((resume) => this.serveForwarded(resume));
+    this.streamed = new StreamedInputBridge({
+      seal: this.seal,
+      forwarder: this.forwarder,
+      now: this.now,
+      idleTimeoutMs: () => this.ttlMs,
+      hold: (keyId, workspace) => this.hold(keyId, workspace),
+    });
+  }
+
+  /** Counts a streamed call against the caps MRTR flows share; throws the refusal when full. */
+  private hold(keyId: string, workspace: string): () => void {
+    const refusal = this.capReached(keyId, workspace);
+    if (refusal !== undefined) throw refusal;
+    this.countFor(keyId, workspace, 1);
+    let held = true;
+    return () => {
+      if (held) this.countFor(keyId, workspace, -1);
+      held = false;
+    };
   }
 
   get open(): number {
@@ -233,9 +255,13 @@ export class ElicitationBridge {
   }
 
   private count(call: BridgedCall, delta: 1 | -1): void {
+    this.countFor(call.keyId, call.workspace, delta);
+  }
+
+  private countFor(keyId: string, workspace: string, delta: 1 | -1): void {
     for (const [map, id] of [
-      [this.waitingByKey, call.keyId],
-      [this.waitingByWorkspace, call.workspace],
+      [this.waitingByKey, keyId],
+      [this.waitingByWorkspace, workspace],
     ] as const) {
       const next = (map.get(id) ?? 0) + delta;
       if (next <= 0) map.delete(id);
@@ -380,6 +406,7 @@ export class ElicitationBridge {
   }
 
   async close(): Promise<void> {
+    this.streamed.close();
     const open = [...this.calls.values()];
     for (const call of open) {
       call.waiting?.answer({ action: 'cancel' });

@@ -45,11 +45,21 @@ export type LadderOutcome =
       readonly version: string;
       readonly message: InboundMessage & { id: JsonRpcId };
     }
-  | { readonly kind: 'notification'; readonly era: Era; readonly message: InboundMessage };
+  | { readonly kind: 'notification'; readonly era: Era; readonly message: InboundMessage }
+  /** A JSON-RPC response (`result` or `error`, no method): a client answering a server→client
+   * request; whether it answers anything is decided later, the same way for every mismatch. */
+  | { readonly kind: 'response'; readonly era: Era; readonly response: InboundResponse };
+
+export interface InboundResponse {
+  readonly id: unknown;
+  readonly result?: unknown;
+  readonly error?: unknown;
+}
 
 interface LadderState {
   readonly http: InboundHttp;
   message?: InboundMessage;
+  response?: InboundResponse;
   /** The id's text could not be read back: never echo it. */
   idUnreadable?: boolean;
   era?: Era;
@@ -90,8 +100,15 @@ const parseRung: Rung = (state) => {
     return reject400(RPC.invalidRequest, 'Invalid Request: JSON-RPC batches are not supported.');
   if (!isRecord(body) || body['jsonrpc'] !== '2.0')
     return reject400(RPC.invalidRequest, 'Invalid Request: expected a JSON-RPC 2.0 object.');
-  if ('result' in body || 'error' in body)
-    return reject400(RPC.invalidRequest, 'Invalid Request: clients may not send responses.');
+  if ('result' in body || 'error' in body) {
+    if ('method' in body)
+      return reject400(RPC.invalidRequest, 'Invalid Request: expected a JSON-RPC 2.0 object.');
+    state.response = {
+      id: body['id'],
+      ...('result' in body ? { result: body['result'] } : { error: body['error'] }),
+    };
+    return undefined;
+  }
   const { id, method, params } = body;
   if (typeof method !== 'string' || method === '')
     return reject400(RPC.invalidRequest, 'Invalid Request: method must be a non-empty string.');
@@ -112,9 +129,15 @@ const parseRung: Rung = (state) => {
   return undefined;
 };
 
+/** The request rungs: a response has no method, params or mirrored headers to check. */
+const forRequests =
+  (rung: Rung): Rung =>
+  (state) =>
+    state.response === undefined ? rung(state) : undefined;
+
 /** Arguments nested past the limit are the caller's mistake, refused before any upstream sees them. */
 const depthRung: Rung = (state) =>
-  nestsDeeperThan((state.message as InboundMessage).params, MAX_PARAMS_DEPTH)
+  nestsDeeperThan(state.response ?? (state.message as InboundMessage).params, MAX_PARAMS_DEPTH)
     ? reject400(
         RPC.invalidParams,
         `Invalid params: params nest deeper than ${MAX_PARAMS_DEPTH} levels of objects and arrays.`,
@@ -151,8 +174,7 @@ const presentMirrorsRung: Rung = (state) => {
 };
 
 const eraRung: Rung = (state) => {
-  const message = state.message as InboundMessage;
-  const claimed = metaOf(message)?.[META.protocolVersion];
+  const claimed = state.message === undefined ? undefined : metaOf(state.message)?.[META.protocolVersion];
   const header = state.http.protocolVersionHeader;
   state.era = claimed !== undefined || (header !== undefined && isModernClaim(header)) ? 'modern' : 'legacy';
   return undefined;
@@ -217,7 +239,8 @@ function legacyRungs(state: LadderState): McpError | undefined {
   return undefined;
 }
 
-const eraSpecificRung: Rung = (state) => (state.era === 'modern' ? modernRungs(state) : legacyRungs(state));
+const eraSpecificRung: Rung = (state) =>
+  state.era === 'modern' ? forRequests(modernRungs)(state) : legacyRungs(state);
 
 export const LADDER: readonly Rung[] = [
   httpMethodRung,
@@ -225,7 +248,7 @@ export const LADDER: readonly Rung[] = [
   parseRung,
   depthRung,
   eraRung,
-  presentMirrorsRung,
+  forRequests(presentMirrorsRung),
   eraSpecificRung,
 ];
 
@@ -247,8 +270,9 @@ export function runLadder(http: InboundHttp): LadderOutcome {
         'Invalid Request: the id cannot be read back exactly; send it as a string.',
       ),
     };
-  const message = state.message as InboundMessage;
   const era = state.era as Era;
+  if (state.response !== undefined) return { kind: 'response', era, response: state.response };
+  const message = state.message as InboundMessage;
   if (message.id === undefined) return { kind: 'notification', era, message };
   return { kind: 'request', era, version: state.version as string, message: { ...message, id: message.id } };
 }

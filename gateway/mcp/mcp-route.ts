@@ -9,6 +9,8 @@ import { runLadder } from './inbound-ladder.js';
 import { errorMessage, McpError, resultMessage, type JsonRpcId } from './jsonrpc.js';
 import { RPC } from './protocol.js';
 import { ResponseChannel } from './response-channel.js';
+import type { ClientAnswer } from './bridge-forwarder.js';
+import { unmatchedResponse } from './streamed-input-bridge.js';
 import { annotateRequest } from '../telemetry/tracing.js';
 import { catalogueEntry, ERROR_CATALOGUE } from '../errors/index.js';
 
@@ -69,7 +71,15 @@ function beforeCutoff<T>(
   });
 }
 
-export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch, cutoff?: AbortSignal): void {
+/** Takes a client's JSON-RPC response (issue 24): undefined when accepted, else the refusal. */
+export type AnswerSink = (answer: ClientAnswer) => Promise<McpError | undefined>;
+
+export function registerMcpRoute(
+  app: FastifyInstance,
+  dispatch: Dispatch,
+  cutoff?: AbortSignal,
+  answers?: AnswerSink,
+): void {
   void app.register((instance, _options, done) => {
     instance.removeAllContentTypeParsers();
     // Bytes, not a string: the ladder decodes strictly so invalid UTF-8 is refused, not replaced.
@@ -97,6 +107,14 @@ export function registerMcpRoute(app: FastifyInstance, dispatch: Dispatch, cutof
           return sendError(reply, outcome.id, outcome.error);
         }
         if (outcome.kind === 'notification') return reply.code(202).send();
+        if (outcome.kind === 'response') {
+          // Only the legacy face asks clients anything; a response matching nothing is refused alike.
+          const refusal =
+            outcome.era === 'legacy' && answers !== undefined
+              ? await answers({ keyId: requirePrincipal(request.principal).keyId, ...outcome.response })
+              : unmatchedResponse();
+          return refusal === undefined ? reply.code(202).send() : sendError(reply, null, refusal);
+        }
         const { message } = outcome;
         annotateRequest({
           'mcp.method.name': message.method,

@@ -19,8 +19,10 @@ import {
   fromWire,
   invalidRequestState,
   toWire,
+  type AnswerHandler,
   type BridgeForwarder,
   type BridgeResume,
+  type ClientAnswer,
   type ResumeHandler,
   type WireError,
 } from './bridge-forwarder.js';
@@ -30,6 +32,7 @@ import { catalogueFailure } from './upstream-failure.js';
 
 type Message =
   | { readonly t: 'resume'; readonly id: string; readonly from: string; readonly resume: BridgeResume }
+  | { readonly t: 'answer'; readonly id: string; readonly from: string; readonly answer: ClientAnswer }
   | { readonly t: 'ack'; readonly id: string }
   | { readonly t: 'reply'; readonly id: string; readonly result?: McpResult; readonly error?: WireError };
 
@@ -56,6 +59,7 @@ interface Waiting {
 export class RedisBridgeForwarder implements BridgeForwarder {
   readonly replica: string;
   private handler: ResumeHandler | undefined;
+  private answerHandler: AnswerHandler | undefined;
   private readonly waiting = new Map<string, Waiting>();
   private readonly ownChannel: string;
   private readonly onMessage = (channel: string, sealed: string) => {
@@ -82,13 +86,40 @@ export class RedisBridgeForwarder implements BridgeForwarder {
     this.handler = handler;
   }
 
+  serveAnswers(handler: AnswerHandler): void {
+    this.answerHandler = handler;
+  }
+
   forward(owner: string, resume: BridgeResume, timeoutMs: number): Promise<McpResult> {
+    const source = resume.tool.split(NAMESPACE_SEPARATOR, 1)[0] ?? '';
+    return this.send(owner, (id) => ({ t: 'resume', id, from: this.replica, resume }), timeoutMs, source);
+  }
+
+  /** An answer travels like a continuation; the owner replies `{ accepted }`. */
+  async forwardAnswer(owner: string, answer: ClientAnswer, timeoutMs: number): Promise<boolean> {
+    try {
+      const reply = await this.send(
+        owner,
+        (id) => ({ t: 'answer', id, from: this.replica, answer }),
+        timeoutMs,
+        '',
+      );
+      return reply['accepted'] === true;
+    } catch {
+      return false;
+    }
+  }
+
+  private send(
+    owner: string,
+    message: (id: string) => Message,
+    timeoutMs: number,
+    source: string,
+  ): Promise<McpResult> {
     const id = randomUUID();
     return new Promise<McpResult>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.waiting
-          .get(id)
-          ?.reject(catalogueFailure('upstream_timeout', resume.tool.split(NAMESPACE_SEPARATOR, 1)[0] ?? ''));
+        this.waiting.get(id)?.reject(catalogueFailure('upstream_timeout', source));
         this.options.logger.warn({ owner }, 'bridged call: no answer from the owning replica');
       }, timeoutMs);
       const ackTimer = setTimeout(() => {
@@ -111,8 +142,7 @@ export class RedisBridgeForwarder implements BridgeForwarder {
         resolve: settle(resolve),
         reject: settle(reject),
       });
-      const message: Message = { t: 'resume', id, from: this.replica, resume };
-      within(this.publish(this.channel(owner), message), this.options.timeoutMs)
+      within(this.publish(this.channel(owner), message(id)), this.options.timeoutMs)
         .then((receivers) => {
           if (receivers === 0 && !(this.options.redis instanceof Cluster))
             this.waiting.get(id)?.reject(invalidRequestState());
@@ -142,13 +172,19 @@ export class RedisBridgeForwarder implements BridgeForwarder {
       else waiting.resolve(message.result ?? {});
       return;
     }
-    if (message.t !== 'resume' || this.handler === undefined) return;
+    const handler = this.handler;
+    const answerHandler = this.answerHandler;
+    if (message.t === 'resume' ? handler === undefined : answerHandler === undefined) return;
     const replyTo = this.channel(message.from);
     const ack: Message = { t: 'ack', id: message.id };
     void this.publish(replyTo, ack).catch(() => undefined);
     let reply: Message;
     try {
-      reply = { t: 'reply', id: message.id, result: await this.handler(message.resume) };
+      const result =
+        message.t === 'resume'
+          ? await (handler as ResumeHandler)(message.resume)
+          : { accepted: await (answerHandler as AnswerHandler)(message.answer) };
+      reply = { t: 'reply', id: message.id, result };
     } catch (error) {
       const failure = error instanceof McpError ? error : catalogueFailure('internal_error', '');
       reply = { t: 'reply', id: message.id, error: toWire(failure) };

@@ -14,12 +14,19 @@ export type ServerRequestHandler = (
   params: Record<string, unknown>,
 ) => Promise<Record<string, unknown>>;
 
+/** What the call's client hears while it runs: the upstream's progress and log messages. */
+export interface CallNotices {
+  readonly onProgress?: (progress: Record<string, unknown>) => void;
+  readonly onLog?: (params: Record<string, unknown>) => void;
+}
+
 export interface BridgedConnection {
   callTool(
     name: string,
     args: Record<string, unknown> | undefined,
     signal: AbortSignal,
     timeoutMs: number,
+    notices?: CallNotices,
   ): Promise<Record<string, unknown>>;
   close(): Promise<void>;
   /** The call ended cleanly (its result arrived): the session may carry another call. Without it,
@@ -43,6 +50,11 @@ export function bridgeableCapabilities(client: Record<string, unknown>): ClientC
   return Object.keys(capabilities).length === 0 ? undefined : capabilities;
 }
 
+/** What a 2025-era caller is declared upstream: the stateless legacy face never sees its
+ * initialize, so both are declared and a client without one answers method-not-found, which goes
+ * upstream as the error it is (docs/decisions.md). */
+export const LEGACY_CALLER_CAPABILITIES: ClientCapabilities = { elicitation: { form: {} }, sampling: {} };
+
 export async function connectBridged(
   source: McpSourceConfig,
   unscoped: ConnectDeps,
@@ -58,6 +70,11 @@ export async function connectBridged(
   );
   let handler = onServerRequest;
   let alive = true;
+  // One call at a time: everything the session says while it runs belongs to that call.
+  let notices: CallNotices | undefined;
+  client.setNotificationHandler('notifications/message', (notification) =>
+    notices?.onLog?.(notification.params as Record<string, unknown>),
+  );
   if (capabilities.elicitation !== undefined) {
     client.setRequestHandler(
       'elicitation/create',
@@ -114,14 +131,23 @@ export async function connectBridged(
     bind(next) {
       handler = next;
     },
-    async callTool(name, args, callSignal, timeoutMs) {
-      const result = await withResponseGuard(callSignal, (scoped) =>
-        client.callTool(
-          { name, ...(args === undefined ? {} : { arguments: args }) },
-          { signal: scoped, timeout: timeoutMs },
-        ),
-      );
-      return result;
+    async callTool(name, args, callSignal, timeoutMs, callNotices) {
+      notices = callNotices;
+      const onProgress = callNotices?.onProgress;
+      try {
+        return await withResponseGuard(callSignal, (scoped) =>
+          client.callTool(
+            { name, ...(args === undefined ? {} : { arguments: args }) },
+            {
+              signal: scoped,
+              timeout: timeoutMs,
+              ...(onProgress === undefined ? {} : { onprogress: (progress) => onProgress(progress) }),
+            },
+          ),
+        );
+      } finally {
+        notices = undefined;
+      }
     },
     close,
   };

@@ -161,9 +161,9 @@ export class BridgedSessionPool {
       return connection.close().catch(() => undefined);
     };
     return {
-      callTool: async (name, args, signal, timeoutMs) => {
+      callTool: async (name, args, signal, timeoutMs, notices) => {
         try {
-          return await connection.callTool(name, args, signal, timeoutMs);
+          return await connection.callTool(name, args, signal, timeoutMs, notices);
         } catch (error) {
           // A parked session the upstream forgot (restart, expiry) answers 404 before the call
           // starts: run it once on a new session, so the caller never notices the reuse.
@@ -181,7 +181,7 @@ export class BridgedSessionPool {
             closeQuietly(connection);
             throw error;
           }
-          return connection.callTool(name, args, signal, timeoutMs);
+          return connection.callTool(name, args, signal, timeoutMs, notices);
         }
       },
       close: () => settle(false),

@@ -22,5 +22,5 @@ export {
 } from './upstream-answer-errors.js';
 export type { Relay, RelayRequest } from './modern-relay.js';
 export { UpstreamRpcError } from './upstream-rpc-error.js';
-export { bridgeableCapabilities } from './bridged-connection.js';
-export type { BridgedConnection, ServerRequestHandler } from './bridged-connection.js';
+export { bridgeableCapabilities, LEGACY_CALLER_CAPABILITIES } from './bridged-connection.js';
+export type { BridgedConnection, CallNotices, ServerRequestHandler } from './bridged-connection.js';

@@ -11,6 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
 import { ListToolsResultSchema } from '@modelcontextprotocol/core';
 import { META, MODERN_VERSION } from '../mcp/protocol.js';
@@ -25,6 +26,9 @@ export interface CallOptions {
   readonly timeoutMs: number;
   /** Called for each upstream progress notification of this call (SDK-backed connections). */
   readonly onProgress?: (progress: Progress) => void;
+  /** Called with the params of each `notifications/message` the upstream sends on this call's own
+   * response stream (SDK-backed connections; see `wrap`). */
+  readonly onLog?: (params: Record<string, unknown>) => void;
 }
 
 export interface ToolList {
@@ -343,6 +347,18 @@ function wrap(
           deps.guard,
         )
       : undefined;
+  // A 2025-era log message names no call. One that arrives on a call's own POST response stream is
+  // read in that call's async context (the SDK reads the stream from the call's send), so the sink
+  // bound with `run` around the call finds it; one on the session's GET stream (opened at connect,
+  // outside every call) finds none and is dropped. A sink is live only while its call runs.
+  const callLogs = new AsyncLocalStorage<{
+    live: boolean;
+    sink: (params: Record<string, unknown>) => void;
+  }>();
+  client.setNotificationHandler('notifications/message', (notification) => {
+    const scope = callLogs.getStore();
+    if (scope?.live === true) scope.sink(notification.params);
+  });
   return {
     era,
     sessionId,
@@ -447,17 +463,24 @@ function wrap(
       );
     },
     async callTool(name, args, options) {
-      const result = await withResponseGuard(options.signal, (signal) =>
-        client.callTool(
-          { name, ...(args === undefined ? {} : { arguments: args }) },
-          {
-            signal,
-            timeout: options.timeoutMs,
-            ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
-          },
-        ),
-      );
-      return result;
+      const call = () =>
+        withResponseGuard(options.signal, (signal) =>
+          client.callTool(
+            { name, ...(args === undefined ? {} : { arguments: args }) },
+            {
+              signal,
+              timeout: options.timeoutMs,
+              ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
+            },
+          ),
+        );
+      if (options.onLog === undefined) return call();
+      const scope = { live: true, sink: options.onLog };
+      try {
+        return await callLogs.run(scope, call);
+      } finally {
+        scope.live = false;
+      }
     },
     async close() {
       await Promise.all([client.close(), modern?.close()]);
