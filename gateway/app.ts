@@ -24,6 +24,8 @@ import { requestIdFor } from './platform/request-id.js';
 import './platform/request-context.js';
 import { createDispatcher, registerMcpRoute, type ElicitationBridge } from './mcp/index.js';
 import { ToolSearch } from './tool-search/index.js';
+import type { SubscriptionHub } from './subscriptions/index.js';
+import { registerSubscriptionRoutes } from './mcp/subscription-routes.js';
 import { registerServerSpans } from './telemetry/server-span.js';
 import { annotateRequest } from './telemetry/tracing.js';
 import type { KnowledgeService, SyncEngine } from './knowledge/index.js';
@@ -56,6 +58,8 @@ export interface AppDeps {
   readonly sharedState?: () => SharedStateStatus;
   /** Tool search (issue 23); ranks by words only when absent. */
   readonly toolSearch?: ToolSearch;
+  /** Notification streams (issue 24): subscriptions/listen and the legacy GET stream. */
+  readonly subscriptions?: SubscriptionHub;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -166,6 +170,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const toolSearch = deps.toolSearch ?? new ToolSearch(undefined);
   registerToolsRoute(app, deps.catalog, toolSearch);
   registerMcpConfigRoute(app);
+  if (deps.subscriptions !== undefined) registerSubscriptionRoutes(app, deps.subscriptions);
   registerMcpRoute(
     app,
     createDispatcher({
@@ -175,6 +180,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       bridge: deps.bridge,
       knowledge: deps.knowledge,
       toolSearch,
+      ...(deps.subscriptions === undefined ? {} : { subscriptions: deps.subscriptions }),
     }),
     deps.drain?.cutoff,
     (answer) => deps.bridge.streamed.answer(answer),

@@ -57,6 +57,7 @@ import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 import { GATEWAY_VERSION } from './version.js';
 import { ReachPolicy, TenantReach, discoverOwnAddresses, effectivePolicy } from './reach/index.js';
 import { observeGauge } from './telemetry/metrics.js';
+import { MemoryChangeBus, RedisChangeBus, SubscriptionHub, type ChangeBus } from './subscriptions/index.js';
 
 export interface ServeOptions {
   /** The config file; with `kubernetes`, optional and holding only server and knowledge settings. */
@@ -155,6 +156,7 @@ async function openSharedState(
   discovery: DiscoveryCache<CachedToolList>;
   sessions: SessionStore;
   bridge: ElicitationBridge;
+  changes: ChangeBus;
   status: () => SharedStateStatus;
   close(): Promise<void>;
 }> {
@@ -165,6 +167,7 @@ async function openSharedState(
       discovery: new MemoryDiscoveryCache<CachedToolList>(),
       sessions: new LocalSessionStore(),
       bridge: new ElicitationBridge({ limits: bridgeLimits }),
+      changes: new MemoryChangeBus(),
       status: () => 'local',
       close: () => Promise.resolve(),
     };
@@ -232,15 +235,24 @@ async function openSharedState(
     logger,
   });
   sessions.startRekeying();
+  const changes = new RedisChangeBus({
+    redis,
+    subscriber,
+    keyPrefix: redisSettings.keyPrefix,
+    cipher,
+    logger,
+  });
   return {
     limiter,
     discovery,
     bridge,
+    changes,
     sessions,
     // Connected is not enough: a stalled Redis keeps its socket; the limiter's last answer tells.
     status: () => (redis.status === 'ready' && limiter.shared ? 'redis' : 'redis-unavailable'),
     async close() {
       discovery.close();
+      changes.close();
       sessions.stop();
       await registry.stop();
       subscriber.disconnect();
@@ -387,7 +399,9 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     answerer: (answerer) => chatAnswerer(answerer, secrets),
     embeddings,
   });
+  const subscriptions = new SubscriptionHub({ bus: shared.changes, pool, config, logger });
   const app = buildApp({
+    subscriptions,
     limiter: shared.limiter,
     sharedState: shared.status,
     config,
@@ -425,6 +439,8 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     stopping ??= (async () => {
       stopped = true;
       lifecycle.ready = false;
+      // Notification streams end gracefully first (their clients listen again elsewhere).
+      subscriptions.close();
       const { shutdownGraceMs, drainDelayMs } = config.current().config.server;
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, shutdownGraceMs).unref());
       // /readyz answers 503 from here; keep serving (Connection: close) while routers catch up, then

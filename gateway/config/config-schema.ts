@@ -510,6 +510,70 @@ const MultiRoundSchema = z
   })
   .describe('Bounds on pending multi-round flows (bridged elicitation and sampling).');
 
+export const SUBSCRIPTION_DEFAULTS = {
+  maxStreamsPerKey: 4,
+  maxStreamsPerWorkspace: 64,
+  maxUrisPerStream: 32,
+  idleTimeoutMs: 300_000,
+  maxLifetimeMs: 3_600_000,
+  keepAliveMs: 15_000,
+  maxQueuedNotifications: 256,
+};
+/** Bounds on notification streams (issue 24, D23): `subscriptions/listen` and the legacy GET stream. */
+const SubscriptionsSchema = z
+  .strictObject({
+    maxStreamsPerKey: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(4)
+      .describe('Notification streams one key may hold open at once; more are refused as rate_limited.'),
+    maxStreamsPerWorkspace: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(64)
+      .describe('Notification streams one workspace may hold open at once, across its keys.'),
+    maxUrisPerStream: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(32)
+      .describe('Resource URIs one listen stream (or one key on the legacy face) may subscribe to.'),
+    idleTimeoutMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(86_400_000)
+      .default(300_000)
+      .describe('A stream that delivered no notification for this long is ended gracefully.'),
+    maxLifetimeMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(86_400_000)
+      .default(3_600_000)
+      .describe('Every stream is ended gracefully after this long; the client listens again.'),
+    keepAliveMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(300_000)
+      .default(15_000)
+      .describe('Interval of the `:` keep-alive comments on an open stream.'),
+    maxQueuedNotifications: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(256)
+      .describe('Notifications a stream may have waiting for a slow client; past this it is dropped.'),
+  })
+  .describe('Bounds on notification streams (subscriptions/listen and the legacy GET /mcp stream).');
+
 const ServerFieldsSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65_535).default(8080),
@@ -535,6 +599,7 @@ const ServerFieldsSchema = z.strictObject({
   /** Bounds on pending multi-round flows (issue 28.1): a legacy upstream's elicitation or sampling
    * bridged into input_required holds an upstream connection until the client answers. */
   multiRound: MultiRoundSchema.default(MULTI_ROUND_DEFAULTS),
+  subscriptions: SubscriptionsSchema.default(SUBSCRIPTION_DEFAULTS),
   timeouts: InboundTimeoutsSchema.default(INBOUND_TIMEOUT_DEFAULTS),
 });
 
@@ -658,6 +723,7 @@ export const GatewayConfigSchema = z
       shutdownGraceMs: 10_000,
       drainDelayMs: 0,
       multiRound: MULTI_ROUND_DEFAULTS,
+      subscriptions: SUBSCRIPTION_DEFAULTS,
       timeouts: INBOUND_TIMEOUT_DEFAULTS,
     }),
     workspaces: z.array(WorkspaceSchema).default([]),

@@ -3,10 +3,12 @@
 import type { McpHandler } from './mcp-request.js';
 import { LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS } from './protocol.js';
 
+/** List changes and resource subscriptions: on the modern face through subscriptions/listen, on
+ * the legacy face through the key's GET /mcp stream (issue 24). */
 export const GATEWAY_CAPABILITIES = {
-  tools: { listChanged: false },
-  resources: {},
-  prompts: {},
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
   completions: {},
 } as const;
 

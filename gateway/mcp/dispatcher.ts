@@ -10,6 +10,8 @@ import { promptsGet, promptsList } from './dispatch-prompts.js';
 import { resourcesList, resourcesRead, resourceTemplatesList } from './dispatch-resources.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { ToolSearch } from '../tool-search/index.js';
+import type { SubscriptionHub } from '../subscriptions/index.js';
+import { resourcesSubscribe, resourcesUnsubscribe } from './dispatch-resource-subscriptions.js';
 import type { ElicitationBridge } from './elicitation-bridge.js';
 import { McpError } from './jsonrpc.js';
 import { initialize, ping, setLogLevel } from './legacy-handshake.js';
@@ -24,6 +26,8 @@ export interface DispatcherDeps {
   readonly bridge: ElicitationBridge;
   readonly knowledge: KnowledgeService;
   readonly toolSearch: ToolSearch;
+  /** Resource subscriptions (issue 24); without it the legacy face does not offer them. */
+  readonly subscriptions?: SubscriptionHub;
 }
 
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;
@@ -42,6 +46,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatch {
   };
   const modern: Record<string, McpHandler> = { ...shared, 'server/discover': discover };
   const legacy: Record<string, McpHandler> = { ...shared, initialize, ping, 'logging/setLevel': setLogLevel };
+  if (deps.subscriptions !== undefined) {
+    legacy['resources/subscribe'] = resourcesSubscribe(deps.subscriptions);
+    legacy['resources/unsubscribe'] = resourcesUnsubscribe(deps.subscriptions);
+  }
 
   return async (request) => {
     const table = request.era === 'modern' ? modern : legacy;

@@ -9,7 +9,8 @@ export type {
   UpstreamEvents,
 } from './upstream-connection.js';
 export { UpstreamPool } from './upstream-pool.js';
-export type { Connector, ListChangedListener } from './upstream-pool.js';
+export type { Connector, ListChangedListener, ResourceUpdatedListener } from './upstream-pool.js';
+export type { ResourceSubscriber } from './resource-subscriptions.js';
 export { classifyUpstreamError } from './classify-upstream-error.js';
 export { BreakerRegistry, countsAgainstSource } from './breaker-registry.js';
 export type { BreakerState } from './breaker-registry.js';

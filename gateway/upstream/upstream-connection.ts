@@ -16,6 +16,7 @@ import { resolveSecret, type McpSourceConfig, type SecretReader } from '../confi
 import { ListToolsResultSchema } from '@modelcontextprotocol/core';
 import { META, MODERN_VERSION } from '../mcp/protocol.js';
 import { createModernRelay, type Relay } from './modern-relay.js';
+import { resourceSubscriber, type ResourceSubscriber } from './resource-subscriptions.js';
 import { ReachDeniedError, type NetworkGuard } from '../reach/index.js';
 import { UpstreamProtocolError } from './upstream-answer-errors.js';
 import { guardedFetch, withResponseGuard } from './response-guard.js';
@@ -55,7 +56,9 @@ export interface ItemList {
 
 export interface UpstreamEvents {
   /** The upstream said its tool, prompt or resource list changed (notifications/…/list_changed). */
-  listChanged(): void;
+  listChanged(kind?: 'tools' | 'prompts' | 'resources'): void;
+  /** The upstream said a subscribed resource changed (notifications/resources/updated, issue 24). */
+  resourceUpdated?(uri: string): void;
 }
 
 export interface UpstreamConnection {
@@ -88,6 +91,8 @@ export interface UpstreamConnection {
   readonly sessionId?: string | undefined;
   /** Present for 2026-07-28 HTTP upstreams: the byte-faithful relay (D4). */
   readonly relay: Relay | undefined;
+  /** Resource subscriptions on this connection (issue 24; resource-subscriptions.ts). */
+  readonly subscriptions?: ResourceSubscriber;
   close(): Promise<void>;
 }
 
@@ -248,14 +253,29 @@ async function connectOnce(
           ? {}
           : {
               listChanged: {
-                tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.listChanged() },
-                prompts: { autoRefresh: false, debounceMs: 0, onChanged: () => events.listChanged() },
-                resources: { autoRefresh: false, debounceMs: 0, onChanged: () => events.listChanged() },
+                tools: { autoRefresh: false, debounceMs: 0, onChanged: () => events.listChanged('tools') },
+                prompts: {
+                  autoRefresh: false,
+                  debounceMs: 0,
+                  onChanged: () => events.listChanged('prompts'),
+                },
+                resources: {
+                  autoRefresh: false,
+                  debounceMs: 0,
+                  onChanged: () => events.listChanged('resources'),
+                },
               },
             }),
       },
     );
-  let client = newClient();
+  const withUpdates = (made: Client) => {
+    if (events?.resourceUpdated !== undefined)
+      made.setNotificationHandler('notifications/resources/updated', (n) =>
+        events.resourceUpdated?.(n.params.uri),
+      );
+    return made;
+  };
+  let client = withUpdates(newClient());
   let transportUsed = source.transport;
   let transport = transportFor(source, deps, source.transport, resume);
   try {
@@ -282,7 +302,7 @@ async function connectOnce(
     )
       throw error;
     if (resume !== undefined) throw error;
-    client = newClient();
+    client = withUpdates(newClient());
     transportUsed = 'sse';
     transport = transportFor(source, deps, 'sse');
     await connectWith(client, transport, source);
@@ -359,6 +379,7 @@ function wrap(
     const scope = callLogs.getStore();
     if (scope?.live === true) scope.sink(notification.params);
   });
+  const subscriptions = resourceSubscriber(client, era, capabilities);
   return {
     era,
     sessionId,
@@ -366,6 +387,7 @@ function wrap(
     transport: transportUsed,
     connectedAt: new Date().toISOString(),
     relay: modern?.relay,
+    subscriptions,
     async listTools(callSignal) {
       const tools: Tool[] = [];
       let cursor: string | undefined;
@@ -483,7 +505,7 @@ function wrap(
       }
     },
     async close() {
-      await Promise.all([client.close(), modern?.close()]);
+      await Promise.all([subscriptions.close(), client.close(), modern?.close()]);
     },
   };
 }

@@ -25,7 +25,12 @@ export type Connector = (
   events: UpstreamEvents,
   workspace: string,
 ) => Promise<UpstreamConnection>;
-export type ListChangedListener = (workspace: string, source: string) => void;
+export type ListChangedListener = (
+  workspace: string,
+  source: string,
+  kind?: 'tools' | 'prompts' | 'resources',
+) => void;
+export type ResourceUpdatedListener = (workspace: string, source: string, uri: string) => void;
 
 const fingerprints = new WeakMap<McpSourceConfig, string>();
 
@@ -33,6 +38,7 @@ export class UpstreamPool {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly connect: Connector;
   private readonly listChangedListeners = new Set<ListChangedListener>();
+  private readonly updatedListeners = new Set<ResourceUpdatedListener>();
   private readonly bridged: BridgedSessionPool;
 
   constructor(
@@ -68,8 +74,11 @@ export class UpstreamPool {
     const connection = this.connect(
       source,
       {
-        listChanged: () => {
-          for (const listener of this.listChangedListeners) listener(workspace, source.name);
+        listChanged: (kind) => {
+          for (const listener of this.listChangedListeners) listener(workspace, source.name, kind);
+        },
+        resourceUpdated: (uri) => {
+          for (const listener of this.updatedListeners) listener(workspace, source.name, uri);
         },
       },
       workspace,
@@ -97,6 +106,12 @@ export class UpstreamPool {
   onListChanged(listener: ListChangedListener): () => void {
     this.listChangedListeners.add(listener);
     return () => this.listChangedListeners.delete(listener);
+  }
+
+  /** Hears `notifications/resources/updated` of every pooled upstream (issue 24). */
+  onResourceUpdated(listener: ResourceUpdatedListener): () => void {
+    this.updatedListeners.add(listener);
+    return () => this.updatedListeners.delete(listener);
   }
 
   /** The upstream forgot this connection's session (404): forget it everywhere it is shared, so the

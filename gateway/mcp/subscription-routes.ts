@@ -1,0 +1,47 @@
+// Where notification streams enter /mcp (issue 24): a hook ahead of the /mcp handler takes GET
+// streams of 2025-era clients (legacy-event-stream.ts) and modern `subscriptions/listen` requests
+// (subscriptions-listen.ts), after authentication and rate limits. A listen request runs the same
+// inbound ladder as every POST; anything the ladder refuses, or any other method, goes on to the
+// ordinary handler, which refuses or dispatches it as before.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requirePrincipal } from '../platform/request-context.js';
+import type { SubscriptionHub } from '../subscriptions/index.js';
+import { runLadder } from './inbound-ladder.js';
+import { openLegacyStream, wantsLegacyStream } from './legacy-event-stream.js';
+import { serveListen } from './subscriptions-listen.js';
+
+const LISTEN = 'subscriptions/listen';
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function intercept(
+  hub: SubscriptionHub,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
+  if (request.routeOptions.url !== '/mcp') return undefined;
+  if (wantsLegacyStream(request)) return openLegacyStream(hub, request, reply);
+  // Modern requests must carry Mcp-Method, equal to the body's method (checked by the ladder).
+  if (request.method !== 'POST' || header(request, 'mcp-method') !== LISTEN) return undefined;
+  const outcome = runLadder({
+    httpMethod: request.method,
+    contentType: header(request, 'content-type'),
+    protocolVersionHeader: header(request, 'mcp-protocol-version'),
+    methodHeader: header(request, 'mcp-method'),
+    nameHeader: header(request, 'mcp-name'),
+    body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+  });
+  if (outcome.kind !== 'request' || outcome.era !== 'modern' || outcome.message.method !== LISTEN)
+    return undefined;
+  return serveListen(hub, requirePrincipal(request.principal), outcome.message, reply, request);
+}
+
+export function registerSubscriptionRoutes(app: FastifyInstance, hub: SubscriptionHub): void {
+  app.addHook('preHandler', async (request, reply) => {
+    const handled = await intercept(hub, request, reply);
+    if (handled !== undefined) return handled;
+  });
+}
