@@ -11,7 +11,8 @@ import {
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { connectClient, rpcCall, type RpcAnswer } from '../support/mcp-clients.js';
 import { runPythonClient } from '../support/python-client.js';
 
 /** Values a template variable is expanded with: slashes, percent signs, unicode, dot segments. */
@@ -52,22 +53,12 @@ afterAll(async () => {
   await legacy.close();
 });
 
-async function connect(key: string, mode: 'auto' | 'legacy'): Promise<Client> {
-  const client = new Client({ name: 'it-completion', version: '1.0.0' }, { versionNegotiation: { mode } });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${key}` } },
-    }),
-  );
-  return client;
+function connect(key: string, mode: 'auto' | 'legacy'): Promise<Client> {
+  return connectClient(h.url, key, mode, 'it-completion');
 }
 
-async function rpc(key: string, method: string, params: Record<string, unknown>) {
-  const response = await mcpPost(h.url, key, { method, params });
-  return (await response.json()) as {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string; data?: unknown };
-  };
+function rpc(key: string, method: string, params: Record<string, unknown>): Promise<RpcAnswer> {
+  return rpcCall(h.url, key, method, params);
 }
 
 const ERAS = [

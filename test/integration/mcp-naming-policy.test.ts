@@ -4,18 +4,18 @@
 // and is reported in /agent/sources; `<source>__<name>` and `agw://<source>/…` keep working as
 // aliases; permission patterns keep matching the canonical names. Real upstreams (the conformance
 // fixture twice, the demo server), real clients (SDK v2 in both eras, the Python SDK).
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conformanceStdioParams } from '../fixtures/upstreams/conformance-server.js';
 import {
   demoSource,
   get,
   keyRecord,
-  mcpPost,
   newKey,
   startHarness,
   type Harness,
 } from '../support/gateway-harness.js';
+import { connectClient, rpcCall, type RpcAnswer } from '../support/mcp-clients.js';
 import { runPythonClient } from '../support/python-client.js';
 
 const all = newKey();
@@ -49,22 +49,12 @@ afterAll(async () => {
   await h.stop();
 });
 
-async function connect(key: string, mode: 'auto' | 'legacy'): Promise<Client> {
-  const client = new Client({ name: 'it-naming', version: '1.0.0' }, { versionNegotiation: { mode } });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${key}` } },
-    }),
-  );
-  return client;
+function connect(key: string, mode: 'auto' | 'legacy'): Promise<Client> {
+  return connectClient(h.url, key, mode, 'it-naming');
 }
 
-async function rpc(key: string, method: string, params: Record<string, unknown>) {
-  const response = await mcpPost(h.url, key, { method, params });
-  return (await response.json()) as {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string };
-  };
+function rpc(key: string, method: string, params: Record<string, unknown>): Promise<RpcAnswer> {
+  return rpcCall(h.url, key, method, params);
 }
 
 const textOf = (result: unknown) =>
