@@ -24,6 +24,7 @@ import {
   type Harness,
 } from '../support/gateway-harness.js';
 import { LegacyCall, postAnswer } from '../support/legacy-stream.js';
+import { runPythonClient } from '../support/python-client.js';
 import { until } from '../support/until.js';
 
 const key = newKey();
@@ -283,4 +284,34 @@ describe('the modern face', () => {
     expect(none.text).not.toContain('notifications/message');
     expect(none.text).toContain('Tool with logging executed successfully');
   });
+});
+
+describe.each(['legacy', 'auto'] as const)('the Python SDK client (%s)', (mode) => {
+  it('mcp:python-mid-call — logging, sampling and elicitation through the gateway', async () => {
+    const seen = await runPythonClient<{
+      protocol_version: string;
+      logs: { level: string; data: string }[];
+      asked: string[];
+      logging: string;
+      sampling: string;
+      elicitation: string;
+    }>('mid_call.py', h.url, key.key, mode, [
+      '--logging',
+      'conf__test_tool_with_logging',
+      '--sampling',
+      'conf__test_sampling',
+      '--elicitation',
+      'conf__test_elicitation',
+    ]);
+    expect(seen.protocol_version).toMatch(mode === 'legacy' ? /^2025-/ : /^2026-/);
+    expect(seen.logs.map((log) => log.data)).toEqual([
+      'Tool execution started',
+      'Tool processing data',
+      'Tool execution completed',
+    ]);
+    expect(seen.logging).toContain('Tool with logging executed successfully');
+    expect(seen.sampling).toContain('LLM response: python says: Capital of France?');
+    expect(seen.elicitation).toContain('grace@example.com');
+    expect(seen.asked).toEqual(['sampling/createMessage', 'elicitation/create']);
+  }, 60_000);
 });

@@ -128,4 +128,24 @@ describe('inbound ladder', () => {
     // Too deep to read the id's text back: refused without echoing an id it cannot vouch for.
     expect(huge.kind === 'reject' ? huge.id : 'not refused').toBeNull();
   });
+
+  it('ladder:client-response — a JSON-RPC response is classified by era, never dispatched as a request', () => {
+    const answer = { jsonrpc: '2.0', id: 'agwb1.x.y', result: { action: 'accept' } };
+    const legacy = runLadder(inbound(answer, { protocolVersionHeader: '2025-11-25' }));
+    expect(legacy).toEqual({
+      kind: 'response',
+      era: 'legacy',
+      response: { id: 'agwb1.x.y', result: { action: 'accept' } },
+    });
+    const modern = runLadder(
+      inbound(
+        { ...answer, result: undefined, error: { code: -32601, message: 'no' } },
+        { protocolVersionHeader: '2026-07-28' },
+      ),
+    );
+    expect(modern.kind === 'response' ? modern.era : modern.kind).toBe('modern');
+    // A message with a method and a result is neither; an unsupported version header is still refused.
+    expect(rejection(runLadder(inbound({ ...answer, method: 'ping' })))).toBe(-32600);
+    expect(rejection(runLadder(inbound(answer, { protocolVersionHeader: '1999-01-01' })))).toBe(-32022);
+  });
 });
