@@ -170,7 +170,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const toolSearch = deps.toolSearch ?? new ToolSearch(undefined);
   registerToolsRoute(app, deps.catalog, toolSearch);
   registerMcpConfigRoute(app);
-  if (deps.subscriptions !== undefined) registerSubscriptionRoutes(app, deps.subscriptions);
+  if (deps.subscriptions !== undefined)
+    registerSubscriptionRoutes(app, deps.subscriptions, {
+      pool: deps.pool,
+      breakers: deps.breakers,
+      lists: deps.catalog.lists,
+    });
   registerMcpRoute(
     app,
     createDispatcher({

@@ -573,4 +573,23 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 22: a workspace embeddings endpoint on a denied address is refused by the reach policy; search answers lexically with not_allowed',
   'tools:disclosure-limits':
     'issue 23: find_tools counts as a search, call_tool as a tool call, against the quotas',
+  'mcp:listen-ack-first':
+    'issue 24: subscriptions/listen acknowledges the honoured subset first, stamps subscriptionId, relays resources/updated, keeps alive',
+  'mcp:listen-scoping':
+    'issue 24: a key restricted to other sources or another workspace gets no update; an invisible URI is left out like an unknown one',
+  'mcp:listen-shutdown': 'issue 24: shutdown ends open listen streams with the graceful complete result',
+  'mcp:legacy-subscribe':
+    'issue 24: a 2025 client subscribes, hears the update on its key-scoped GET /mcp stream, and unsubscribes',
+  'mcp:legacy-subscribe-oracle':
+    'issue 24: resources/subscribe for a source the key cannot see answers like an unknown resource',
+  'limits:listen-caps':
+    'issue 24: streams per key and URIs per stream are bounded; malformed filters are refused',
+  'limits:listen-idle': 'issue 24: an idle listen stream ends gracefully',
+  'limits:listen-access-lost': 'issue 24: a reload that revokes the key ends its notification streams',
+  'limits:slow-consumer':
+    'issue 24: a notification stream whose client stops reading is dropped past the queue cap',
+  'subscriptions:cross-replica-listen':
+    'issue 24: an update seen by one replica reaches a listen stream on another; one upstream subscription per replica',
+  'subscriptions:cross-replica-legacy':
+    'issue 24: a legacy subscription POSTed to one replica is delivered on the GET stream held on another',
 };

@@ -12,9 +12,13 @@ import {
   resolveSubscriptionUri,
   type SubscriptionTarget,
 } from './subscription-uris.js';
+import type { FanOutDeps } from './source-fanout.js';
 import { upstreamFailure } from './upstream-failure.js';
 
-function target(request: McpRequest): { uri: string; target: SubscriptionTarget } {
+async function target(
+  deps: FanOutDeps,
+  request: McpRequest,
+): Promise<{ uri: string; target: SubscriptionTarget }> {
   const uri = request.params['uri'];
   if (typeof uri !== 'string' || uri === '' || uri.length > MAX_SUBSCRIPTION_URI_LENGTH)
     throw new McpError(
@@ -22,14 +26,14 @@ function target(request: McpRequest): { uri: string; target: SubscriptionTarget 
       RPC.invalidParams,
       `Invalid params: uri must be a string of 1 to ${MAX_SUBSCRIPTION_URI_LENGTH} characters.`,
     );
-  const resolved = resolveSubscriptionUri(request.principal, uri);
+  const resolved = await resolveSubscriptionUri(deps, request.principal, uri);
   if (resolved === undefined) throw new McpError(200, RPC.invalidParams, `Resource not found: ${uri}`);
   return { uri, target: resolved };
 }
 
-export function resourcesSubscribe(hub: SubscriptionHub): McpHandler {
+export function resourcesSubscribe(hub: SubscriptionHub, deps: FanOutDeps): McpHandler {
   return async (request) => {
-    const { uri, target: resolved } = target(request);
+    const { uri, target: resolved } = await target(deps, request);
     const { principal } = request;
     const limit = hub.limits().maxUrisPerStream;
     if (hub.legacyHas(principal, resolved.source, resolved.uri)) return {};
@@ -54,10 +58,10 @@ export function resourcesSubscribe(hub: SubscriptionHub): McpHandler {
   };
 }
 
-export function resourcesUnsubscribe(hub: SubscriptionHub): McpHandler {
-  return (request) => {
-    const { target: resolved } = target(request);
+export function resourcesUnsubscribe(hub: SubscriptionHub, deps: FanOutDeps): McpHandler {
+  return async (request) => {
+    const { target: resolved } = await target(deps, request);
     hub.legacyChange(request.principal, 'remove', resolved.source, resolved.uri);
-    return Promise.resolve({});
+    return {};
   };
 }

@@ -47,8 +47,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatch {
   const modern: Record<string, McpHandler> = { ...shared, 'server/discover': discover };
   const legacy: Record<string, McpHandler> = { ...shared, initialize, ping, 'logging/setLevel': setLogLevel };
   if (deps.subscriptions !== undefined) {
-    legacy['resources/subscribe'] = resourcesSubscribe(deps.subscriptions);
-    legacy['resources/unsubscribe'] = resourcesUnsubscribe(deps.subscriptions);
+    legacy['resources/subscribe'] = resourcesSubscribe(deps.subscriptions, fanOutDeps);
+    legacy['resources/unsubscribe'] = resourcesUnsubscribe(deps.subscriptions, fanOutDeps);
   }
 
   return async (request) => {

@@ -35,6 +35,7 @@ export function openLegacyStream(
     if (event.t === 'list') return { jsonrpc: '2.0', method: `notifications/${event.kind}/list_changed` };
     if (event.t !== 'updated' || !hub.legacyHas(stream.principal, event.source, event.uri)) return undefined;
     const uri = clientUriFor(stream.principal, { source: event.source, uri: event.uri });
+    if (uri === undefined) return undefined;
     return { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } };
   };
   const sink = new SseSink(reply);

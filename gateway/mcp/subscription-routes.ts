@@ -8,6 +8,7 @@ import { requirePrincipal } from '../platform/request-context.js';
 import type { SubscriptionHub } from '../subscriptions/index.js';
 import { runLadder } from './inbound-ladder.js';
 import { openLegacyStream, wantsLegacyStream } from './legacy-event-stream.js';
+import type { FanOutDeps } from './source-fanout.js';
 import { serveListen } from './subscriptions-listen.js';
 
 const LISTEN = 'subscriptions/listen';
@@ -19,6 +20,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 async function intercept(
   hub: SubscriptionHub,
+  deps: FanOutDeps,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply | undefined> {
@@ -36,12 +38,16 @@ async function intercept(
   });
   if (outcome.kind !== 'request' || outcome.era !== 'modern' || outcome.message.method !== LISTEN)
     return undefined;
-  return serveListen(hub, requirePrincipal(request.principal), outcome.message, reply, request);
+  return serveListen(hub, deps, requirePrincipal(request.principal), outcome.message, reply, request);
 }
 
-export function registerSubscriptionRoutes(app: FastifyInstance, hub: SubscriptionHub): void {
+export function registerSubscriptionRoutes(
+  app: FastifyInstance,
+  hub: SubscriptionHub,
+  deps: FanOutDeps,
+): void {
   app.addHook('preHandler', async (request, reply) => {
-    const handled = await intercept(hub, request, reply);
+    const handled = await intercept(hub, deps, request, reply);
     if (handled !== undefined) return handled;
   });
 }

@@ -16,6 +16,7 @@ import type {
 import { errorMessage, McpError, type JsonRpcId } from './jsonrpc.js';
 import { RPC } from './protocol.js';
 import { SERVER_INFO } from './result-envelope.js';
+import type { FanOutDeps } from './source-fanout.js';
 import { SseSink } from './sse-sink.js';
 import { MAX_SUBSCRIPTION_URI_LENGTH, resolveSubscriptionUri } from './subscription-uris.js';
 
@@ -95,6 +96,7 @@ function sendError(reply: FastifyReply, id: JsonRpcId, error: McpError): Fastify
 
 export async function serveListen(
   hub: SubscriptionHub,
+  deps: FanOutDeps,
   principal: Principal,
   request: { readonly id: JsonRpcId; readonly params: Record<string, unknown> },
   reply: FastifyReply,
@@ -133,7 +135,7 @@ export async function serveListen(
   if (!('deliver' in opened)) return sendError(reply, request.id, streamCapReached(opened));
   const stream: NotificationStream = opened;
   for (const clientUri of filter.uris) {
-    const target = resolveSubscriptionUri(principal, clientUri);
+    const target = await resolveSubscriptionUri(deps, principal, clientUri);
     if (target === undefined || !stream.open) continue;
     if ((await hub.watch(stream, target)) === 'subscribed')
       honouredUris.set(`${target.source}\0${target.uri}`, clientUri);
