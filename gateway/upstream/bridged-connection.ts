@@ -3,6 +3,7 @@
 // capabilities upstream and hands every server→client request to the handler bound to it, which
 // decides when (and with what) it is answered. A 2025-era server→client request names no call, so
 // a connection carries one call at a time; BridgedSessionPool rebinds it to the next one.
+import { ProgressSinks } from './progress-sinks.js';
 import { Client, StreamableHTTPClientTransport, type ClientCapabilities } from '@modelcontextprotocol/client';
 import type { McpSourceConfig } from '../config/index.js';
 import { withResponseGuard } from './response-guard.js';
@@ -124,6 +125,7 @@ export async function connectBridged(
     await within(Promise.race([stream, abandoned]), source.timeouts.connectMs).catch(() => undefined);
   }
   client.onclose = () => (alive = false);
+  const progress = new ProgressSinks(client);
   return {
     get alive() {
       return alive;
@@ -133,16 +135,17 @@ export async function connectBridged(
     },
     async callTool(name, args, callSignal, timeoutMs, callNotices) {
       notices = callNotices;
-      const onProgress = callNotices?.onProgress;
       try {
-        return await withResponseGuard(callSignal, (scoped) =>
-          client.callTool(
-            { name, ...(args === undefined ? {} : { arguments: args }) },
-            {
-              signal: scoped,
-              timeout: timeoutMs,
-              ...(onProgress === undefined ? {} : { onprogress: (progress) => onProgress(progress) }),
-            },
+        return await progress.run(callNotices?.onProgress, (meta) =>
+          withResponseGuard(callSignal, (scoped) =>
+            client.callTool(
+              {
+                name,
+                ...(args === undefined ? {} : { arguments: args }),
+                ...(meta === undefined ? {} : { _meta: meta }),
+              },
+              { signal: scoped, timeout: timeoutMs },
+            ),
           ),
         );
       } finally {

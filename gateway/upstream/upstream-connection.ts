@@ -16,6 +16,7 @@ import { resolveSecret, type McpSourceConfig, type SecretReader } from '../confi
 import { ListToolsResultSchema } from '@modelcontextprotocol/core';
 import { META, MODERN_VERSION } from '../mcp/protocol.js';
 import { createModernRelay, type Relay } from './modern-relay.js';
+import { ProgressSinks, type ProgressSink } from './progress-sinks.js';
 import { resourceSubscriber, type ResourceSubscriber } from './resource-subscriptions.js';
 import { ReachDeniedError, type NetworkGuard } from '../reach/index.js';
 import { UpstreamProtocolError } from './upstream-answer-errors.js';
@@ -371,6 +372,7 @@ function wrap(
   // read in that call's async context (the SDK reads the stream from the call's send), so the sink
   // bound with `run` around the call finds it; one on the session's GET stream (opened at connect,
   // outside every call) finds none and is dropped. A sink is live only while its call runs.
+  const progress = new ProgressSinks(client);
   const callLogs = new AsyncLocalStorage<{
     live: boolean;
     sink: (params: Record<string, unknown>) => void;
@@ -486,14 +488,16 @@ function wrap(
     },
     async callTool(name, args, options) {
       const call = () =>
-        withResponseGuard(options.signal, (signal) =>
-          client.callTool(
-            { name, ...(args === undefined ? {} : { arguments: args }) },
-            {
-              signal,
-              timeout: options.timeoutMs,
-              ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
-            },
+        progress.run(options.onProgress as ProgressSink | undefined, (meta) =>
+          withResponseGuard(options.signal, (signal) =>
+            client.callTool(
+              {
+                name,
+                ...(args === undefined ? {} : { arguments: args }),
+                ...(meta === undefined ? {} : { _meta: meta }),
+              },
+              { signal, timeout: options.timeoutMs },
+            ),
           ),
         );
       if (options.onLog === undefined) return call();

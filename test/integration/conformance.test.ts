@@ -1,12 +1,14 @@
 // Runs the published MCP conformance suite (server scenarios) against the gateway's real /mcp endpoint,
-// through a loopback proxy that adds the API key (the runner cannot), with the demo server and the
-// published server-everything as upstreams. Passes only when every failure is in the baseline file
+// through a loopback proxy that adds the API key (the runner cannot). The upstream serving the suite's
+// own fixtures is the repo's conformance fixture server (proven against the suite directly by
+// conformance-fixture.test.ts) under `prefix: never`, so the scenarios' names reach it unchanged;
+// the demo server sits beside it under the default `always` policy. Passes only when every failure is in the baseline file
 // (test/conformance/expected-failures.yaml, each with its reason) and no baseline entry now passes.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthProxy, type AuthProxy } from '../conformance/auth-proxy.js';
-import { everythingStdioParams } from '../fixtures/upstreams/everything-server.js';
+import { conformanceStdioParams } from '../fixtures/upstreams/conformance-server.js';
 import { demoSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
 
 const run = promisify(execFile);
@@ -15,15 +17,12 @@ let h: Harness;
 let proxy: AuthProxy;
 
 beforeAll(async () => {
-  const everything = everythingStdioParams();
+  const fixture = conformanceStdioParams();
   h = await startHarness({
     workspaces: [
       {
         name: 'demo',
-        mcpSources: [
-          demoSource('demo'),
-          { name: 'everything', transport: 'stdio', command: everything.command, args: everything.args },
-        ],
+        mcpSources: [demoSource('demo'), { name: 'conf', transport: 'stdio', ...fixture, prefix: 'never' }],
         keys: [keyRecord(key, { access: 'write' })],
       },
     ],
