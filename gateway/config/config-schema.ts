@@ -483,6 +483,7 @@ export const MULTI_ROUND_DEFAULTS = {
   maxPendingPerKey: 16,
   maxPendingPerWorkspace: 256,
   idleTimeoutMs: 60_000,
+  legacyCallerSessionsPerSource: 4,
 };
 const MultiRoundSchema = z
   .strictObject({
@@ -507,6 +508,15 @@ const MultiRoundSchema = z
       .max(3_600_000)
       .default(60_000)
       .describe('How long a bridged call waits for the client to answer before it is declined and released.'),
+    legacyCallerSessionsPerSource: z
+      .number()
+      .int()
+      .min(0)
+      .max(1000)
+      .default(4)
+      .describe(
+        "2025-era callers' tool calls to a 2025-era upstream that may run at once on dedicated upstream sessions declaring elicitation and sampling, per workspace source and replica; further concurrent calls use the source's shared session, where the upstream hears that the client cannot answer questions. 0: never.",
+      ),
   })
   .describe('Bounds on pending multi-round flows (bridged elicitation and sampling).');
 

@@ -222,17 +222,18 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
                   source.timeouts.callMs,
                   notices,
                 );
-              if (connection.relay === undefined && request.era === 'legacy') {
+              // Within the source's budget of dedicated sessions; past it, the pooled session.
+              const place =
+                connection.relay === undefined && request.era === 'legacy'
+                  ? deps.bridge.streamed.reserve(workspace, source.name)
+                  : undefined;
+              if (place !== undefined) {
                 const streamed = { keyId: principal.keyId, workspace, tool: tool.name, args };
-                return deps.bridge.streamed.run({
-                  ...streamed,
-                  signal: request.signal,
-                  notify: request.notify,
-                  connect,
-                  call,
-                });
+                return deps.bridge.streamed
+                  .run({ ...streamed, signal: request.signal, notify: request.notify, connect, call })
+                  .finally(place);
               }
-              if (connection.relay === undefined && bridgeable !== undefined) {
+              if (connection.relay === undefined && request.era === 'modern' && bridgeable !== undefined) {
                 // The bridged call outlives this request (it may wait for the client's answer), so
                 // it has its own time-out rather than the request's signal.
                 return deps.bridge.start({

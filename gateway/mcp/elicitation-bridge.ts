@@ -105,12 +105,15 @@ export interface BridgeLimits {
   readonly maxPendingPerKey: number;
   readonly maxPendingPerWorkspace: number;
   readonly idleTimeoutMs: number;
+  /** 2025-era callers' calls on dedicated sessions at once, per workspace source (0: never). */
+  readonly legacyCallerSessionsPerSource?: number;
 }
 
 const DEFAULT_LIMITS: BridgeLimits = {
   maxPendingPerKey: 16,
   maxPendingPerWorkspace: 256,
   idleTimeoutMs: 60_000,
+  legacyCallerSessionsPerSource: 4,
 };
 
 /** A cap reached: the caller's own load, answered like a rate limit (class `request`). */
@@ -156,6 +159,7 @@ export class ElicitationBridge {
       now: this.now,
       idleTimeoutMs: () => this.ttlMs,
       hold: (keyId, workspace) => this.hold(keyId, workspace),
+      sessionsPerSource: () => this.limits().legacyCallerSessionsPerSource ?? 4,
     });
   }
 

@@ -108,10 +108,14 @@ export interface StreamedInputOptions {
   readonly idleTimeoutMs: () => number;
   /** Counts a call against the bridge's caps (throws the refusal when full); returns the release. */
   readonly hold: (keyId: string, workspace: string) => () => void;
+  /** How many calls may hold a dedicated session per workspace source at once (0: none). */
+  readonly sessionsPerSource: () => number;
 }
 
 export class StreamedInputBridge {
   private readonly calls = new Map<string, StreamedCall>();
+  /** Calls running on dedicated sessions now, by workspace source. */
+  private readonly sessionsInUse = new Map<string, number>();
 
   constructor(private readonly options: StreamedInputOptions) {
     options.forwarder?.serveAnswers((answer) => Promise.resolve(this.takeHere(answer)));
@@ -122,6 +126,24 @@ export class StreamedInputBridge {
     let count = 0;
     for (const call of this.calls.values()) if (call.question !== undefined) count += 1;
     return count;
+  }
+
+  /** A place for one call on a dedicated session of `source`, or undefined when the source has
+   * `sessionsPerSource` of them running: a dedicated session is an upstream session (for a stdio
+   * source, a process) per concurrent call, so under load the rest share the pooled session. */
+  reserve(workspace: string, source: string): (() => void) | undefined {
+    const place = JSON.stringify([workspace, source]);
+    const inUse = this.sessionsInUse.get(place) ?? 0;
+    if (inUse >= this.options.sessionsPerSource()) return undefined;
+    this.sessionsInUse.set(place, inUse + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const left = (this.sessionsInUse.get(place) ?? 1) - 1;
+      if (left <= 0) this.sessionsInUse.delete(place);
+      else this.sessionsInUse.set(place, left);
+    };
   }
 
   async run(start: StreamedStart): Promise<McpResult> {

@@ -39,7 +39,13 @@ beforeAll(async () => {
     server: {
       host: '127.0.0.1',
       port: 0,
-      multiRound: { maxPendingPerKey: 4, maxPendingPerWorkspace: 100, idleTimeoutMs: IDLE_MS },
+      multiRound: {
+        maxPendingPerKey: 4,
+        maxPendingPerWorkspace: 100,
+        idleTimeoutMs: IDLE_MS,
+        // Above the pending cap, so the cap test reaches the cap rather than the session budget.
+        legacyCallerSessionsPerSource: 16,
+      },
     },
     workspaces: [
       {
@@ -314,4 +320,56 @@ describe.each(['legacy', 'auto'] as const)('the Python SDK client (%s)', (mode) 
     expect(seen.elicitation).toContain('grace@example.com');
     expect(seen.asked).toEqual(['sampling/createMessage', 'elicitation/create']);
   }, 60_000);
+});
+
+describe('the dedicated-session budget', () => {
+  it('mcp:legacy-session-budget — past legacyCallerSessionsPerSource concurrent calls, a 2025 call runs on the shared session, where the upstream hears no sampling capability; a freed place is used again', async () => {
+    const budgetKey = newKey();
+    const small = await startHarness({
+      server: {
+        host: '127.0.0.1',
+        port: 0,
+        multiRound: { idleTimeoutMs: 10_000, legacyCallerSessionsPerSource: 1 },
+      },
+      workspaces: [
+        {
+          name: 'budget',
+          mcpSources: [{ name: 'conf', transport: 'streamable-http', url: conf.url }],
+          keys: [keyRecord(budgetKey, { access: 'write' })],
+        },
+      ],
+    });
+    try {
+      const holding = new LegacyCall(small.url, budgetKey.key, {
+        name: 'conf__test_elicitation',
+        arguments: { message: 'hold the place' },
+      });
+      expect((await holding.question()).method).toBe('elicitation/create');
+      const shared = new LegacyCall(small.url, budgetKey.key, {
+        name: 'conf__test_sampling',
+        arguments: { prompt: 'x' },
+      });
+      const answer = (await shared.final()) as {
+        result?: { isError?: boolean; content?: { text?: string }[] };
+      };
+      expect(answer.result?.isError).toBe(true);
+      expect(answer.result?.content?.[0]?.text).toBe('The client does not support sampling');
+      holding.abort();
+      await until(
+        'the place is free again',
+        async () => {
+          const next = new LegacyCall(small.url, budgetKey.key, {
+            name: 'conf__test_sampling',
+            arguments: { prompt: 'y' },
+          });
+          const first = await next.next(() => true);
+          next.abort();
+          return first.method === 'sampling/createMessage' ? true : undefined;
+        },
+        5000,
+      );
+    } finally {
+      await small.stop();
+    }
+  });
 });
