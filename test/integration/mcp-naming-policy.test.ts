@@ -7,6 +7,8 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conformanceStdioParams } from '../fixtures/upstreams/conformance-server.js';
+import { startHostileNamesServer } from '../fixtures/upstreams/hostile-names-server.js';
+import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import {
   demoSource,
   get,
@@ -22,10 +24,22 @@ const all = newKey();
 const confOnly = newKey();
 const readConf = newKey();
 const narrow = newKey();
+const odd = newKey();
+const finder = newKey();
 let h: Harness;
+let names: RunningUpstream;
 
 beforeAll(async () => {
   const fixture = conformanceStdioParams();
+  // The gateway's own tool names and Object.prototype's, offered by an upstream as its own.
+  names = await startHostileNamesServer([
+    'search',
+    'find_tools',
+    'call_tool',
+    'constructor',
+    'toString',
+    'fine_tool',
+  ]);
   h = await startHarness({
     workspaces: [
       {
@@ -34,12 +48,16 @@ beforeAll(async () => {
           { name: 'conf', transport: 'stdio', ...fixture, prefix: 'never' },
           { name: 'twin', transport: 'stdio', ...fixture, prefix: 'auto' },
           demoSource('demo'),
+          { name: 'odd', transport: 'streamable-http', url: names.url, prefix: 'never' },
+          { name: 'oddauto', transport: 'streamable-http', url: names.url, prefix: 'auto' },
         ],
         keys: [
           keyRecord(all, { access: 'write' }),
           keyRecord(confOnly, { access: 'write', sources: ['conf'] }),
           keyRecord(readConf, { access: 'read', sources: ['conf'] }),
           keyRecord(narrow, { access: 'write', sources: ['conf', 'twin'], tools: ['conf__test_simple_*'] }),
+          keyRecord(odd, { access: 'write', sources: ['odd'] }),
+          keyRecord(finder, { access: 'write', sources: ['conf'], toolDisclosure: 'search' }),
         ],
       },
     ],
@@ -47,6 +65,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await h.stop();
+  await names.close();
 });
 
 function connect(key: string, mode: 'auto' | 'legacy'): Promise<Client> {
@@ -221,5 +240,47 @@ describe('through the Python SDK', () => {
       expect(saw.reads['test://static-text']?.[0]?.uri).toBe('test://static-text');
       expect(saw.reads['test://template/77/data']?.[0]?.text).toContain('77');
     }
+  });
+});
+
+describe('reserved and odd names', () => {
+  it("mcp:naming-reserved — an upstream's search, find_tools and call_tool are never exposed bare (never: left out and reported; auto: prefixed), while constructor and toString are ordinary bare names", async () => {
+    const own = await rpc(odd.key, 'tools/list', {});
+    const listed = ((own.result?.['tools'] as { name: string }[]) ?? []).map((tool) => tool.name);
+    expect(listed).toEqual(['constructor', 'fine_tool', 'toString']);
+    const called = await rpc(odd.key, 'tools/call', { name: 'constructor', arguments: {} });
+    expect(textOf(called.result)).toBe('called constructor');
+    const reserved = await rpc(odd.key, 'tools/call', { name: 'search', arguments: {} });
+    expect(reserved.error?.message).toBe('Unknown tool: search');
+    const alias = await rpc(odd.key, 'tools/call', { name: 'odd__search', arguments: {} });
+    expect(textOf(alias.result)).toBe('called search');
+    const sources = (await (
+      await get(`${h.url}/agent/sources`, odd.key, { accept: 'application/json' })
+    ).json()) as { sources: { id: string; skipped_tools: string | null }[] };
+    expect(sources.sources.find((s) => s.id === 'odd')?.skipped_tools).toBe(
+      "call_tool (the name is one of the gateway's own tools); find_tools (the name is one of the gateway's own tools); search (the name is one of the gateway's own tools)",
+    );
+    const everything = await rpc(all.key, 'tools/list', {});
+    const all_names = ((everything.result?.['tools'] as { name: string }[]) ?? []).map((tool) => tool.name);
+    expect(all_names).toEqual(
+      expect.arrayContaining(['oddauto__search', 'oddauto__find_tools', 'oddauto__constructor']),
+    );
+    expect(all_names).not.toContain('search');
+    expect(all_names).not.toContain('constructor');
+  });
+
+  it("mcp:naming-disclosure — find_tools names an unprefixed source's tools by their own names and call_tool calls them by those names", async () => {
+    const found = await rpc(finder.key, 'tools/call', {
+      name: 'find_tools',
+      arguments: { query: 'returns one text item', limit: 3 },
+    });
+    const value = found.result?.['structuredContent'] as { tools: { name: string }[] };
+    expect(value.tools.map((tool) => tool.name)).toContain('test_simple_text');
+    expect(value.tools.some((tool) => tool.name.includes('__'))).toBe(false);
+    const called = await rpc(finder.key, 'tools/call', {
+      name: 'call_tool',
+      arguments: { name: 'test_simple_text', arguments: {} },
+    });
+    expect(textOf(called.result)).toContain('simple text');
   });
 });
