@@ -92,10 +92,29 @@ describe('planWorkspace (operator reconcile core)', () => {
     });
     const credential = validated.workspace.mcpSources[0]?.credential;
     expect(credential?.type).toBe('bearer');
-    const secret = credential?.secret as { kubernetesSecret: { name: string; key: string } };
+    const secret = (credential as { secret: unknown }).secret as {
+      kubernetesSecret: { name: string; key: string };
+    };
     expect(secret.kubernetesSecret.name).toBe(credentialSecretName('demo'));
     expect(credentials.get(secret.kubernetesSecret.key)).toBe('ghp_secret');
     expect(JSON.stringify(document)).not.toContain('ghp_secret');
+  });
+
+  it('operator:plan-prefix — an McpSource spec.prefix reaches the rendered source; unset means always', () => {
+    const own: McpSourceView = {
+      metadata: meta('own'),
+      spec: { ...github.spec, credential: undefined, prefix: 'never' },
+    };
+    const plain: McpSourceView = { metadata: meta('plain'), spec: { ...github.spec, credential: undefined } };
+    const plan = planWorkspace(input({ mcpSources: [own, plain] }));
+    const { namespace: _ns, credentials: _c, ...document } = plan.render;
+    const validated = validateWorkspace(document);
+    expect(validated.ok).toBe(true);
+    if (!validated.ok) return;
+    expect(validated.workspace.mcpSources.map((s) => [s.name, s.prefix])).toEqual([
+      ['own', 'never'],
+      ['plain', 'always'],
+    ]);
   });
 
   it('operator:missing-secret-condition — a missing Secret leaves only that source out, with a condition naming it', () => {
