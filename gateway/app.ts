@@ -27,6 +27,8 @@ import { ToolSearch } from './tool-search/index.js';
 import type { SubscriptionHub } from './subscriptions/index.js';
 import { registerSubscriptionRoutes } from './mcp/subscription-routes.js';
 import { registerServerSpans } from './telemetry/server-span.js';
+import { registerAuditHooks } from './platform/audit-hook.js';
+import type { AuditSink } from './telemetry/audit-sink.js';
 import { annotateRequest } from './telemetry/tracing.js';
 import type { KnowledgeService, SyncEngine } from './knowledge/index.js';
 import {
@@ -60,6 +62,8 @@ export interface AppDeps {
   readonly toolSearch?: ToolSearch;
   /** Notification streams (issue 24): subscriptions/listen and the legacy GET stream. */
   readonly subscriptions?: SubscriptionHub;
+  /** The audit trail (issue 29): one record per request to a protected route; none when absent. */
+  readonly audit?: AuditSink;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -95,6 +99,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   // First, so every later hook and the handler run inside the request's span.
   registerServerSpans(app);
+  registerAuditHooks(app, deps.audit);
   deps.inflight?.attach(app);
   deps.drain?.attach(app.server);
   app.addHook('onRequest', async (request, reply) => {

@@ -57,6 +57,7 @@ import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 import { GATEWAY_VERSION } from './version.js';
 import { ReachPolicy, TenantReach, discoverOwnAddresses, effectivePolicy } from './reach/index.js';
 import { observeGauge } from './telemetry/metrics.js';
+import { createAuditSink } from './telemetry/audit-sink.js';
 import { MemoryChangeBus, RedisChangeBus, SubscriptionHub, type ChangeBus } from './subscriptions/index.js';
 
 export interface ServeOptions {
@@ -400,6 +401,9 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     embeddings,
   });
   const subscriptions = new SubscriptionHub({ bus: shared.changes, pool, config, logger });
+  // The audit trail's sink is chosen once, at start (docs/audit.md).
+  const auditSettings = config.current().config.telemetry.audit;
+  const audit = auditSettings.enabled ? createAuditSink(auditSettings) : undefined;
   const app = buildApp({
     subscriptions,
     limiter: shared.limiter,
@@ -416,6 +420,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     inflight,
     drain,
     toolSearch: new ToolSearch(embeddings),
+    ...(audit === undefined ? {} : { audit }),
   });
   const server = config.current().config.server;
   await app.listen({ host: server.host, port: server.port });
@@ -457,6 +462,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       await store.close();
       await reach.close();
       await config.close();
+      await audit?.close();
       logger.info({}, 'agent gateway stopped');
     })();
     return stopping;

@@ -1,6 +1,7 @@
 // The gateway config contract (DESIGN §5, D10): one strict zod schema shared by the embedded YAML
 // file and the operator's output. Parsed once, strictly; defaults sit next to their fields.
 import { z } from 'zod';
+import { TELEMETRY_DEFAULTS, TelemetrySchema } from './telemetry-schema.js';
 import { SecretRefSchema } from './secret-ref.js';
 import { TenantPolicySchema } from './tenant-policy-schema.js';
 
@@ -739,6 +740,8 @@ export const GatewayConfigSchema = z
     workspaces: z.array(WorkspaceSchema).default([]),
     knowledge: KnowledgeSchema.default({ sqlitePath: ':memory:', usageHints: false }),
     sharedState: SharedStateSchema.default({}),
+    /** The audit trail (issue 29, docs/audit.md); see telemetry-schema.ts. */
+    telemetry: TelemetrySchema.default(TELEMETRY_DEFAULTS),
     /** What tenant resources may reach (issue 20); see tenant-policy-schema.ts. */
     policy: TenantPolicySchema.optional(),
   })

@@ -6,6 +6,7 @@ import { canSeeSource, type Principal } from '../auth/index.js';
 import type { McpSourceConfig } from '../config/index.js';
 import { withSessionRecovery, type CompleteParams } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
+import { noteTarget } from '../telemetry/audit-context.js';
 import type { McpHandler } from './mcp-request.js';
 import { RPC } from './protocol.js';
 import { resolvePromptName, resolveResourceUri } from './item-names.js';
@@ -44,6 +45,9 @@ function visibleSource(principal: Principal, name: string | undefined): McpSourc
   return source !== undefined && canSeeSource(principal, source.name) ? source : undefined;
 }
 
+const inWorkspace = (principal: Principal, name: string | undefined) =>
+  principal.workspace.mcpSources.find((s) => s.name === name);
+
 /** The owning source and the ref in its own names; a missing or invisible owner is refused alike. */
 async function route(
   deps: FanOutDeps,
@@ -54,6 +58,7 @@ async function route(
     const name = ref['name'];
     const target = await resolvePromptName(deps, principal, name);
     const source = visibleSource(principal, target?.source);
+    noteTarget('prompt', inWorkspace(principal, target?.source), source !== undefined, { requested: name });
     if (target === undefined || source === undefined)
       throw new McpError(200, RPC.invalidParams, `Unknown prompt: ${name}`);
     return { source, ref: { type: 'ref/prompt', name: target.name } };
@@ -61,6 +66,7 @@ async function route(
   if (isRecord(ref) && ref['type'] === 'ref/resource' && typeof ref['uri'] === 'string') {
     const resolved = await resolveResourceUri(deps, principal, ref['uri'], { template: true });
     const source = visibleSource(principal, resolved?.source);
+    noteTarget('resource_template', inWorkspace(principal, resolved?.source), source !== undefined);
     if (resolved === undefined || source === undefined)
       throw new McpError(200, RPC.invalidParams, `Unknown resource template: ${ref['uri']}`);
     return { source, ref: { type: 'ref/resource', uri: resolved.uri } };

@@ -7,6 +7,7 @@ import { nameProblem } from '../discovery/index.js';
 import { exposePrompts, promptName, resolvePromptName } from './item-names.js';
 import { withSessionRecovery } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
+import { noteTarget } from '../telemetry/audit-context.js';
 import type { McpHandler } from './mcp-request.js';
 import { META, RPC } from './protocol.js';
 import { fanOut, type FanOutDeps } from './source-fanout.js';
@@ -64,6 +65,11 @@ export function promptsGet(deps: FanOutDeps): McpHandler {
     const target = await resolvePromptName(deps, principal, name);
     const source =
       target === undefined ? undefined : principal.workspace.mcpSources.find((s) => s.name === target.source);
+    const canonical = target === undefined ? undefined : promptName(target.source, target.name);
+    noteTarget('prompt', source, source !== undefined && canSeeSource(principal, source.name), {
+      name: canonical,
+      requested: name,
+    });
     if (target === undefined || source === undefined || !canSeeSource(principal, source.name))
       throw new McpError(200, RPC.invalidParams, `Unknown prompt: ${name}`);
     const upstreamName = target.name;

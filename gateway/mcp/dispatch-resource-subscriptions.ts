@@ -5,6 +5,7 @@
 import { catalogueEntry } from '../errors/index.js';
 import type { SubscriptionHub } from '../subscriptions/index.js';
 import { McpError } from './jsonrpc.js';
+import { noteTarget } from '../telemetry/audit-context.js';
 import type { McpHandler, McpRequest } from './mcp-request.js';
 import { RPC } from './protocol.js';
 import {
@@ -27,6 +28,7 @@ async function target(
       `Invalid params: uri must be a string of 1 to ${MAX_SUBSCRIPTION_URI_LENGTH} characters.`,
     );
   const resolved = await resolveSubscriptionUri(deps, request.principal, uri);
+  noteTarget('resource', resolved === undefined ? undefined : { name: resolved.source }, true);
   if (resolved === undefined) throw new McpError(200, RPC.invalidParams, `Resource not found: ${uri}`);
   return { uri, target: resolved };
 }

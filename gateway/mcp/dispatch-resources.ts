@@ -5,6 +5,7 @@ import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource } from '../auth/index.js';
 import { withSessionRecovery } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
+import { noteTarget } from '../telemetry/audit-context.js';
 import type { McpHandler } from './mcp-request.js';
 import { META, RPC } from './protocol.js';
 import {
@@ -80,6 +81,7 @@ export function resourcesRead(deps: FanOutDeps): McpHandler {
       resolved === undefined
         ? undefined
         : principal.workspace.mcpSources.find((s) => s.name === resolved.source);
+    noteTarget('resource', source, source !== undefined && canSeeSource(principal, source.name));
     if (resolved === undefined || source === undefined || !canSeeSource(principal, source.name))
       throw resourceNotFound(requested);
     const workspace = principal.workspace.name;

@@ -32,6 +32,7 @@ import { catalogueFailure, upstreamFailure } from './upstream-failure.js';
 import { isVisible } from './visible-tools.js';
 import { resolveToolName } from './tool-names.js';
 import { annotateRequest, inSpan, SpanKind } from '../telemetry/tracing.js';
+import { noteAudit, noteDenial } from '../telemetry/audit-context.js';
 import { count, recordDuration } from '../telemetry/metrics.js';
 
 export interface ToolsCallDeps {
@@ -75,6 +76,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     const name = request.params['name'];
     if (typeof name !== 'string')
       throw new McpError(200, RPC.invalidParams, 'Invalid params: name must be a string.');
+    noteAudit({ target: { kind: 'tool', requested: name } });
     const args = argumentsOf(request.params);
     const principal = request.principal;
     if (request.relayedBy === undefined && isDisclosureCall(principal, name)) {
@@ -83,6 +85,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       // its parameter headers differ (the client's headers mirror call_tool's own arguments).
       const inner = innerCall(args ?? {});
       annotateRequest({ 'agw.mcp.relayed_by': CALL_TOOL });
+      noteAudit({ relayedBy: CALL_TOOL });
       const { arguments: _outer, ...params } = request.params;
       return handler({
         ...request,
@@ -108,12 +111,14 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     const sourceName = target.source ?? '';
     const canonical = target.canonical;
     const source = principal.workspace.mcpSources.find((candidate) => candidate.name === sourceName);
+    noteAudit({ source: source?.name, target: { kind: 'tool', name: canonical, requested: name } });
     if (canonical === undefined || source === undefined || !canSeeSource(principal, sourceName)) {
       // A bare name whose one candidate source could not be listed: say why, as below.
       const only = target.failed.length === 1 ? target.failed[0] : undefined;
       const failure =
         only === undefined ? undefined : deps.catalog.status(principal.workspace.name, only).error;
       if (only !== undefined && failure !== undefined) throw catalogueFailure(failure.code, only);
+      if (source !== undefined) noteDenial('not_visible'); // told to the auditor, never the caller
       throw unknownTool(name);
     }
     const workspace = principal.workspace.name;
@@ -132,9 +137,13 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       // source that is down) rather than claim the tool does not exist.
       const failure = deps.catalog.status(workspace, sourceName).error;
       if (failure !== undefined) throw catalogueFailure(failure.code, sourceName);
+      if (decided.tools.some((listed) => listed.name === canonical)) noteDenial('not_visible');
       throw unknownTool(name);
     }
-    if (!hasAccess(principal, tool.permission)) throw needsWrite(name);
+    if (!hasAccess(principal, tool.permission)) {
+      noteDenial('write_required');
+      throw needsWrite(name);
+    }
     const mismatch = paramHeaderMismatch(
       annotatedParams(tool.inputSchema),
       args ?? {},

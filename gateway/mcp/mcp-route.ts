@@ -5,13 +5,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requirePrincipal } from '../platform/request-context.js';
 import type { Dispatch } from './dispatcher.js';
-import { runLadder } from './inbound-ladder.js';
+import { runLadder, type LadderOutcome } from './inbound-ladder.js';
 import { errorMessage, McpError, resultMessage, type JsonRpcId } from './jsonrpc.js';
 import { RPC } from './protocol.js';
 import { ResponseChannel } from './response-channel.js';
 import type { ClientAnswer } from './bridge-forwarder.js';
 import { unmatchedResponse } from './streamed-input-bridge.js';
 import { annotateRequest } from '../telemetry/tracing.js';
+import { noteAudit } from '../telemetry/audit-context.js';
 import { catalogueEntry, ERROR_CATALOGUE } from '../errors/index.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -74,6 +75,12 @@ function beforeCutoff<T>(
 /** Takes a client's JSON-RPC response (issue 24): undefined when accepted, else the refusal. */
 export type AnswerSink = (answer: ClientAnswer) => Promise<McpError | undefined>;
 
+/** What the audit record names this request by (issue 29). */
+function auditedMethod(outcome: Exclude<LadderOutcome, { kind: 'reject' }>) {
+  if (outcome.kind === 'request') return { method: outcome.message.method, era: outcome.era };
+  return { method: `mcp.${outcome.kind}`, era: outcome.era };
+}
+
 export function registerMcpRoute(
   app: FastifyInstance,
   dispatch: Dispatch,
@@ -106,6 +113,7 @@ export function registerMcpRoute(
           });
           return sendError(reply, outcome.id, outcome.error);
         }
+        noteAudit(auditedMethod(outcome));
         if (outcome.kind === 'notification') return reply.code(202).send();
         if (outcome.kind === 'response') {
           // Only the legacy face asks clients anything; a response matching nothing is refused alike.
@@ -141,6 +149,7 @@ export function registerMcpRoute(
             abortOnDisconnect(request, reply),
             cutoff,
           );
+          noteAudit({ toolError: (result as { isError?: unknown } | undefined)?.isError === true });
           return channel.finish(200, resultMessage(message.id, result));
         } catch (error) {
           if (error instanceof McpError) {

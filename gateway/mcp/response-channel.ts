@@ -2,6 +2,7 @@
 // request-scoped notification (progress, log) arrives first; then the answer becomes an SSE stream
 // carrying those notifications and ends with the JSON-RPC response.
 import type { FastifyReply } from 'fastify';
+import { markStreamed } from '../telemetry/audit-context.js';
 
 export class ResponseChannel {
   private streaming = false;
@@ -20,6 +21,7 @@ export class ResponseChannel {
     if (!this.streaming) {
       this.streaming = true;
       this.reply.hijack();
+      markStreamed(raw);
       raw.writeHead(200, {
         'content-type': 'text/event-stream',
         'cache-control': 'no-cache, no-transform',

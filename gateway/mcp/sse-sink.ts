@@ -3,6 +3,7 @@
 // is not reading (reset when Node's buffer drains), which the stream bounds.
 import type { FastifyReply } from 'fastify';
 import type { StreamSink } from '../subscriptions/index.js';
+import { markStreamed } from '../telemetry/audit-context.js';
 
 export class SseSink implements StreamSink {
   private started = false;
@@ -27,6 +28,7 @@ export class SseSink implements StreamSink {
     if (this.started) return;
     this.started = true;
     this.reply.hijack();
+    markStreamed(this.reply.raw);
     this.reply.raw.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache, no-transform',

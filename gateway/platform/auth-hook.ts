@@ -9,6 +9,8 @@ import { GatewayError } from '../errors/index.js';
 import { hostOriginProblem } from './host-origin-check.js';
 import { peekRequestId, UNAUTHENTICATED_PEEK } from './peek-request-id.js';
 import { isMcpFace, isPublicRoute } from './route-policy.js';
+import { credentialDenial } from '../telemetry/audit-record.js';
+import { noteDenial } from '../telemetry/audit-context.js';
 
 const MESSAGES: Record<AuthFailureReason, string> = {
   missing: 'Missing API key: send Authorization: Bearer <API key>.',
@@ -41,6 +43,7 @@ export function authHook(now: () => Date) {
     );
     if (problem !== undefined) {
       request.log.warn({ reason: problem }, 'request refused');
+      noteDenial(problem === 'host-not-allowed' ? 'host_not_allowed' : 'origin_not_allowed');
       void reply.header('connection', 'close');
       await refuse(
         request,
@@ -55,6 +58,7 @@ export function authHook(now: () => Date) {
     const outcome = authenticate(request.headers.authorization, request.snapshot.config, now());
     if (!outcome.ok) {
       request.log.info({ reason: outcome.reason }, 'authentication failed');
+      noteDenial(credentialDenial(outcome.reason));
       void reply.header('connection', 'close');
       await refuse(
         request,

@@ -8,6 +8,7 @@ import type { ToolCatalog } from '../discovery/index.js';
 import { GatewayError } from '../errors/index.js';
 import type { SyncEngine } from '../knowledge/index.js';
 import { requirePrincipal } from '../platform/request-context.js';
+import { noteDenial, noteTarget } from '../telemetry/audit-context.js';
 import { sendAgentBody } from './agent-reply.js';
 import { dataSourceRecord, sourceRecord } from './source-records.js';
 
@@ -64,6 +65,15 @@ export function registerSourcesRoutes(
 
   app.post<{ Params: { id: string } }>('/agent/sources/:id/refresh', async (request, reply) => {
     const principal = requirePrincipal(request.principal);
+    const named = [...principal.workspace.mcpSources, ...principal.workspace.dataSources];
+    const asked = request.params.id;
+    noteTarget(
+      'source',
+      named.find((s) => s.name === asked),
+      canSeeSource(principal, asked),
+      { requested: asked },
+    );
+    if (!hasAccess(principal, 'write')) noteDenial('write_required');
     if (!hasAccess(principal, 'write')) throw NEEDS_WRITE;
     const id = request.params.id;
     const workspace = principal.workspace;

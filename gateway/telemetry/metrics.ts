@@ -28,6 +28,8 @@ const DESCRIPTIONS: Record<string, { description: string; unit?: string }> = {
   'agw.config.reload.failures': { description: 'Config versions rejected (the last good one kept).' },
   'agw.sync.documents': { description: 'Documents added or updated by data-source syncs.' },
   'agw.sync.failures': { description: 'Data-source sync runs that failed.' },
+  'agw.audit.records': { description: 'Audit records accepted by the sink, by sink (stderr or file).' },
+  'agw.audit.dropped': { description: 'Audit records dropped, by reason (queue_full or write_failed).' },
   'agw.operator.reconcile.duration': { description: 'Operator reconciles by outcome.', unit: 's' },
 };
 

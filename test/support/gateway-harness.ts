@@ -16,6 +16,8 @@ export interface Harness {
   readonly url: string;
   readonly dir: string;
   readonly configPath: string;
+  /** The audit trail's file (issue 29): every harness writes it there unless the document sets it. */
+  readonly auditPath: string;
   readonly logs: string[];
   readonly gateway: RunningGateway;
   writeConfig(document: unknown): Promise<void>;
@@ -65,7 +67,9 @@ export async function startHarness(
     const { rename } = await import('node:fs/promises');
     await rename(temp, configPath);
   };
-  await write({ version: 1, server: { host: '127.0.0.1', port: 0 }, ...document });
+  const auditPath = join(dir, 'audit.log');
+  const telemetry = { audit: { sink: 'file', path: auditPath } };
+  await write({ version: 1, server: { host: '127.0.0.1', port: 0 }, telemetry, ...document });
   const gateway = await startGateway({
     configPath,
     logger: createPinoLogger({ level: 'debug', destination }),
@@ -75,6 +79,7 @@ export async function startHarness(
     url: gateway.url,
     dir,
     configPath,
+    auditPath,
     logs,
     gateway,
     writeConfig: (value) =>
