@@ -14,6 +14,8 @@ import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import type { SharedStateStatus } from './rest/sources-route.js';
 import { GatewayError } from './errors/index.js';
 import { authHook } from './platform/auth-hook.js';
+import type { OAuthAuthenticator } from './auth/index.js';
+import { registerProtectedResourceRoutes } from './platform/protected-resource-route.js';
 import { checkRequestTarget } from './platform/request-target.js';
 import { guardSilentConnections } from './platform/silent-connection-guard.js';
 import type { InflightTracker } from './platform/inflight-tracker.js';
@@ -62,6 +64,8 @@ export interface AppDeps {
   readonly toolSearch?: ToolSearch;
   /** Notification streams (issue 24): subscriptions/listen and the legacy GET stream. */
   readonly subscriptions?: SubscriptionHub;
+  /** OAuth access tokens (issue 29), checked when the config has an `oauth` section. */
+  readonly oauth?: OAuthAuthenticator;
   /** The audit trail (issue 29): one record per request to a protected route; none when absent. */
   readonly audit?: AuditSink;
 }
@@ -109,7 +113,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   app.addHook('onRequest', refuseDuplicateHeaders);
   app.addHook('onRequest', checkRequestTarget);
-  app.addHook('onRequest', authHook(deps.now ?? (() => new Date())));
+  app.addHook('onRequest', authHook(deps.now ?? (() => new Date()), deps.oauth));
   // The request's span (when tracing is on) gets who asked: workspace and key id,
   // never the key. Set once the key is known, before limits
   // and handlers run, so refusals and child spans are under a described parent.
@@ -170,6 +174,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   registerHealthRoutes(app, deps.lifecycle);
+  registerProtectedResourceRoutes(app);
   registerSourcesRoutes(app, deps.catalog, deps.sync, deps.sharedState ?? (() => 'local'));
   registerKnowledgeRoutes(app, deps.knowledge);
   const toolSearch = deps.toolSearch ?? new ToolSearch(undefined);

@@ -58,6 +58,8 @@ import { GATEWAY_VERSION } from './version.js';
 import { ReachPolicy, TenantReach, discoverOwnAddresses, effectivePolicy } from './reach/index.js';
 import { observeGauge } from './telemetry/metrics.js';
 import { createAuditSink } from './telemetry/audit-sink.js';
+import { expandOAuthEnv } from './config/env-expansion.js';
+import { OAuthAuthenticator } from './auth/index.js';
 import { MemoryChangeBus, RedisChangeBus, SubscriptionHub, type ChangeBus } from './subscriptions/index.js';
 
 export interface ServeOptions {
@@ -77,9 +79,11 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-/** CLI flags beat the file; applied to every version of the file, including hot reloads. */
+/** CLI flags beat the file; applied to every version of the file, including hot reloads, after
+ * the `${NAME}` references of the OAuth URLs are expanded from the environment. */
 function cliOverrides(options: ServeOptions) {
-  return (document: unknown): unknown => {
+  return (raw: unknown): unknown => {
+    const document = expandOAuthEnv(raw, options.env);
     if (options.host === undefined && options.port === undefined) return document;
     const doc = (document ?? {}) as Record<string, unknown>;
     const server = { ...((doc['server'] as Record<string, unknown> | undefined) ?? {}) };
@@ -404,7 +408,18 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   // The audit trail's sink is chosen once, at start (docs/audit.md).
   const auditSettings = config.current().config.telemetry.audit;
   const audit = auditSettings.enabled ? createAuditSink(auditSettings) : undefined;
+  // Authorization servers are reached through the trusting workspace's reach policy (D19).
+  const oauth = new OAuthAuthenticator({
+    secrets,
+    fetchFor: (workspace) => {
+      const guard = reach.guard(workspace);
+      return guard === undefined
+        ? { key: '', fetch }
+        : { key: `${guard.scope.namespace}/${guard.scope.workspace}`, fetch: guard.fetch() };
+    },
+  });
   const app = buildApp({
+    oauth,
     subscriptions,
     limiter: shared.limiter,
     sharedState: shared.status,

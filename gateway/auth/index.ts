@@ -5,3 +5,22 @@ export type { AuthOutcome, AuthFailureReason } from './authenticate.js';
 export { canSeeSource, canSeeTool, hasAccess, matchesPattern, matchesAny } from './permissions.js';
 export { principalFor } from './principal.js';
 export type { Principal } from './principal.js';
+export type { OidcIdentity } from './principal.js';
+export { authenticateBearer } from './bearer-authentication.js';
+export type { BearerOutcome } from './bearer-authentication.js';
+export { OAuthAuthenticator } from './oauth-authenticator.js';
+export type {
+  OAuthAuthenticatorOptions,
+  OAuthOutcome,
+  OAuthFailure,
+  ReachFetch,
+} from './oauth-authenticator.js';
+export {
+  METADATA_PATH,
+  insufficientScopeChallenge,
+  metadataUrl,
+  protectedResourceMetadata,
+  resourceOf,
+  unauthorizedChallenge,
+} from './bearer-challenge.js';
+export { identityKeyId } from './identity-mapping.js';

@@ -1,5 +1,6 @@
-// The authenticated caller: one API key, bound to exactly one workspace (spec §1, §5.2). Everything
-// downstream reads the workspace from here; no request field can name another.
+// The authenticated caller: one API key or one OAuth identity, bound to exactly one workspace (spec
+// §1, §5.2, D22). Everything downstream reads the workspace from here; no request field can name
+// another.
 import type { Access, ApiKeyConfig, ToolDisclosure, WorkspaceConfig } from '../config/index.js';
 
 export interface Principal {
@@ -15,6 +16,19 @@ export interface Principal {
   readonly limits: ApiKeyConfig['limits'];
   /** What tools/list offers this key: the key's own setting, else its workspace's (issue 23). */
   readonly toolDisclosure: ToolDisclosure;
+  /** Present when the caller signed in with an OAuth access token (issue 29; identity-mapping.ts),
+   * absent for an API key. `keyId` is then `oidc:<digest of issuer and subject>`. Never the token. */
+  readonly oidc?: OidcIdentity;
+}
+
+export interface OidcIdentity {
+  readonly issuer: string;
+  readonly subject: string;
+  /** The identity rule that admitted the caller. */
+  readonly rule: string;
+  readonly scopes: readonly string[];
+  /** When more scopes would give write access: the 403 challenge that asks for them (RFC 6750). */
+  readonly stepUp?: { readonly scopes: readonly string[]; readonly challenge: string };
 }
 
 export function principalFor(key: ApiKeyConfig, workspace: WorkspaceConfig): Principal {

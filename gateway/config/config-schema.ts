@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { TELEMETRY_DEFAULTS, TelemetrySchema } from './telemetry-schema.js';
 import { SecretRefSchema } from './secret-ref.js';
 import { TenantPolicySchema } from './tenant-policy-schema.js';
+import { checkOAuth, OAuthSchema, workspaceIdentitySchema } from './oauth-schema.js';
 
 /** Lower-case DNS-label names: safe as Kubernetes names and never contain `__`, the separator of
  * namespaced tool names (D5). */
@@ -428,6 +429,13 @@ export const WorkspaceSchema = z
     embeddings: z.union([EmbeddingsSchema, z.literal(false)]).optional(),
     /** What tools/list offers this workspace's keys (a key's own setting wins). */
     toolDisclosure: ToolDisclosureSchema.default('all'),
+    /** Who may sign in with an OAuth access token (issue 29; see oauth-schema.ts). */
+    identity: workspaceIdentitySchema({
+      access: AccessSchema.default('read'),
+      limits: LimitsSchema,
+      toolDisclosure: ToolDisclosureSchema,
+      pattern: patternSchema,
+    }).optional(),
   })
   .superRefine((workspace, ctx) => {
     reportDuplicates(
@@ -744,8 +752,11 @@ export const GatewayConfigSchema = z
     telemetry: TelemetrySchema.default(TELEMETRY_DEFAULTS),
     /** What tenant resources may reach (issue 20); see tenant-policy-schema.ts. */
     policy: TenantPolicySchema.optional(),
+    /** The gateway as an OAuth resource server (issue 29); absent: API keys only. */
+    oauth: OAuthSchema.optional(),
   })
   .superRefine((config, ctx) => {
+    checkOAuth(config, ctx);
     reportDuplicates(
       config.workspaces.map((w) => w.name),
       ['workspaces'],

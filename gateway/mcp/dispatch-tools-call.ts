@@ -1,7 +1,7 @@
 // tools/call (spec §4.2 rules 1–5, §5.5): resolve the namespaced name, check the key may call it
 // before any upstream contact, check `Mcp-Param-*` mirrors, then forward to the one upstream with
 // its call time-out. A tool the key cannot see answers exactly like an unknown tool.
-import { canSeeSource, hasAccess } from '../auth/index.js';
+import { canSeeSource, hasAccess, type Principal } from '../auth/index.js';
 import { withDeadline } from '../platform/deadline.js';
 import type { CatalogTool, ToolCatalog } from '../discovery/index.js';
 import { catalogueEntry } from '../errors/index.js';
@@ -50,9 +50,25 @@ export function unknownTool(name: string): McpError {
 
 /** A permission denial on /mcp (D18, issue 8.11): an in-band JSON-RPC error with a plain message,
  * not HTTP 403 with an OAuth `insufficient_scope` challenge, which MCP clients take as a cue to
- * start an OAuth step-up (mcp-remote then tries Dynamic Client Registration). */
-export function needsWrite(tool: string): McpError {
+ * start an OAuth step-up (mcp-remote then tries Dynamic Client Registration). The one exception is
+ * an OAuth caller that more scopes would make a writer (issue 29): for it a step-up is the answer. */
+export function needsWrite(tool: string, principal?: Principal): McpError {
   const entry = catalogueEntry('forbidden');
+  const stepUp = principal?.oidc?.stepUp;
+  if (stepUp !== undefined)
+    return new McpError(
+      403,
+      entry.jsonRpcCode,
+      `Permission denied: ${tool} needs write access; sign in again with the scope ${stepUp.scopes.join(' ')}.`,
+      {
+        code: 'insufficient_scope',
+        class: entry.errorClass,
+        requiredPermission: 'write',
+        grantedPermission: 'read',
+      },
+      entry.errorClass,
+      { 'www-authenticate': stepUp.challenge },
+    );
   return new McpError(
     200,
     entry.jsonRpcCode,
@@ -142,7 +158,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     }
     if (!hasAccess(principal, tool.permission)) {
       noteDenial('write_required');
-      throw needsWrite(name);
+      throw needsWrite(name, principal);
     }
     const mismatch = paramHeaderMismatch(
       annotatedParams(tool.inputSchema),

@@ -4,7 +4,13 @@
 // connection, so an unauthenticated client cannot hold a socket by trickling a body it declared.
 // Failures are logged by reason, never by value.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate, type AuthFailureReason } from '../auth/index.js';
+import {
+  authenticateBearer,
+  unauthorizedChallenge,
+  type AuthFailureReason,
+  type OAuthAuthenticator,
+} from '../auth/index.js';
+import type { GatewayConfig } from '../config/index.js';
 import { GatewayError } from '../errors/index.js';
 import { hostOriginProblem } from './host-origin-check.js';
 import { peekRequestId, UNAUTHENTICATED_PEEK } from './peek-request-id.js';
@@ -27,13 +33,23 @@ export function challengeHeader(reason: AuthFailureReason): string {
   return `${base}, error="invalid_token", error_description="${MESSAGES[reason]}"`;
 }
 
+/** With OAuth on, every 401 names the protected-resource metadata (RFC 9728 §5). */
+function challengeFor(config: GatewayConfig, face: 'mcp' | 'rest', reason: AuthFailureReason): string {
+  const presented =
+    reason === 'missing' || reason === 'not-bearer' ? undefined : { description: MESSAGES[reason] };
+  return unauthorizedChallenge(config, face, presented) ?? challengeHeader(reason);
+}
+
+const INVALID_TOKEN = 'The access token is not valid.';
+const NOT_ADMITTED = 'This identity is not admitted to any workspace.';
+
 async function refuse(request: FastifyRequest, error: GatewayError): Promise<never> {
   // MCP clients match errors to requests by id; read it from a small body, briefly (issue 8.11).
   if (isMcpFace(request)) request.rpcId = await peekRequestId(request.raw, UNAUTHENTICATED_PEEK);
   throw error;
 }
 
-export function authHook(now: () => Date) {
+export function authHook(now: () => Date, oauth?: OAuthAuthenticator) {
   return async function onRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (isPublicRoute(request)) return;
     const problem = hostOriginProblem(
@@ -55,16 +71,43 @@ export function authHook(now: () => Date) {
         ),
       );
     }
-    const outcome = authenticate(request.headers.authorization, request.snapshot.config, now());
-    if (!outcome.ok) {
+    const config = request.snapshot.config;
+    const face = isMcpFace(request) ? 'mcp' : 'rest';
+    const outcome = await authenticateBearer(request.headers.authorization, config, now(), oauth, face);
+    if (!outcome.ok && outcome.kind === 'key') {
       request.log.info({ reason: outcome.reason }, 'authentication failed');
       noteDenial(credentialDenial(outcome.reason));
       void reply.header('connection', 'close');
       await refuse(
         request,
         new GatewayError('unauthenticated', MESSAGES[outcome.reason], {
-          headers: { 'www-authenticate': challengeHeader(outcome.reason) },
+          headers: { 'www-authenticate': challengeFor(config, face, outcome.reason) },
         }),
+      );
+    }
+    if (!outcome.ok && outcome.kind === 'oauth') {
+      // The reason and the workspaces an ambiguous identity matched (config names) go to the log;
+      // the caller gets a plain answer, with no hint of which workspaces exist.
+      request.log.info(
+        {
+          reason: outcome.reason,
+          credential: 'oauth',
+          ...(outcome.workspaces ? { workspaces: outcome.workspaces } : {}),
+        },
+        'authentication failed',
+      );
+      noteDenial(credentialDenial(outcome.reason));
+      void reply.header('connection', 'close');
+      const notAdmitted = outcome.reason === 'no-workspace' || outcome.reason === 'ambiguous';
+      await refuse(
+        request,
+        notAdmitted
+          ? new GatewayError('forbidden', NOT_ADMITTED)
+          : new GatewayError('unauthenticated', INVALID_TOKEN, {
+              headers: {
+                'www-authenticate': unauthorizedChallenge(config, face, { description: INVALID_TOKEN }) ?? '',
+              },
+            }),
       );
     }
     if (outcome.ok) request.principal = outcome.principal;

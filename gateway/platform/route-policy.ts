@@ -4,8 +4,10 @@
 // that declares `access: 'public'` (health, readiness) is served without a key, and a path that
 // matches no route is authenticated before it is answered 404, so routes cannot be probed.
 import type { FastifyRequest } from 'fastify';
+import type { ConfigSnapshot } from '../config/index.js';
 
-export type RouteAccess = 'public' | 'key';
+/** `oauth-metadata`: public when the gateway is an OAuth resource server, else like `key`. */
+export type RouteAccess = 'public' | 'key' | 'oauth-metadata';
 /** Which wire shape errors take on this route: the REST error body or a JSON-RPC error. */
 export type RouteFace = 'rest' | 'mcp';
 
@@ -17,7 +19,10 @@ declare module 'fastify' {
 }
 
 export function isPublicRoute(request: FastifyRequest): boolean {
-  return request.routeOptions.config.access === 'public';
+  const access = request.routeOptions.config.access;
+  // The snapshot is taken in an onRequest hook; hooks before it see none (and a protected route).
+  const snapshot = request.snapshot as ConfigSnapshot | null;
+  return access === 'public' || (access === 'oauth-metadata' && snapshot?.config.oauth !== undefined);
 }
 
 /** The error shape only (never protection): an unmatched method on /mcp still answers in JSON-RPC. */

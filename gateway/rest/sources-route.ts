@@ -74,7 +74,14 @@ export function registerSourcesRoutes(
       { requested: asked },
     );
     if (!hasAccess(principal, 'write')) noteDenial('write_required');
-    if (!hasAccess(principal, 'write')) throw NEEDS_WRITE;
+    if (!hasAccess(principal, 'write')) {
+      // An OAuth caller that more scopes would make a writer is told which (issue 29).
+      const stepUp = principal.oidc?.stepUp;
+      if (stepUp === undefined) throw NEEDS_WRITE;
+      throw new GatewayError('forbidden', 'Refreshing a source needs write access.', {
+        headers: { 'www-authenticate': stepUp.challenge },
+      });
+    }
     const id = request.params.id;
     const workspace = principal.workspace;
     const mcp = workspace.mcpSources.find((s) => s.name === id && canSeeSource(principal, s.name));

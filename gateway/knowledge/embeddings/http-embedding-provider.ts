@@ -9,6 +9,7 @@ import { findReachDenied } from '../../reach/index.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { EmbeddingFailed, type EmbeddingProvider } from './embedding-provider.js';
 import { readEmbeddings } from './embeddings-response.js';
+import { readLimited } from '../../platform/read-limited.js';
 import {
   backoffMs,
   DEFAULT_BACKOFF,
@@ -202,30 +203,4 @@ export class HttpEmbeddingProvider implements EmbeddingProvider {
   private maxResponseBytes(count: number): number {
     return count * (this.dimensions ?? 8192) * 24 + 1024 * 1024;
   }
-}
-
-/** The body as text, or undefined when it exceeds `maxBytes` (the rest is not read). */
-async function readLimited(response: Response, maxBytes: number): Promise<string | undefined> {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    return undefined;
-  }
-  if (response.body === null) return '';
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    parts.push(decoder.decode(value, { stream: true }));
-  }
-  parts.push(decoder.decode());
-  return parts.join('');
 }

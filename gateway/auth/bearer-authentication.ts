@@ -1,0 +1,49 @@
+// The credential port (D22): one Bearer header, either an API key (the `agw_` prefix: checked as
+// before, byte for byte) or, when the gateway is an OAuth resource server, an access token checked
+// by the OAuth authenticator. Both end in the same Principal. Tokens are read from the
+// Authorization header only (never a query string or cookie).
+import type { GatewayConfig } from '../config/index.js';
+import { KEY_PREFIX } from './api-key-format.js';
+import { authenticate, type AuthFailureReason } from './authenticate.js';
+import type { OAuthAuthenticator, OAuthFailure } from './oauth-authenticator.js';
+import type { Principal } from './principal.js';
+
+export type BearerOutcome =
+  | { readonly ok: true; readonly principal: Principal }
+  | { readonly ok: false; readonly kind: 'key'; readonly reason: AuthFailureReason }
+  | {
+      readonly ok: false;
+      readonly kind: 'oauth';
+      readonly reason: OAuthFailure;
+      /** Workspaces involved in an ambiguous match, for the log (config names, no claim). */
+      readonly workspaces?: readonly string[];
+    };
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+export async function authenticateBearer(
+  authorization: string | undefined,
+  config: GatewayConfig,
+  now: Date,
+  oauth: OAuthAuthenticator | undefined,
+  face: 'mcp' | 'rest',
+): Promise<BearerOutcome> {
+  const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+  if (
+    config.oauth === undefined ||
+    oauth === undefined ||
+    token === undefined ||
+    token.startsWith(KEY_PREFIX)
+  ) {
+    const outcome = authenticate(authorization, config, now);
+    return outcome.ok ? outcome : { ok: false, kind: 'key', reason: outcome.reason };
+  }
+  const outcome = await oauth.authenticate(token, config, now, face);
+  if (outcome.ok) return outcome;
+  return {
+    ok: false,
+    kind: 'oauth',
+    reason: outcome.reason,
+    ...(outcome.workspaces === undefined ? {} : { workspaces: outcome.workspaces }),
+  };
+}

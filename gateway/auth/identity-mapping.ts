@@ -1,0 +1,158 @@
+// Identity → workspace and permissions (issue 29, D22). A verified token's claims are matched
+// against each workspace's identity rules that name its issuer; in a workspace the first matching
+// rule decides, and exactly one workspace must admit the caller (none, or several, is a refusal:
+// the workspace comes from the credential, never from the request). The principal it makes is the
+// one API keys make, with a synthetic key id derived from issuer and subject, so limits, caches and
+// bridge bindings treat an identity like a key. No claim value leaves this module but in the
+// principal (the subject, for later upstream token exchange) and nothing here is logged.
+import { createHash } from 'node:crypto';
+import type { WorkspaceConfig } from '../config/index.js';
+import type { ClaimCondition } from '../config/oauth-schema.js';
+import type { Principal } from './principal.js';
+
+type WorkspaceIdentity = NonNullable<WorkspaceConfig['identity']>;
+export type IdentityRule = WorkspaceIdentity['rules'][number];
+type Claims = Readonly<Record<string, unknown>>;
+
+/** The caller's subject: `sub`, or `client_id` for a machine (client credentials) token. */
+export function subjectOf(claims: Claims): string | undefined {
+  if (typeof claims['sub'] === 'string') return claims['sub'];
+  return typeof claims['client_id'] === 'string' ? claims['client_id'] : undefined;
+}
+
+/** The granted scopes: `scope` (space-separated, RFC 9068/7662) and `scp` (Entra, Okta). */
+export function scopesOf(claims: Claims): ReadonlySet<string> {
+  const scopes = new Set<string>();
+  const add = (value: unknown) => {
+    if (typeof value === 'string') for (const word of value.split(' ')) if (word !== '') scopes.add(word);
+    if (Array.isArray(value)) for (const item of value) if (typeof item === 'string') scopes.add(item);
+  };
+  add(claims['scope']);
+  add(claims['scp']);
+  return scopes;
+}
+
+function claimAt(claims: Claims, path: string): unknown {
+  let value: unknown = claims;
+  for (const part of path.split('.')) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    if (!Object.hasOwn(value, part)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+function holds(condition: ClaimCondition, claims: Claims, scopes: ReadonlySet<string>): boolean {
+  if ('equals' in condition) return claimAt(claims, condition.claim) === condition.equals;
+  if (condition.claim === 'scope' || condition.claim === 'scp') return scopes.has(condition.contains);
+  const value = claimAt(claims, condition.claim);
+  if (Array.isArray(value)) return value.includes(condition.contains);
+  return typeof value === 'string' && value.split(' ').includes(condition.contains);
+}
+
+function firstRule(
+  identity: WorkspaceIdentity,
+  issuer: string,
+  claims: Claims,
+  scopes: ReadonlySet<string>,
+): IdentityRule | undefined {
+  return identity.rules.find(
+    (rule) => rule.issuer === issuer && rule.when.every((condition) => holds(condition, claims, scopes)),
+  );
+}
+
+/** The scopes that would make this read caller a writer here (RFC 6750 step-up): the fewest a
+ * write rule asks for on top of what the token has, with that rule then first to match. Undefined
+ * when no scope would help (another claim is missing), so no step-up is offered. */
+function stepUpScopes(
+  identity: WorkspaceIdentity,
+  issuer: string,
+  claims: Claims,
+  scopes: ReadonlySet<string>,
+): readonly string[] | undefined {
+  let best: readonly string[] | undefined;
+  for (const rule of identity.rules) {
+    if (rule.issuer !== issuer || rule.access !== 'write') continue;
+    const needed = rule.when
+      .filter((c): c is Extract<ClaimCondition, { contains: string }> => 'contains' in c)
+      .filter((c) => (c.claim === 'scope' || c.claim === 'scp') && !scopes.has(c.contains))
+      .map((c) => c.contains);
+    if (needed.length === 0) continue;
+    const widened = new Set([...scopes, ...needed]);
+    if (firstRule(identity, issuer, claims, widened)?.access !== 'write') continue;
+    if (best === undefined || needed.length < best.length) best = needed;
+  }
+  return best;
+}
+
+export type Admission =
+  | {
+      readonly ok: true;
+      readonly workspace: WorkspaceConfig;
+      readonly rule: IdentityRule;
+      readonly stepUp: readonly string[] | undefined;
+    }
+  | {
+      readonly ok: false;
+      readonly reason: 'no-workspace' | 'ambiguous';
+      readonly workspaces: readonly string[];
+    };
+
+/** Which workspace admits this identity, among those whose tokens verified it. */
+export function admit(candidates: readonly WorkspaceConfig[], issuer: string, claims: Claims): Admission {
+  const scopes = scopesOf(claims);
+  const matches: { workspace: WorkspaceConfig; rule: IdentityRule }[] = [];
+  for (const workspace of candidates) {
+    if (workspace.identity === undefined) continue;
+    const rule = firstRule(workspace.identity, issuer, claims, scopes);
+    if (rule !== undefined) matches.push({ workspace, rule });
+  }
+  const only = matches[0];
+  if (only === undefined || matches.length > 1)
+    return {
+      ok: false,
+      reason: only === undefined ? 'no-workspace' : 'ambiguous',
+      workspaces: matches.map((m) => m.workspace.name),
+    };
+  const stepUp =
+    only.rule.access === 'write' || only.workspace.identity === undefined
+      ? undefined
+      : stepUpScopes(only.workspace.identity, issuer, claims, scopes);
+  return { ok: true, workspace: only.workspace, rule: only.rule, stepUp };
+}
+
+/** `oidc:` and a digest of issuer and subject: stable per identity, no claim value in it. */
+export function identityKeyId(issuer: string, subject: string): string {
+  return `oidc:${createHash('sha256').update(`${issuer}\n${subject}`).digest('hex').slice(0, 24)}`;
+}
+
+export function principalForIdentity(
+  admission: Extract<Admission, { ok: true }>,
+  issuer: string,
+  subject: string,
+  claims: Claims,
+  stepUpChallenge: ((scopes: readonly string[]) => string) | undefined,
+): Principal {
+  const { workspace, rule, stepUp } = admission;
+  const keyId = identityKeyId(issuer, subject);
+  return {
+    keyId,
+    keyFingerprint: keyId.slice(0, 'oidc:'.length + 12),
+    keyName: rule.name,
+    workspace,
+    access: rule.access,
+    sourcePatterns: rule.sources,
+    toolPatterns: rule.tools,
+    limits: rule.limits,
+    toolDisclosure: rule.toolDisclosure ?? workspace.toolDisclosure,
+    oidc: {
+      issuer,
+      subject,
+      rule: rule.name,
+      scopes: [...scopesOf(claims)],
+      ...(stepUp === undefined || stepUpChallenge === undefined
+        ? {}
+        : { stepUp: { scopes: stepUp, challenge: stepUpChallenge([...scopesOf(claims), ...stepUp]) } }),
+    },
+  };
+}

@@ -1,0 +1,132 @@
+// Opaque access tokens through RFC 7662 introspection (issue 29). The gateway authenticates to the
+// issuer's introspection endpoint with its own client secret (a secret reference, read per call),
+// and accepts an answer only when it is active, from that issuer, for our resource (RFC 8707) and
+// in its validity window. Answers are cached briefly by a digest of the token (never the token),
+// in a bounded map; concurrent requests with the same token share one call.
+import { createHash } from 'node:crypto';
+import { resolveSecret, type SecretReader } from '../config/index.js';
+import type { IssuerConfig } from '../config/oauth-schema.js';
+import { fetchJsonObject, type OAuthFetchBounds } from './oauth-fetch.js';
+import type { VerifyOutcome } from './jwt-verifier.js';
+
+export interface IntrospectionOptions {
+  readonly issuer: IssuerConfig;
+  /** The endpoint: configured, or from the issuer's metadata. */
+  readonly endpoint: () => Promise<string>;
+  readonly bounds: OAuthFetchBounds;
+  readonly secrets: SecretReader;
+  readonly cache: IntrospectionCache;
+  readonly ttlMs: number;
+}
+
+interface CachedAnswer {
+  readonly outcome: VerifyOutcome;
+  readonly until: number;
+}
+
+/** A bounded, least-recently-used map from token digest to answer, shared by every introspector. */
+export class IntrospectionCache {
+  private readonly entries = new Map<string, CachedAnswer>();
+  readonly inflight = new Map<string, Promise<VerifyOutcome>>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  get(key: string, now: number): VerifyOutcome | undefined {
+    const hit = this.entries.get(key);
+    if (hit === undefined) return undefined;
+    this.entries.delete(key);
+    if (hit.until <= now) return undefined;
+    this.entries.set(key, hit);
+    return hit.outcome;
+  }
+
+  set(key: string, outcome: VerifyOutcome, until: number): void {
+    if (this.maxEntries === 0) return;
+    this.entries.delete(key);
+    this.entries.set(key, { outcome, until });
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done === true) break;
+      this.entries.delete(oldest.value);
+    }
+  }
+}
+
+function audiences(value: unknown): readonly string[] {
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+export class Introspector {
+  /** Calls made to the endpoint (for tests and metrics). */
+  calls = 0;
+
+  constructor(
+    private readonly id: string,
+    private readonly options: IntrospectionOptions,
+  ) {}
+
+  async introspect(token: string, resource: string, now: Date): Promise<VerifyOutcome> {
+    const key = `${this.id}\n${createHash('sha256').update(token).digest('base64url')}`;
+    const cache = this.options.cache;
+    const cached = cache.get(key, now.getTime());
+    if (cached !== undefined) return cached;
+    let pending = cache.inflight.get(key);
+    if (pending === undefined) {
+      pending = this.ask(token, resource, now).finally(() => cache.inflight.delete(key));
+      cache.inflight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async ask(token: string, resource: string, now: Date): Promise<VerifyOutcome> {
+    const settings = this.options.issuer.introspection;
+    if (settings === undefined) return { ok: false, reason: 'introspection-failed' };
+    let answer: Record<string, unknown>;
+    try {
+      const secret = resolveSecret(settings.clientSecret, this.options.secrets);
+      const body = new URLSearchParams({ token, token_type_hint: 'access_token' });
+      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+      if (settings.authMethod === 'client_secret_basic') {
+        // RFC 6749 §2.3.1: each part form-encoded before Basic.
+        const form = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+        headers['authorization'] =
+          `Basic ${Buffer.from(`${form(settings.clientId)}:${form(secret)}`).toString('base64')}`;
+      } else {
+        body.set('client_id', settings.clientId);
+        body.set('client_secret', secret);
+      }
+      this.calls += 1;
+      answer = await fetchJsonObject(await this.options.endpoint(), this.options.bounds, { body, headers });
+    } catch {
+      // Not cached: the next request asks again.
+      return { ok: false, reason: 'introspection-failed' };
+    }
+    const outcome = this.judge(answer, resource, now);
+    const exp = typeof answer['exp'] === 'number' ? answer['exp'] * 1000 : Number.POSITIVE_INFINITY;
+    const until = Math.min(now.getTime() + this.options.ttlMs, outcome.ok ? exp : Number.POSITIVE_INFINITY);
+    this.options.cache.set(
+      `${this.id}\n${createHash('sha256').update(token).digest('base64url')}`,
+      outcome,
+      until,
+    );
+    return outcome;
+  }
+
+  private judge(answer: Record<string, unknown>, resource: string, now: Date): VerifyOutcome {
+    if (answer['active'] !== true) return { ok: false, reason: 'inactive' };
+    const issuer = this.options.issuer;
+    if (answer['iss'] !== undefined && answer['iss'] !== issuer.issuer)
+      return { ok: false, reason: 'untrusted-issuer' };
+    if (!audiences(answer['aud']).includes(resource)) return { ok: false, reason: 'wrong-audience' };
+    const seconds = now.getTime() / 1000;
+    const skew = issuer.clockSkewSeconds;
+    if (typeof answer['exp'] === 'number' && answer['exp'] <= seconds - skew)
+      return { ok: false, reason: 'expired' };
+    if (typeof answer['nbf'] === 'number' && answer['nbf'] > seconds + skew)
+      return { ok: false, reason: 'not-yet-valid' };
+    if (typeof answer['sub'] !== 'string' && typeof answer['client_id'] !== 'string')
+      return { ok: false, reason: 'missing-claims' };
+    return { ok: true, claims: { ...answer, iss: issuer.issuer } };
+  }
+}

@@ -1,0 +1,147 @@
+// The SDK v2 client signing in through the gateway's 401 (issue 29): an in-memory
+// OAuthClientProvider whose "browser" is headlessLogin (test/infra/oidc-provider.ts), and a connect
+// that follows 401 → metadata → authorization server metadata → registration → authorization with
+// PKCE and `resource` → login → finishAuth → reconnect, as an MCP host would.
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/client';
+import { headlessLogin } from '../infra/oidc-provider.js';
+
+type Provider = OAuthClientProvider;
+export const REDIRECT_URL = 'http://127.0.0.1:9/callback';
+
+/** A public client to register at the authorization server beforehand (no scope ceiling). */
+export function publicClient(clientId: string): Record<string, unknown> {
+  return {
+    client_id: clientId,
+    token_endpoint_auth_method: 'none',
+    redirect_uris: [REDIRECT_URL],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    application_type: 'native',
+  };
+}
+type Stored<K extends keyof Provider> = Provider[K] extends ((...args: never[]) => infer R) | undefined
+  ? Awaited<R>
+  : never;
+
+export class HeadlessOAuthProvider implements OAuthClientProvider {
+  private info: Stored<'clientInformation'>;
+  private saved: Stored<'tokens'>;
+  private verifier = '';
+  private discovery: Stored<'discoveryState'>;
+  /** Where the client was last sent to sign in. */
+  authorizationUrl: URL | undefined;
+  /** Sign-ins walked through so far. */
+  logins = 0;
+
+  constructor(
+    readonly login: string,
+    /** A client registered beforehand; without it the SDK registers one (DCR). */
+    clientId?: string,
+    readonly redirectUrl = REDIRECT_URL,
+  ) {
+    if (clientId !== undefined) this.info = { client_id: clientId };
+  }
+
+  get clientMetadata() {
+    return {
+      client_name: 'agw-oauth-test',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+    };
+  }
+
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: NonNullable<Stored<'clientInformation'>>) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: NonNullable<Stored<'tokens'>>) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  saveDiscoveryState(state: NonNullable<Stored<'discoveryState'>>) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+
+  /** The access token the client holds (for assertions; never logged). */
+  get accessToken(): string | undefined {
+    return this.saved?.access_token;
+  }
+
+  /** Signs in at the URL the SDK chose, and hands the callback to the transport. */
+  async completeLogin(transport: StreamableHTTPClientTransport): Promise<void> {
+    if (this.authorizationUrl === undefined) throw new Error('the client was not sent to sign in');
+    const callback = await headlessLogin(this.authorizationUrl, this.login, this.redirectUrl);
+    this.authorizationUrl = undefined;
+    this.logins += 1;
+    await transport.finishAuth(callback.searchParams);
+  }
+}
+
+function transportFor(gatewayUrl: string, provider: OAuthClientProvider) {
+  return new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/mcp`), { authProvider: provider });
+}
+
+/** Connects with sign-in on the way, as an MCP host does: a first attempt that ends in
+ * UnauthorizedError after the redirect, the login, finishAuth, and a second connect. */
+export async function connectWithLogin(
+  gatewayUrl: string,
+  provider: HeadlessOAuthProvider | OAuthClientProvider,
+  mode: 'auto' | 'legacy',
+): Promise<Client> {
+  const client = new Client({ name: 'oauth-it', version: '1.0.0' }, { versionNegotiation: { mode } });
+  const first = transportFor(gatewayUrl, provider);
+  try {
+    await client.connect(first);
+    return client;
+  } catch (error) {
+    if (!(error instanceof UnauthorizedError) || !(provider instanceof HeadlessOAuthProvider)) throw error;
+    await provider.completeLogin(first);
+  }
+  const again = new Client({ name: 'oauth-it', version: '1.0.0' }, { versionNegotiation: { mode } });
+  await again.connect(transportFor(gatewayUrl, provider));
+  return again;
+}
+
+/** Runs `call`; when the gateway asks for a step-up, signs in again (the SDK already sent the
+ * client to the authorization server with the wider scope) and runs it once more. */
+export async function withStepUp<T>(
+  gatewayUrl: string,
+  provider: HeadlessOAuthProvider,
+  mode: 'auto' | 'legacy',
+  call: (client: Client) => Promise<T>,
+  client: Client,
+): Promise<{ result: T; steppedUp: boolean }> {
+  try {
+    return { result: await call(client), steppedUp: false };
+  } catch (error) {
+    if (provider.authorizationUrl === undefined) throw error;
+    const transport = transportFor(gatewayUrl, provider);
+    await provider.completeLogin(transport);
+    const again = await connectWithLogin(gatewayUrl, provider, mode);
+    return { result: await call(again), steppedUp: true };
+  }
+}
