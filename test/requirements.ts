@@ -595,11 +595,9 @@ export const REQUIREMENTS: Record<string, string> = {
   'oauth:metadata': 'issue 29: RFC 9728 metadata at both well-known forms, without a credential',
   'oauth:challenge-401': 'issue 29: 401 names resource_metadata and the first scopes on /mcp and REST',
   'oauth:challenge-invalid-token': 'issue 29: a bad token adds error="invalid_token" to the challenge',
-  'oauth:sdk-login-auto': 'issue 29: the SDK v2 client signs in from a 401 (2026 era) and sees its tools',
-  'oauth:sdk-login-legacy': 'issue 29: the SDK v2 client signs in from a 401 (2025 era) and sees its tools',
-  'oauth:step-up-auto':
-    'issue 29: a read identity steps up to write through 403 insufficient_scope (2026 era)',
-  'oauth:step-up-legacy': 'issue 29: the same step-up in the 2025 era',
+  'oauth:sdk-login':
+    "issue 29: the SDK v2 client signs in from a 401 (both eras) and sees exactly its identity's tools",
+  'oauth:step-up': 'issue 29: a read identity steps up to write through 403 insufficient_scope (both eras)',
   'oauth:step-up-challenge': 'issue 29: the 403 challenge names every scope the call needs and the metadata',
   'oauth:no-workspace': 'issue 29: an identity no workspace admits gets a plain 403',
   'oauth:ambiguous': 'issue 29: an identity two workspaces admit is refused; the log names them',
@@ -615,7 +613,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'upstream-oauth:wrong-client-secret': 'issue 29: a refused token request is upstream_token_unavailable',
   'upstream-oauth:as-failure': 'issue 29: an authorization server down, slow or answering garbage',
   'upstream-oauth:token-endpoint-reach': 'issue 29 / D19: a denied token endpoint is never dialled',
-  'upstream-oauth:exchange-api-key': 'issue 29: a token-exchange source refuses an API-key caller, no fallback',
+  'upstream-oauth:exchange-api-key':
+    'issue 29: a token-exchange source refuses an API-key caller, no fallback',
   'upstream-oauth:http-datasource': 'issue 29: an http data source syncs with a client-credentials token',
   'upstream-oauth:single-flight': 'issue 29: concurrent hops share one token request',
   'upstream-oauth:exchange-keeps-sub': 'issue 29: RFC 8693 exchange keeps the user as sub, per subject',
@@ -628,4 +627,20 @@ export const REQUIREMENTS: Record<string, string> = {
   'upstream-oauth:cache-bounded': 'issue 29: the token cache is a bounded LRU',
   'upstream-oauth:cache-failure': 'issue 29: a failed refresh keeps an unexpired token in use',
   'upstream-oauth:basic-encoding': 'issue 29: client_secret_basic form-encodes id and secret',
+  'oauth:valid-control':
+    'issue 29: a real token for this resource is accepted (the control for the refusals)',
+  'oauth:wrong-audience': 'issue 29 / RFC 8707: a token minted for another resource is refused',
+  'oauth:untrusted-issuer': 'issue 29: a token from an issuer no workspace trusts is refused with no fetch',
+  'oauth:expired-not-yet-valid': 'issue 29: expired and not-yet-valid tokens are refused',
+  'oauth:alg-none': 'issue 29: an unsigned (alg none) token is refused',
+  'oauth:hs256-public-key': 'issue 29: HS256 keyed with the issuer public key is refused',
+  'oauth:wrong-type': 'issue 29: a token not typed at+jwt is refused unless jwt is configured',
+  'oauth:kid-storm': 'issue 29: 1,000 tokens with random kids cost at most one JWKS fetch',
+  'oauth:jwks-misbehaving': 'issue 29: a slow, huge or failing JWKS refuses the token within the time-out',
+  'oauth:header-only': 'issue 29: tokens in a query string or cookie are ignored',
+  'oauth:two-authorization-headers': 'issue 29: two Authorization headers are refused',
+  'oauth:introspection':
+    'issue 29 / RFC 7662: opaque tokens are introspected once, cached; unknown ones are inactive',
+  'oauth:issuer-denied-address': 'issue 29 / D19: an issuer on a denied address is never fetched',
+  'oauth:ways-around-no-leak': 'issue 29: no presented token or introspection secret reaches the log',
 };

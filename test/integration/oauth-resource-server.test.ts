@@ -150,7 +150,7 @@ describe('protected-resource metadata and challenges', () => {
 
 describe('the SDK v2 client signs in through the 401', () => {
   for (const mode of ['auto', 'legacy'] as const) {
-    it(`oauth:sdk-login-${mode} — 401 → metadata → registration → PKCE with resource → login → exactly the identity's tools`, async () => {
+    it(`oauth:sdk-login — (${mode}) 401 → metadata → registration → PKCE with resource → login → exactly the identity's tools`, async () => {
       const provider = new HeadlessOAuthProvider('alice');
       const client = await connectWithLogin(gatewayUrl, provider, mode);
       expect(provider.logins).toBe(1);
@@ -175,7 +175,7 @@ describe('the SDK v2 client signs in through the 401', () => {
       await client.close();
     }, 60_000);
 
-    it(`oauth:step-up-${mode} — a read identity steps up to write and the call goes through`, async () => {
+    it(`oauth:step-up — (${mode}) a read identity steps up to write and the call goes through`, async () => {
       // A client registered beforehand: a dynamically registered one is capped at its first scope
       // by this authorization server (see test/infra/oidc-provider.ts).
       const provider = new HeadlessOAuthProvider('alice', 'agw-public');

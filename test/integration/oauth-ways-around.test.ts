@@ -1,0 +1,299 @@
+// The ways around the gateway's token checks (issue 29), each refused with its reason in the log and
+// nothing forwarded: another audience, an untrusted issuer, expired and not-yet-valid tokens,
+// `alg: none`, HS256 made with the issuer's public key, a storm of unknown `kid`s (one JWKS fetch),
+// a JWKS that is slow, failing or huge, tokens in a query string or cookie, two Authorization
+// headers, and an issuer on an address the tenant policy denies. Opaque tokens go through RFC 7662
+// introspection, answered once and cached.
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHmac, randomBytes } from 'node:crypto';
+import { generateKeyPair, importJWK, SignJWT, type CryptoKey } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../infra/free-port.js';
+import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
+import { demoSource, get, startHarness, type Harness } from '../support/gateway-harness.js';
+import { findLeaks } from '../support/leak-scan.js';
+
+const INTROSPECTION_SECRET = 'gateway-introspection-secret-0123456789';
+let as: AuthServer;
+let h: Harness;
+let gatewayUrl: string;
+let resource: string;
+let stub: Server;
+let stubUrl: string;
+let realKey: CryptoKey;
+let ownKey: CryptoKey;
+const presented: string[] = [];
+
+async function clientCredentials(clientId: string, target: string): Promise<string> {
+  const response = await fetch(`${as.issuer}/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret-0123456789`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', resource: target, scope: 'mcp:read' }),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (body.access_token === undefined) throw new Error(`no token: ${JSON.stringify(body)}`);
+  presented.push(body.access_token);
+  return body.access_token;
+}
+
+function forge(
+  key: CryptoKey,
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({
+    iss: as.issuer,
+    aud: resource,
+    sub: 'machine',
+    client_id: 'machine',
+    scope: 'mcp:read',
+    iat: now,
+    exp: now + 300,
+    ...claims,
+  })
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'fixture-es256', ...header })
+    .sign(key)
+    .then((token) => {
+      presented.push(token);
+      return token;
+    });
+}
+
+function lastReason(): string | undefined {
+  const line = [...h.logs].reverse().find((l) => l.includes('"authentication failed"'));
+  return line === undefined ? undefined : (JSON.parse(line) as { reason?: string }).reason;
+}
+
+async function expectRefused(token: string, reason: string) {
+  const response = await get(`${gatewayUrl}/agent/tools`, token);
+  expect(response.status).toBe(401);
+  expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  expect(lastReason()).toBe(reason);
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  gatewayUrl = `http://127.0.0.1:${port}`;
+  resource = `${gatewayUrl}/mcp`;
+  const machine = (id: string) => ({
+    client_id: id,
+    client_secret: `${id}-secret-0123456789`,
+    grant_types: ['client_credentials'],
+    redirect_uris: [],
+    response_types: [],
+  });
+  as = await startAuthServer({
+    resources: {
+      [resource]: { scope: 'mcp:read mcp:write', format: (id) => (id === 'opaque' ? 'opaque' : 'jwt') },
+      'https://other.example/mcp': { scope: 'mcp:read' },
+    },
+    clients: [
+      machine('machine'),
+      machine('opaque'),
+      {
+        client_id: 'gateway',
+        client_secret: INTROSPECTION_SECRET,
+        grant_types: [],
+        redirect_uris: [],
+        response_types: [],
+      },
+    ],
+  });
+  realKey = (await importJWK(as.signingKey, 'ES256')) as CryptoKey;
+  ownKey = (await generateKeyPair('ES256')).privateKey;
+
+  // Key servers that misbehave: slow, failing, huge.
+  stub = createServer((request, response) => {
+    if (request.url === '/slow') setTimeout(() => response.end('{"keys":[]}'), 3000);
+    else if (request.url === '/huge') response.end(`{"keys":[],"pad":"${'x'.repeat(2_000_000)}"}`);
+    else response.writeHead(500).end();
+  });
+  await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+  stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+  const oddIssuer = (name: string) => ({
+    name,
+    mcpSources: [demoSource('demo')],
+    identity: {
+      issuers: [{ issuer: `${stubUrl}/${name}`, jwksUri: `${stubUrl}/${name.replace('keys-', '')}` }],
+      rules: [{ name: 'any', issuer: `${stubUrl}/${name}` }],
+    },
+  });
+  h = await startHarness(
+    {
+      server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
+      oauth: { fetchTimeoutMs: 500, jwksCooldownMs: 60_000, jwksMaxBytes: 65_536 },
+      workspaces: [
+        {
+          name: 'machines',
+          mcpSources: [demoSource('demo')],
+          identity: {
+            issuers: [
+              {
+                issuer: as.issuer,
+                introspection: { clientId: 'gateway', clientSecret: { env: 'AGW_INTROSPECTION_SECRET' } },
+              },
+            ],
+            rules: [{ name: 'any', issuer: as.issuer }],
+          },
+        },
+        oddIssuer('keys-slow'),
+        oddIssuer('keys-huge'),
+        oddIssuer('keys-down'),
+      ],
+    },
+    { AGW_INTROSPECTION_SECRET: INTROSPECTION_SECRET },
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await h.stop();
+  await as.stop();
+  stub.closeAllConnections();
+  await new Promise<void>((resolve) => stub.close(() => resolve()));
+});
+
+describe('JWT access tokens', () => {
+  it('oauth:valid-control — a real token for this resource is accepted', async () => {
+    const token = await clientCredentials('machine', resource);
+    expect((await get(`${gatewayUrl}/agent/tools`, token)).status).toBe(200);
+    expect((await get(`${gatewayUrl}/agent/tools`, await forge(realKey, {}))).status).toBe(200);
+  });
+
+  it('oauth:wrong-audience — a token minted for another resource is refused', async () => {
+    await expectRefused(await clientCredentials('machine', 'https://other.example/mcp'), 'wrong-audience');
+  });
+
+  it('oauth:untrusted-issuer — a token from an issuer no workspace trusts is refused, with no fetch', async () => {
+    const before = as.requests.get('/jwks') ?? 0;
+    await expectRefused(await forge(ownKey, { iss: 'https://evil.example' }), 'untrusted-issuer');
+    expect(as.requests.get('/jwks') ?? 0).toBe(before);
+  });
+
+  it('oauth:expired-not-yet-valid — exp in the past and nbf in the future are refused', async () => {
+    const past = Math.floor(Date.now() / 1000) - 3600;
+    await expectRefused(await forge(realKey, { exp: past }), 'expired');
+    await expectRefused(await forge(realKey, { nbf: past + 7200 }), 'not-yet-valid');
+  });
+
+  it('oauth:alg-none — an unsigned token is refused', async () => {
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const token = `${encode({ alg: 'none', typ: 'at+jwt' })}.${encode({ iss: as.issuer, aud: resource, sub: 'machine', exp: now + 300 })}.`;
+    presented.push(token);
+    await expectRefused(token, 'bad-algorithm');
+  });
+
+  it('oauth:hs256-public-key — HS256 keyed with the issuer’s public key is refused', async () => {
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const input = `${encode({ alg: 'HS256', typ: 'at+jwt', kid: 'fixture-rs256' })}.${encode({ iss: as.issuer, aud: resource, sub: 'machine', exp: now + 300 })}`;
+    const secret = JSON.stringify(as.rsaPublicKey);
+    const token = `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
+    presented.push(token);
+    await expectRefused(token, 'bad-algorithm');
+  });
+
+  it('oauth:wrong-type — a token typed other than at+jwt is refused when jwt is not configured', async () => {
+    await expectRefused(await forge(realKey, {}, { typ: 'JWT' }), 'bad-type');
+  });
+
+  it('oauth:kid-storm — 1,000 tokens with random kids cost at most one JWKS fetch', async () => {
+    const before = as.requests.get('/jwks') ?? 0;
+    const tokens = await Promise.all(
+      Array.from({ length: 1000 }, () => forge(ownKey, {}, { kid: randomBytes(8).toString('hex') })),
+    );
+    const answers = await Promise.all(
+      tokens.map((token) => get(`${gatewayUrl}/agent/tools`, token).then((r) => r.status)),
+    );
+    expect(new Set(answers)).toEqual(new Set([401]));
+    expect((as.requests.get('/jwks') ?? 0) - before).toBeLessThanOrEqual(1);
+  }, 60_000);
+
+  it('oauth:jwks-misbehaving — a slow, huge or failing key server refuses the token within the time-out', async () => {
+    for (const name of ['keys-slow', 'keys-huge', 'keys-down']) {
+      const started = Date.now();
+      await expectRefused(await forge(ownKey, { iss: `${stubUrl}/${name}` }), 'keys-unavailable');
+      expect(Date.now() - started).toBeLessThan(2500);
+    }
+  });
+});
+
+describe('where tokens come from', () => {
+  it('oauth:header-only — a token in the query string or a cookie is ignored (no credential)', async () => {
+    const token = await clientCredentials('machine', resource);
+    const query = await fetch(`${gatewayUrl}/agent/tools?access_token=${token}`);
+    expect(query.status).toBe(401);
+    expect(query.headers.get('www-authenticate')).not.toContain('invalid_token');
+    const cookie = await fetch(`${gatewayUrl}/agent/tools`, { headers: { cookie: `access_token=${token}` } });
+    expect(cookie.status).toBe(401);
+    expect(cookie.headers.get('www-authenticate')).not.toContain('invalid_token');
+  });
+
+  it('oauth:two-authorization-headers — two Authorization headers are refused', async () => {
+    const token = await clientCredentials('machine', resource);
+    const url = new URL(`${gatewayUrl}/agent/tools`);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'GET' },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.setHeader('authorization', [`Bearer ${token}`, 'Bearer other']);
+      req.end();
+    });
+    expect(status).toBe(400);
+  });
+});
+
+describe('opaque tokens', () => {
+  it('oauth:introspection — an opaque token is introspected once and cached; an unknown one is inactive', async () => {
+    const token = await clientCredentials('opaque', resource);
+    expect(token.split('.').length).not.toBe(3);
+    const before = as.requests.get('/token/introspection') ?? 0;
+    expect((await get(`${gatewayUrl}/agent/tools`, token)).status).toBe(200);
+    expect((await get(`${gatewayUrl}/agent/tools`, token)).status).toBe(200);
+    expect((as.requests.get('/token/introspection') ?? 0) - before).toBe(1);
+    const unknown = randomBytes(32).toString('base64url');
+    presented.push(unknown);
+    await expectRefused(unknown, 'inactive');
+  });
+});
+
+describe('tenant reach policy', () => {
+  it('oauth:issuer-denied-address — keys on an address the policy denies are never fetched', async () => {
+    const denied = await startHarness({
+      policy: { files: { allowedRoots: [] } },
+      server: { host: '127.0.0.1', port: 0, publicUrl: gatewayUrl },
+      oauth: {},
+      workspaces: [
+        {
+          name: 'tenant',
+          identity: { issuers: [{ issuer: as.issuer }], rules: [{ name: 'any', issuer: as.issuer }] },
+        },
+      ],
+    });
+    try {
+      const before = [...as.requests.values()].reduce((a, b) => a + b, 0);
+      const response = await get(`${denied.url}/agent/tools`, await forge(realKey, {}));
+      expect(response.status).toBe(401);
+      expect([...as.requests.values()].reduce((a, b) => a + b, 0)).toBe(before);
+      expect(denied.logs.some((l) => l.includes('"reason":"keys-unavailable"'))).toBe(true);
+    } finally {
+      await denied.stop();
+    }
+  });
+
+  it('oauth:ways-around-no-leak — no presented token reaches the log', () => {
+    const needles = presented.map((value, i) => ({ label: `token ${i}`, value, windows: false }));
+    needles.push({ label: 'introspection secret', value: INTROSPECTION_SECRET, windows: false });
+    expect(findLeaks(h.logs, needles)).toEqual([]);
+  });
+});
