@@ -53,7 +53,7 @@ import {
 import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
 import { ConnectionDrain } from './platform/connection-drain.js';
-import { BreakerRegistry, UpstreamPool } from './upstream/index.js';
+import { BreakerRegistry, UpstreamPool, UpstreamTokens } from './upstream/index.js';
 import { GATEWAY_VERSION } from './version.js';
 import { ReachPolicy, TenantReach, discoverOwnAddresses, effectivePolicy } from './reach/index.js';
 import { observeGauge } from './telemetry/metrics.js';
@@ -324,8 +324,11 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     logger,
     () => config.current().config.server.multiRound,
   );
+  // Upstream OAuth tokens, per replica and in memory only (issue 29; docs/security.md).
+  const upstreamTokens = new UpstreamTokens({ secrets });
   const pool = new UpstreamPool({
     secrets,
+    tokens: upstreamTokens,
     clientInfo: { name: 'agent-gateway', version: GATEWAY_VERSION },
     logger,
     sessions: shared.sessions,
@@ -366,6 +369,8 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const connectorFactory = (source: DataSourceConfig, workspace: string) =>
     connectorFor(source, {
       secrets,
+      tokens: upstreamTokens,
+      workspace,
       ...reachOf(reach, workspaceScope(config, workspace)),
       mcp: (name) => {
         const mcpSource = config

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { TELEMETRY_DEFAULTS, TelemetrySchema } from './telemetry-schema.js';
 import { SecretRefSchema } from './secret-ref.js';
 import { TenantPolicySchema } from './tenant-policy-schema.js';
+import { DataSourceCredentialSchema, UpstreamCredentialSchema } from './upstream-credential-schema.js';
 import { checkOAuth, OAuthSchema, workspaceIdentitySchema } from './oauth-schema.js';
 
 /** Lower-case DNS-label names: safe as Kubernetes names and never contain `__`, the separator of
@@ -81,14 +82,8 @@ export const ApiKeySchema = z.strictObject({
 });
 export type ApiKeyConfig = z.infer<typeof ApiKeySchema>;
 
-const CredentialSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('bearer'), secret: SecretRefSchema }),
-  z.strictObject({
-    type: z.literal('header'),
-    name: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name'),
-    secret: SecretRefSchema,
-  }),
-]);
+/** Static secrets, OAuth client credentials and token exchange (issue 29; upstream-credential-schema.ts). */
+const CredentialSchema = UpstreamCredentialSchema;
 
 export const TimeoutsSchema = z
   .strictObject({
@@ -294,7 +289,7 @@ export const HttpDataSourceSchema = z.strictObject({
   type: z.literal('http'),
   description: z.string().max(500).optional(),
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-  credential: CredentialSchema.optional(),
+  credential: DataSourceCredentialSchema.optional(),
   /** Dot path to the array of items in each response; empty when the response itself is the array. */
   itemsPath: z.union([FieldPathSchema, z.literal('')]).default(''),
   pagination: z

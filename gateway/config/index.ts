@@ -71,3 +71,10 @@ export type {
   ReachAllow,
   ParsedCidr,
 } from './tenant-policy-schema.js';
+export {
+  UpstreamCredentialSchema,
+  DataSourceCredentialSchema,
+  OAuthClientCredentialsSchema,
+  TokenExchangeSchema,
+} from './upstream-credential-schema.js';
+export type { UpstreamCredential, OAuthCredential } from './upstream-credential-schema.js';

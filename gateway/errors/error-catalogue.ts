@@ -40,6 +40,8 @@ export type ErrorCode =
   | 'upstream_timeout'
   | 'upstream_circuit_open'
   | 'upstream_unauthorized'
+  | 'upstream_token_unavailable'
+  | 'upstream_identity_required'
   | 'upstream_protocol_error'
   | 'upstream_response_too_large'
   | 'upstream_not_allowed'
@@ -145,6 +147,22 @@ export const ERROR_CATALOGUE = {
     jsonRpcCode: -31013,
     emitAs: 'jsonrpc',
     message: 'The upstream source rejected the gateway credentials.',
+  },
+  upstream_token_unavailable: {
+    status: 502,
+    errorClass: 'upstream_authorization',
+    jsonRpcCode: -31020,
+    emitAs: 'jsonrpc',
+    message:
+      "The gateway could not get an access token for the upstream source from the source's authorization server.",
+  },
+  upstream_identity_required: {
+    status: 403,
+    errorClass: 'upstream_authorization',
+    jsonRpcCode: -31021,
+    emitAs: 'jsonrpc',
+    message:
+      "This upstream source is called with a token exchanged for the caller's own: sign in with the identity provider (an API key cannot be exchanged).",
   },
   upstream_protocol_error: {
     status: 502,

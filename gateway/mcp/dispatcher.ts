@@ -1,7 +1,7 @@
 // Routes a validated MCP request to its handler by era and method; anything else is method-not-found
 // (404 on the modern face per spec, in-band on the legacy face as 2025 servers answer).
 import type { ToolCatalog } from '../discovery/index.js';
-import type { BreakerRegistry, UpstreamPool } from '../upstream/index.js';
+import { runAsCaller, upstreamCallerOf, type BreakerRegistry, type UpstreamPool } from '../upstream/index.js';
 import { completionComplete } from './dispatch-completion.js';
 import { discover } from './dispatch-discover.js';
 import { toolsCall } from './dispatch-tools-call.js';
@@ -61,6 +61,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatch {
         `Method not found: ${request.method}`,
       );
     }
-    return envelope(await handler(request), request.era);
+    // Upstream hops run on behalf of this caller (token exchange, issue 29; upstream-caller.ts).
+    const caller = upstreamCallerOf(request.principal);
+    return envelope(await runAsCaller(caller, () => handler(request)), request.era);
   };
 }

@@ -1,5 +1,6 @@
 // Maps whatever an upstream hop threw to one catalogue code, so failures stay distinguishable by
-// class (spec §7.1): reachability (down, slow, not MCP) versus upstream authorization.
+// class (spec §7.1): reachability (down, slow, not MCP) versus upstream authorization (refused
+// credentials, no token from the source's authorization server, no caller identity to exchange).
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { SecretUnavailableError } from '../config/index.js';
 import { GatewayError, type ErrorCode } from '../errors/index.js';
@@ -9,11 +10,24 @@ import {
   UpstreamHttpError,
   UpstreamResponseTooLargeError,
 } from './upstream-answer-errors.js';
+import { findTokenError } from './token-endpoint.js';
+import { UpstreamIdentityRequiredError } from './upstream-caller.js';
+
+function findCause<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current !== null && current !== undefined; depth += 1) {
+    if (current instanceof type) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
 
 export function classifyUpstreamError(error: unknown): ErrorCode {
   if (error instanceof GatewayError) return error.code;
   if (error instanceof SecretUnavailableError) return 'upstream_unauthorized';
   if (findReachDenied(error) !== undefined) return 'upstream_not_allowed';
+  if (findCause(error, UpstreamIdentityRequiredError) !== undefined) return 'upstream_identity_required';
+  if (findTokenError(error) !== undefined) return 'upstream_token_unavailable';
   const verdict = findAnswerError(error);
   if (verdict !== undefined)
     return verdict instanceof UpstreamResponseTooLargeError

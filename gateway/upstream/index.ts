@@ -25,3 +25,13 @@ export type { Relay, RelayRequest } from './modern-relay.js';
 export { UpstreamRpcError } from './upstream-rpc-error.js';
 export { bridgeableCapabilities, LEGACY_CALLER_CAPABILITIES } from './bridged-connection.js';
 export type { BridgedConnection, CallNotices, ServerRequestHandler } from './bridged-connection.js';
+export { UpstreamTokens, authorizedFetch, staticTokenSource } from './token-source.js';
+export type { TokenSource, TokenTarget, UpstreamTokensOptions } from './token-source.js';
+export { UpstreamTokenError } from './token-endpoint.js';
+export {
+  runAsCaller,
+  upstreamCallerOf,
+  UpstreamIdentityRequiredError,
+  type UpstreamCaller,
+  type PrincipalIdentity,
+} from './upstream-caller.js';

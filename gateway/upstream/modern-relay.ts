@@ -1,7 +1,7 @@
 // Relay to a 2026-07-28 upstream over plain HTTP (D4, gateway duties 12–13, 20): the client's
 // params go through as sent — `inputResponses` and the byte-exact `requestState` of an MRTR retry,
 // the client's declared `clientCapabilities` — with the tool name mapped, our own JSON-RPC id, the
-// header set re-derived and the source's own credential. Request-scoped notifications on an SSE
+// header set re-derived and the source's own credential (token-source.ts). Request-scoped notifications on an SSE
 // answer are handed to `onNotification`; aborting `signal` closes the stream, which cancels upstream.
 // The hop is undici's `request` on a keep-alive pool of its own (issue 13): the WHATWG fetch layer
 // (Request/Response objects and web streams per call) cost about 0.4 ms a call on the hot path.
@@ -20,6 +20,7 @@ import {
   UpstreamResponseTooLargeError,
 } from './upstream-answer-errors.js';
 import { UpstreamRpcError } from './upstream-rpc-error.js';
+import type { TokenSource } from './token-source.js';
 
 export interface RelayRequest {
   readonly method: string;
@@ -103,7 +104,7 @@ async function* cappedEvents(body: Readable, maxBytes: number): AsyncGenerator<U
 
 export function createModernRelay(
   url: string,
-  credentialHeaders: () => Record<string, string>,
+  credentials: TokenSource,
   maxResponseBytes: number,
   guard?: NetworkGuard,
 ): ModernRelay {
@@ -115,7 +116,6 @@ export function createModernRelay(
     nextId = (nextId + 1) % Number.MAX_SAFE_INTEGER;
     const id = nextId;
     const headers: Record<string, string> = {
-      ...credentialHeaders(),
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': MODERN_VERSION,
@@ -124,9 +124,19 @@ export function createModernRelay(
     };
     if (request.nameHeader !== undefined) headers['mcp-name'] = request.nameHeader;
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params });
-    const response = await propagatedRequest(headers, () =>
-      httpRequest(url, { method: 'POST', headers, body, signal: request.signal, dispatcher: pool }),
-    );
+    // The source's credential on every request; a 401 is retried once with a fresh token (issue 29).
+    const send = async (credential: Record<string, string>) => {
+      const sent = { ...headers, ...credential };
+      return propagatedRequest(sent, () =>
+        httpRequest(url, { method: 'POST', headers: sent, body, signal: request.signal, dispatcher: pool }),
+      );
+    };
+    const first = await credentials.headers();
+    let response = await send(first);
+    if (response.statusCode === 401 && credentials.refused(first)) {
+      discard(response.body);
+      response = await send(await credentials.headers());
+    }
     const status = response.statusCode;
     const ok = status >= 200 && status < 300;
     const declared = Number(headerValue(response.headers['content-length']) || Number.NaN);

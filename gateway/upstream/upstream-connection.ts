@@ -22,6 +22,8 @@ import { ReachDeniedError, type NetworkGuard } from '../reach/index.js';
 import { UpstreamProtocolError } from './upstream-answer-errors.js';
 import { guardedFetch, withResponseGuard } from './response-guard.js';
 import { sessionKey, type SessionStore, type SharedSession } from './session-store.js';
+import { authorizedFetch, staticTokenSource, type TokenSource, type UpstreamTokens } from './token-source.js';
+import { currentSubject } from './upstream-caller.js';
 
 export interface CallOptions {
   readonly signal: AbortSignal;
@@ -107,6 +109,10 @@ export interface ConnectDeps {
   readonly network?: (workspace: string) => NetworkGuard | undefined;
   /** Set per connection from `network`: the guard this connection dials through. */
   readonly guard?: NetworkGuard;
+  /** This replica's upstream tokens (issue 29); absent: static credentials only. */
+  readonly tokens?: UpstreamTokens;
+  /** Set per connection by scopedDeps: the credential of every hop it makes. */
+  readonly credentials?: TokenSource;
 }
 
 /** The deps of one workspace's connection: its network guard resolved, stdio refused under a
@@ -117,17 +123,33 @@ export function scopedDeps(
   workspace: string | undefined,
 ): ConnectDeps {
   const guard = workspace === undefined ? undefined : deps.network?.(workspace);
-  if (guard === undefined) return deps;
-  if (source.transport === 'stdio' && !guard.stdioAllowed)
+  if (guard !== undefined && source.transport === 'stdio' && !guard.stdioAllowed)
     throw new ReachDeniedError('stdio-not-allowed', `MCP source ${source.name}`);
-  return { ...deps, guard };
+  // A token-exchange connection is made for the caller it is made for (pooled per subject).
+  const credentials =
+    deps.tokens?.forCredential(source.credential, {
+      workspace: workspace ?? '',
+      source: source.name,
+      url: source.url ?? '',
+      guard,
+      // Half the connect time-out: a slow authorization server is reported as such
+      // (upstream_token_unavailable), not as the upstream's time-out.
+      timeoutMs: Math.max(100, Math.floor(source.timeouts.connectMs / 2)),
+      subject: source.credential?.type === 'tokenExchange' ? currentSubject() : undefined,
+    }) ?? staticTokenSource(staticCredential(source), deps.secrets);
+  return { ...deps, credentials, ...(guard === undefined ? {} : { guard }) };
 }
 
-function credentialHeaders(source: McpSourceConfig, secrets: SecretReader): Record<string, string> {
+/** Without a token registry only static credentials work; an OAuth one fails at its first hop. */
+function staticCredential(source: McpSourceConfig) {
   const credential = source.credential;
-  if (credential === undefined) return {};
-  const value = resolveSecret(credential.secret, secrets);
-  return credential.type === 'bearer' ? { Authorization: `Bearer ${value}` } : { [credential.name]: value };
+  if (credential === undefined || credential.type === 'bearer' || credential.type === 'header')
+    return credential;
+  throw new Error(`the ${credential.type} credential needs the gateway's upstream token registry`);
+}
+
+function credentialsOf(source: McpSourceConfig, deps: ConnectDeps): TokenSource {
+  return deps.credentials ?? staticTokenSource(staticCredential(source), deps.secrets);
 }
 
 function stdioEnvironment(source: McpSourceConfig, secrets: SecretReader): Record<string, string> {
@@ -158,18 +180,22 @@ export function transportFor(
       });
     case 'sse':
       return new SSEClientTransport(new URL(source.url as string), {
-        requestInit: { headers: credentialHeaders(source, deps.secrets) },
-        fetch: guardedFetch({ maxBytes: source.limits.maxResponseBytes, validate: true }, baseFetch(deps)),
+        fetch: guardedFetch(
+          { maxBytes: source.limits.maxResponseBytes, validate: true },
+          authorized(deps, source),
+        ),
         eventSourceInit: {
-          fetch: withHeaders(credentialHeaders(source, deps.secrets), source.limits.maxResponseBytes, deps),
+          fetch: guardedFetch(
+            { maxBytes: source.limits.maxResponseBytes, validate: true },
+            authorized(deps, source),
+          ),
         },
       });
     case 'streamable-http':
       return new StreamableHTTPClientTransport(new URL(source.url as string), {
-        requestInit: { headers: credentialHeaders(source, deps.secrets) },
         fetch: guardedFetch(
           { maxBytes: source.limits.maxResponseBytes, validate: true },
-          observed(baseFetch(deps), observe),
+          observed(authorized(deps, source), observe),
         ),
         // Joining a session another replica opened: the SDK client skips the handshake.
         ...(resume === undefined
@@ -181,6 +207,11 @@ export function transportFor(
 
 function baseFetch(deps: ConnectDeps): typeof fetch {
   return deps.guard?.fetch() ?? fetch;
+}
+
+/** The network path with the source's credential on every request (and one retry after a 401). */
+function authorized(deps: ConnectDeps, source: McpSourceConfig): typeof fetch {
+  return authorizedFetch(baseFetch(deps), credentialsOf(source, deps));
 }
 
 function observed(inner: typeof fetch, observe: ResponseObserver | undefined): typeof fetch {
@@ -196,19 +227,6 @@ function observed(inner: typeof fetch, observe: ResponseObserver | undefined): t
   };
 }
 
-function withHeaders(
-  headers: Record<string, string>,
-  maxResponseBytes: number,
-  deps: ConnectDeps,
-): typeof fetch {
-  const fetchGuarded = guardedFetch({ maxBytes: maxResponseBytes, validate: true }, baseFetch(deps));
-  return (input, init) => {
-    const merged = new Headers(init?.headers);
-    for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-    return fetchGuarded(input as string | URL, { ...init, headers: merged });
-  };
-}
-
 /** Connects, joining the session other replicas share for this source when there is one (2025-era
  * Streamable HTTP upstreams), or opening one and sharing it. One replica at a time does this per
  * source, so N replicas starting together open one upstream session. */
@@ -220,7 +238,13 @@ export async function connectUpstream(
 ): Promise<UpstreamConnection> {
   const deps = scopedDeps(unscoped, source, workspace);
   const sessions = deps.sessions;
-  if (sessions === undefined || workspace === undefined || source.transport !== 'streamable-http')
+  // A token-exchange session belongs to one caller: it is not shared through the store.
+  if (
+    sessions === undefined ||
+    workspace === undefined ||
+    source.transport !== 'streamable-http' ||
+    source.credential?.type === 'tokenExchange'
+  )
     return connectOnce(source, deps, events, undefined);
   const key = sessionKey(workspace, source);
   let connection: UpstreamConnection | undefined;
@@ -363,7 +387,7 @@ function wrap(
     transportUsed === 'streamable-http' && era === 'modern'
       ? createModernRelay(
           source.url as string,
-          () => credentialHeaders(source, deps.secrets),
+          credentialsOf(source, deps),
           source.limits.maxResponseBytes,
           deps.guard,
         )

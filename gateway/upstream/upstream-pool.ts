@@ -1,13 +1,14 @@
 // Keeps one live connection per workspace source and reuses it across requests. A connection is
 // keyed by the source's config fingerprint, so a config change replaces it and a failed connection
 // is dropped so the next request reconnects. Bridged calls get their own sessions, reused one call
-// at a time (BridgedSessionPool).
+// at a time (BridgedSessionPool). A token-exchange source keeps one connection per caller subject.
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import type { GatewayConfig, McpSourceConfig } from '../config/index.js';
 import { connectBridged, type BridgedConnection, type ServerRequestHandler } from './bridged-connection.js';
 import { BridgedSessionPool } from './bridged-session-pool.js';
 import type { Logger } from '../telemetry/logger.js';
 import { sessionKey } from './session-store.js';
+import { currentCaller, currentSubject, UpstreamIdentityRequiredError } from './upstream-caller.js';
 import {
   connectUpstream,
   type ConnectDeps,
@@ -33,6 +34,19 @@ export type ListChangedListener = (
 export type ResourceUpdatedListener = (workspace: string, source: string, uri: string) => void;
 
 const fingerprints = new WeakMap<McpSourceConfig, string>();
+
+/** Per-subject connections of one token-exchange source kept per replica (issue 29). */
+export const SUBJECT_CONNECTIONS = 64;
+
+/** A source's pool key; a token-exchange source has one connection per caller (docs/decisions.md):
+ * its upstream session and token belong to that user. No caller identity: the refusal. */
+function entryKey(workspace: string, source: McpSourceConfig): string | UpstreamIdentityRequiredError {
+  const key = `${workspace}/${source.name}`;
+  if (source.credential?.type !== 'tokenExchange') return key;
+  const subject = currentSubject();
+  if (subject === undefined) return new UpstreamIdentityRequiredError(currentCaller()?.kind ?? 'none');
+  return `${key}#${subject}`;
+}
 
 export class UpstreamPool {
   private readonly entries = new Map<string, PoolEntry>();
@@ -66,10 +80,14 @@ export class UpstreamPool {
   }
 
   get(workspace: string, source: McpSourceConfig): Promise<UpstreamConnection> {
-    const key = `${workspace}/${source.name}`;
+    const key = entryKey(workspace, source);
+    if (key instanceof Error) return Promise.reject(key);
     const fingerprint = UpstreamPool.fingerprint(source);
     const existing = this.entries.get(key);
-    if (existing !== undefined && existing.fingerprint === fingerprint) return existing.connection;
+    if (existing !== undefined && existing.fingerprint === fingerprint) {
+      if (key.includes('#')) this.touch(key, existing);
+      return existing.connection;
+    }
     if (existing !== undefined) void this.closeEntry(key, existing);
     const connection = this.connect(
       source,
@@ -85,6 +103,7 @@ export class UpstreamPool {
     );
     const entry = { fingerprint, connection };
     this.entries.set(key, entry);
+    if (key.includes('#')) this.boundSubjects(`${workspace}/${source.name}#`);
     void connection.catch(() => {
       if (this.entries.get(key) === entry) this.entries.delete(key);
     });
@@ -126,11 +145,30 @@ export class UpstreamPool {
     this.discard(workspace, source.name);
   }
 
-  /** Drops the connection after a failure so the next request reconnects. */
+  /** Drops the connection after a failure so the next request reconnects (for a token-exchange
+   * source, the current caller's). */
   discard(workspace: string, sourceName: string): void {
+    const subject = currentSubject();
     const key = `${workspace}/${sourceName}`;
-    const entry = this.entries.get(key);
-    if (entry !== undefined) void this.closeEntry(key, entry);
+    for (const candidate of subject === undefined ? [key] : [key, `${key}#${subject}`]) {
+      const entry = this.entries.get(candidate);
+      if (entry !== undefined) void this.closeEntry(candidate, entry);
+    }
+  }
+
+  /** A per-subject entry was used: it becomes the most recent. */
+  private touch(key: string, entry: PoolEntry): void {
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+  }
+
+  /** At most SUBJECT_CONNECTIONS per-subject connections per source; the least recently used goes. */
+  private boundSubjects(prefix: string): void {
+    const keys = [...this.entries.keys()].filter((key) => key.startsWith(prefix));
+    for (const key of keys.slice(0, Math.max(0, keys.length - SUBJECT_CONNECTIONS))) {
+      const entry = this.entries.get(key);
+      if (entry !== undefined) void this.closeEntry(key, entry);
+    }
   }
 
   /** Closes connections whose source was removed or changed by a config swap. */
@@ -141,7 +179,7 @@ export class UpstreamPool {
         wanted.set(`${workspace.name}/${source.name}`, UpstreamPool.fingerprint(source));
     }
     for (const [key, entry] of this.entries) {
-      if (wanted.get(key) !== entry.fingerprint) void this.closeEntry(key, entry);
+      if (wanted.get(key.split('#')[0] as string) !== entry.fingerprint) void this.closeEntry(key, entry);
     }
     this.bridged.retain(wanted);
   }

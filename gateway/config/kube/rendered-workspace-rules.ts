@@ -6,6 +6,7 @@
 import type { WorkspaceConfig } from '../config-schema.js';
 import type { ConfigProblem } from '../config-loader.js';
 import type { SecretRef } from '../secret-ref.js';
+import { credentialSecrets } from '../upstream-credential-schema.js';
 import { credentialSecretName } from './workspace-renderer.js';
 
 export function renderedWorkspaceProblems(workspace: WorkspaceConfig): ConfigProblem[] {
@@ -28,13 +29,16 @@ export function renderedWorkspaceProblems(workspace: WorkspaceConfig): ConfigPro
     const path = `mcpSources.${index}`;
     if (source.transport === 'stdio')
       problems.push({ path: `${path}.transport`, message: 'stdio sources are not accepted from the API' });
-    check(source.credential?.secret, `${path}.credential.secret`);
+    for (const [field, ref] of credentialSecrets(source.credential))
+      check(ref, `${path}.credential.${field}`);
     for (const [name, value] of Object.entries(source.env))
       if (typeof value !== 'string') check(value, `${path}.env.${name}`);
   });
   workspace.dataSources.forEach((source, index) => {
     const path = `dataSources.${index}`;
-    if (source.type === 'http') check(source.credential?.secret, `${path}.credential.secret`);
+    if (source.type === 'http')
+      for (const [field, ref] of credentialSecrets(source.credential))
+        check(ref, `${path}.credential.${field}`);
     if (source.type === 'postgres') check(source.connectionString, `${path}.connectionString`);
   });
   return problems;

@@ -2,7 +2,7 @@
 // sources (for `mcp-resources`). Connectors never see the config of another workspace.
 import type { SecretReader } from '../../config/index.js';
 import type { NetworkGuard, ReachPolicy, ReachScope } from '../../reach/index.js';
-import type { UpstreamConnection } from '../../upstream/index.js';
+import type { UpstreamConnection, UpstreamTokens } from '../../upstream/index.js';
 
 export interface ConnectorContext {
   readonly secrets: SecretReader;
@@ -10,6 +10,9 @@ export interface ConnectorContext {
   mcp(sourceName: string): Promise<UpstreamConnection>;
   /** The checked network path of this workspace (tenant reach policy); absent: unbounded. */
   readonly network?: NetworkGuard;
+  /** Upstream OAuth tokens (issue 29) and the workspace they are for; absent: static credentials. */
+  readonly tokens?: UpstreamTokens;
+  readonly workspace?: string;
   /** The bounds of this workspace's files sources; absent: unbounded. */
   readonly files?: { readonly policy: ReachPolicy; readonly scope: ReachScope };
 }

@@ -1,6 +1,8 @@
 // The `http` connector: a REST JSON endpoint read page by page (page number, cursor or Link header),
-// each item mapped to a document through dot-path fields; authentication from a secret reference.
-import { resolveSecret, type DataSourceConfig } from '../../config/index.js';
+// each item mapped to a document through dot-path fields; authentication from a secret reference
+// or an OAuth client-credentials token (issue 29).
+import type { DataSourceConfig } from '../../config/index.js';
+import { authorizedFetch, staticTokenSource } from '../../upstream/index.js';
 import type { Connector, SourceItem } from './connector.js';
 import type { ConnectorContext } from './connector-context.js';
 import { ConnectorError } from './connector-error.js';
@@ -13,6 +15,14 @@ export class HttpSourceError extends ConnectorError {
     super(`the endpoint answered HTTP ${status}`);
     this.name = 'HttpSourceError';
   }
+}
+
+/** Without the token registry only a static secret works. */
+function staticCredential(source: HttpSource) {
+  const credential = source.credential;
+  if (credential?.type === 'oauthClientCredentials')
+    throw new ConnectorError('an oauthClientCredentials credential needs the gateway token registry');
+  return credential;
 }
 
 function nextLink(header: string | null): string | undefined {
@@ -45,16 +55,19 @@ function toItem(source: HttpSource, raw: unknown): SourceItem | undefined {
 export function httpConnector(source: HttpSource, context: ConnectorContext): Connector {
   const headers: Record<string, string> = { accept: 'application/json' };
   // Under a tenant reach policy every connection (redirects and next pages too) is checked on the
-  // address it dials; a refusal fails the sync with the reason.
-  const get = context.network?.fetch() ?? fetch;
+  // address it dials; a refusal fails the sync with the reason. The credential goes on every page;
+  // an OAuth token is cached per replica and refreshed once on a 401 (issue 29).
+  const credentials =
+    context.tokens?.forCredential(source.credential, {
+      workspace: context.workspace ?? '',
+      source: source.name,
+      url: source.url,
+      guard: context.network,
+      timeoutMs: source.timeoutMs,
+    }) ?? staticTokenSource(staticCredential(source), context.secrets);
+  const get = authorizedFetch(context.network?.fetch() ?? fetch, credentials);
   return {
     async *items(signal): AsyncGenerator<SourceItem> {
-      const credential = source.credential;
-      if (credential !== undefined) {
-        const value = resolveSecret(credential.secret, context.secrets);
-        if (credential.type === 'bearer') headers['authorization'] = `Bearer ${value}`;
-        else headers[credential.name] = value;
-      }
       const pagination = source.pagination;
       let url: string | undefined = source.url;
       let page = pagination.type === 'page' ? pagination.startAt : 0;

@@ -196,7 +196,7 @@ describe('KubeConfigSource', () => {
     const reader = config.secretReader(processSecretReader({}));
     const credentialOf = () => {
       const mcp = config.current().config.workspaces[0]?.mcpSources[0];
-      if (mcp?.credential === undefined) throw new Error('no credential');
+      if (mcp?.credential?.type !== 'bearer') throw new Error('no bearer credential');
       return mcp.credential.secret;
     };
     expect(resolveSecret(credentialOf(), reader)).toBe('token-one');

@@ -1,0 +1,95 @@
+// What the gateway presents to an upstream (issue 29, D22): a static secret (bearer or a named
+// header), an OAuth client-credentials token (RFC 6749 §4.4) for the upstream's URL as `resource`
+// (RFC 8707), or an RFC 8693 token exchange of the OAuth caller's own token for one meant for the
+// upstream. The caller's token itself never travels upstream. Secrets are references, resolved when
+// a token is requested.
+import { z } from 'zod';
+import { SecretRefSchema, type SecretRef } from './secret-ref.js';
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+/** RFC 6749 §3.3 scope-token. */
+const scopeToken = z
+  .string()
+  .regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/, 'must be one OAuth scope (no spaces or quotes)');
+
+/** Where the token endpoint is: named, or found in the issuer's metadata (RFC 8414 / OIDC). */
+const oauthClientFields = {
+  tokenEndpoint: httpUrl
+    .optional()
+    .describe("The authorization server's token endpoint; give this or issuer."),
+  issuer: httpUrl
+    .optional()
+    .describe(
+      'The authorization server; its token endpoint is read from its metadata (RFC 8414, then OpenID discovery).',
+    ),
+  clientId: SecretRefSchema.describe(
+    "The gateway's client id at the authorization server (a secret reference).",
+  ),
+  clientSecret: SecretRefSchema.describe('The client secret (a secret reference).'),
+  authMethod: z
+    .enum(['client_secret_basic', 'client_secret_post'])
+    .default('client_secret_basic')
+    .describe('How the client authenticates at the token endpoint.'),
+  scopes: z.array(scopeToken).max(32).default([]).describe('Scopes to ask for; none: the server decides.'),
+  resource: httpUrl.optional().describe("The RFC 8707 resource the token is for; default: the source's URL."),
+};
+
+function oneEndpoint(credential: {
+  tokenEndpoint?: string | undefined;
+  issuer?: string | undefined;
+}): boolean {
+  return (credential.tokenEndpoint === undefined) !== (credential.issuer === undefined);
+}
+const ONE_ENDPOINT = { error: 'give exactly one of tokenEndpoint and issuer', path: ['tokenEndpoint'] };
+
+export const StaticCredentialSchemas = [
+  z.strictObject({ type: z.literal('bearer'), secret: SecretRefSchema }),
+  z.strictObject({
+    type: z.literal('header'),
+    name: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name'),
+    secret: SecretRefSchema,
+  }),
+] as const;
+
+export const OAuthClientCredentialsSchema = z
+  .strictObject({ type: z.literal('oauthClientCredentials'), ...oauthClientFields })
+  .refine(oneEndpoint, ONE_ENDPOINT);
+
+export const TokenExchangeSchema = z
+  .strictObject({
+    type: z.literal('tokenExchange'),
+    ...oauthClientFields,
+    audience: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .describe('An RFC 8693 audience to ask for besides the resource (a logical name the server knows).'),
+  })
+  .refine(oneEndpoint, ONE_ENDPOINT);
+
+/** An MCP source's credential. */
+export const UpstreamCredentialSchema = z.discriminatedUnion('type', [
+  ...StaticCredentialSchemas,
+  OAuthClientCredentialsSchema,
+  TokenExchangeSchema,
+]);
+export type UpstreamCredential = z.infer<typeof UpstreamCredentialSchema>;
+
+/** A data source syncs with no caller, so it has no token to exchange: no tokenExchange. */
+export const DataSourceCredentialSchema = z.discriminatedUnion('type', [
+  ...StaticCredentialSchemas,
+  OAuthClientCredentialsSchema,
+]);
+export type OAuthCredential =
+  z.infer<typeof OAuthClientCredentialsSchema> | z.infer<typeof TokenExchangeSchema>;
+
+/** Every secret reference of a credential, with its field name (for path-named problems). */
+export function credentialSecrets(credential: UpstreamCredential | undefined): [string, SecretRef][] {
+  if (credential === undefined) return [];
+  if (credential.type === 'bearer' || credential.type === 'header') return [['secret', credential.secret]];
+  return [
+    ['clientId', credential.clientId],
+    ['clientSecret', credential.clientSecret],
+  ];
+}

@@ -1,0 +1,217 @@
+// Upstream credentials are one port (D22, issue 29): a TokenSource gives the headers of one hop and
+// hears when the upstream refused them. Static secrets are read at use time; OAuth client
+// credentials and RFC 8693 token exchange draw on this replica's TokenCache (one token per
+// credential, one per credential and subject for exchange) and fetch through the workspace's
+// network guard. `authorizedFetch` and the modern relay retry a hop the upstream answered 401 once,
+// with a fresh token; a second 401 is reported (upstream_unauthorized). Nothing here logs.
+import {
+  resolveSecret,
+  type OAuthCredential,
+  type SecretReader,
+  type UpstreamCredential,
+} from '../config/index.js';
+import type { NetworkGuard } from '../reach/index.js';
+import { TokenCache, type IssuedToken } from './token-cache.js';
+import { discoverTokenEndpoint, requestToken, type EndpointDeps } from './token-endpoint.js';
+import {
+  currentCaller,
+  requireIdentity,
+  subjectKey,
+  UpstreamIdentityRequiredError,
+} from './upstream-caller.js';
+
+export interface TokenSource {
+  /** The credential headers of one hop (a cached token, or one fetched now). */
+  headers(): Promise<Record<string, string>>;
+  /** The upstream answered 401 to a hop that carried `headers`: forget that token. False when there
+   * is nothing to refresh (a static secret), so the 401 is reported at once. */
+  refused(headers: Record<string, string>): boolean;
+}
+
+export interface TokenTarget {
+  readonly workspace: string;
+  readonly source: string;
+  /** The upstream's URL: the default RFC 8707 resource. */
+  readonly url: string;
+  /** Where token requests go under a tenant reach policy (D19); absent: unbounded. */
+  readonly guard?: NetworkGuard | undefined;
+  /** Time-out of one request to the authorization server (the source's connect time-out). */
+  readonly timeoutMs?: number | undefined;
+  /** Token exchange on a per-subject connection: the subject it was made for. Another caller's
+   * token is never exchanged for it. */
+  readonly subject?: string | undefined;
+}
+
+export interface UpstreamTokensOptions {
+  readonly secrets: SecretReader;
+  readonly now?: () => number;
+  /** Time-out of one request to an authorization server when the target names none. */
+  readonly timeoutMs?: number;
+  /** Cached client-credentials tokens, and exchanged tokens (per subject), per replica. */
+  readonly maxTokens?: number;
+  readonly maxSubjectTokens?: number;
+}
+
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const METADATA_TTL_MS = 3_600_000;
+
+export function staticTokenSource(
+  credential: Extract<UpstreamCredential, { type: 'bearer' | 'header' }> | undefined,
+  secrets: SecretReader,
+): TokenSource {
+  return {
+    // A promise even for a static secret: a missing secret is a rejection, not a throw mid-call.
+    headers: () =>
+      new Promise((resolve) => {
+        if (credential === undefined) return resolve({});
+        const value = resolveSecret(credential.secret, secrets);
+        resolve(
+          credential.type === 'bearer' ? { authorization: `Bearer ${value}` } : { [credential.name]: value },
+        );
+      }),
+    refused: () => false,
+  };
+}
+
+function bearerOf(headers: Record<string, string>): string | undefined {
+  const value = headers['authorization'];
+  return value?.startsWith('Bearer ') === true ? value.slice('Bearer '.length) : undefined;
+}
+
+export class UpstreamTokens {
+  private readonly tokens: TokenCache;
+  private readonly exchanged: TokenCache;
+  private readonly endpoints = new Map<string, { endpoint: Promise<string>; until: number }>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: UpstreamTokensOptions) {
+    this.now = options.now ?? Date.now;
+    this.tokens = new TokenCache(options.maxTokens ?? 4096, this.now);
+    this.exchanged = new TokenCache(options.maxSubjectTokens ?? 4096, this.now);
+  }
+
+  /** The token source of one source's credential (none: no headers). */
+  forCredential(credential: UpstreamCredential | undefined, target: TokenTarget): TokenSource {
+    if (credential === undefined || credential.type === 'bearer' || credential.type === 'header')
+      return staticTokenSource(credential, this.options.secrets);
+    const base = `${target.workspace}\0${target.source}\0${target.url}\0${JSON.stringify(credential)}`;
+    if (credential.type === 'oauthClientCredentials') {
+      const issue = () => this.issue(credential, target, {});
+      return this.cached(this.tokens, () => base, issue);
+    }
+    const bound = target.subject;
+    const key = () => {
+      const subject = this.subjectOf(bound);
+      return `${base}\0${subject}`;
+    };
+    const issue = () => {
+      const identity = requireIdentity();
+      if (bound !== undefined && subjectKey(identity) !== bound)
+        throw new UpstreamIdentityRequiredError('none');
+      return this.issue(credential, target, {
+        grant_type: TOKEN_EXCHANGE,
+        subject_token: identity.token,
+        subject_token_type: ACCESS_TOKEN_TYPE,
+        requested_token_type: ACCESS_TOKEN_TYPE,
+        ...(credential.audience === undefined ? {} : { audience: credential.audience }),
+      });
+    };
+    return this.cached(this.exchanged, key, issue);
+  }
+
+  /** The subject whose exchanged token a hop uses: the connection's own, else the current caller's. */
+  private subjectOf(bound: string | undefined): string {
+    if (bound !== undefined) return bound;
+    const identity = currentCaller()?.identity;
+    if (identity === undefined) throw new UpstreamIdentityRequiredError(currentCaller()?.kind ?? 'none');
+    return subjectKey(identity);
+  }
+
+  private cached(cache: TokenCache, key: () => string, issue: () => Promise<IssuedToken>): TokenSource {
+    return {
+      headers: async () => ({ authorization: `Bearer ${await cache.get(key(), issue)}` }),
+      refused: (headers) => {
+        const token = bearerOf(headers);
+        if (token === undefined) return false;
+        try {
+          cache.refused(key(), token);
+        } catch {
+          return false;
+        }
+        return true;
+      },
+    };
+  }
+
+  private async issue(
+    credential: OAuthCredential,
+    target: TokenTarget,
+    grant: Record<string, string>,
+  ): Promise<IssuedToken> {
+    const deps = this.endpointDeps(target.guard, target.timeoutMs);
+    const endpoint = credential.tokenEndpoint ?? (await this.endpointOf(credential.issuer as string, deps));
+    const form: Record<string, string | readonly string[]> = {
+      grant_type: 'client_credentials',
+      ...grant,
+      resource: credential.resource ?? target.url,
+      ...(credential.scopes.length === 0 ? {} : { scope: credential.scopes.join(' ') }),
+    };
+    return requestToken(
+      endpoint,
+      form,
+      {
+        method: credential.authMethod,
+        clientId: resolveSecret(credential.clientId, this.options.secrets),
+        clientSecret: resolveSecret(credential.clientSecret, this.options.secrets),
+      },
+      deps,
+    );
+  }
+
+  /** Issuer metadata is read once an hour per issuer and network path; a failed read is not kept. */
+  private endpointOf(issuer: string, deps: EndpointDeps & { readonly scope: string }): Promise<string> {
+    const key = `${deps.scope}\0${issuer}`;
+    const known = this.endpoints.get(key);
+    if (known !== undefined && this.now() < known.until) return known.endpoint;
+    const endpoint = discoverTokenEndpoint(issuer, deps);
+    const entry = { endpoint, until: this.now() + METADATA_TTL_MS };
+    this.endpoints.set(key, entry);
+    endpoint.catch(() => {
+      if (this.endpoints.get(key) === entry) this.endpoints.delete(key);
+    });
+    return endpoint;
+  }
+
+  private endpointDeps(
+    guard: NetworkGuard | undefined,
+    timeoutMs: number | undefined,
+  ): EndpointDeps & { readonly scope: string } {
+    return {
+      fetch: guard?.fetch() ?? fetch,
+      timeoutMs: timeoutMs ?? this.options.timeoutMs ?? 10_000,
+      now: this.now,
+      scope: guard === undefined ? '' : JSON.stringify(guard.scope),
+    };
+  }
+}
+
+function withCredentials(init: RequestInit | undefined, headers: Record<string, string>): RequestInit {
+  const merged = new Headers(init?.headers);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  return { ...init, headers: merged };
+}
+
+/** fetch with the source's credential on every request; a 401 to a request whose body can be sent
+ * again is retried once with a fresh token. */
+export function authorizedFetch(inner: typeof fetch, tokens: TokenSource): typeof fetch {
+  return async (input, init) => {
+    const first = await tokens.headers();
+    const response = await inner(input, withCredentials(init, first));
+    const body = init?.body;
+    const repeatable = body === undefined || body === null || typeof body === 'string';
+    if (response.status !== 401 || !repeatable || !tokens.refused(first)) return response;
+    await response.body?.cancel().catch(() => undefined);
+    return inner(input, withCredentials(init, await tokens.headers()));
+  };
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { issuedToken, TokenCache } from '../../../gateway/upstream/token-cache.js';
+import { basicAuthorization, formEncode } from '../../../gateway/upstream/token-endpoint.js';
+
+function clock(start = 1_000_000) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+describe('TokenCache', () => {
+  it('upstream-oauth:cache-refresh-margin — a token is reused until a tenth of its life (at most 30 s) before expiry', async () => {
+    const time = clock();
+    const cache = new TokenCache(10, time.now);
+    let issued = 0;
+    const issue = () => Promise.resolve(issuedToken(`t${(issued += 1)}`, 100_000, time.now()));
+    expect(await cache.get('k', issue)).toBe('t1');
+    time.advance(89_999);
+    expect(await cache.get('k', issue)).toBe('t1');
+    time.advance(1);
+    expect(await cache.get('k', issue)).toBe('t2');
+    const long = issuedToken('x', 3_600_000, 0);
+    expect(long.expiresAtMs - long.refreshAtMs).toBe(30_000);
+  });
+
+  it('upstream-oauth:cache-single-flight — concurrent misses share one request', async () => {
+    const cache = new TokenCache(10);
+    let issued = 0;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const issue = async () => {
+      issued += 1;
+      await gate;
+      return issuedToken('shared', 60_000, Date.now());
+    };
+    const waiting = Array.from({ length: 100 }, () => cache.get('k', issue));
+    release();
+    expect(new Set(await Promise.all(waiting))).toEqual(new Set(['shared']));
+    expect(issued).toBe(1);
+  });
+
+  it('upstream-oauth:cache-refused — a refused token is dropped once, only if it is still the cached one', async () => {
+    const cache = new TokenCache(10);
+    let issued = 0;
+    const issue = () => Promise.resolve(issuedToken(`t${(issued += 1)}`, 60_000, Date.now()));
+    await cache.get('k', issue);
+    cache.refused('k', 't1');
+    expect(await cache.get('k', issue)).toBe('t2');
+    cache.refused('k', 't1');
+    expect(await cache.get('k', issue)).toBe('t2');
+    expect(issued).toBe(2);
+  });
+
+  it('upstream-oauth:cache-bounded — the least recently used entry goes first', async () => {
+    const cache = new TokenCache(2);
+    const issue = (value: string) => () => Promise.resolve(issuedToken(value, 60_000, Date.now()));
+    await cache.get('a', issue('a1'));
+    await cache.get('b', issue('b1'));
+    await cache.get('a', issue('unused'));
+    await cache.get('c', issue('c1'));
+    expect(cache.size).toBe(2);
+    expect(await cache.get('a', issue('a2'))).toBe('a1');
+    expect(await cache.get('b', issue('b2'))).toBe('b2');
+  });
+
+  it('upstream-oauth:cache-failure — a failed refresh hands out the unexpired token, an expired one fails', async () => {
+    const time = clock();
+    const cache = new TokenCache(10, time.now);
+    await cache.get('k', () => Promise.resolve(issuedToken('old', 10_000, time.now())));
+    time.advance(9_500);
+    const failing = () => Promise.reject(new Error('authorization server down'));
+    expect(await cache.get('k', failing)).toBe('old');
+    time.advance(600);
+    await expect(cache.get('k', failing)).rejects.toThrow(/down/);
+  });
+});
+
+describe('client_secret_basic', () => {
+  it('upstream-oauth:basic-encoding — id and secret are form-encoded before Base64 (RFC 6749 §2.3.1)', () => {
+    expect(formEncode('gw:upstream')).toBe('gw%3Aupstream');
+    expect(formEncode('a b+c/%')).toBe('a+b%2Bc%2F%25');
+    const header = basicAuthorization('gw:upstream', 'p@ss w:rd');
+    const decoded = Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8');
+    expect(decoded).toBe('gw%3Aupstream:p%40ss+w%3Ard');
+  });
+});
