@@ -643,4 +643,21 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29 / RFC 7662: opaque tokens are introspected once, cached; unknown ones are inactive',
   'oauth:issuer-denied-address': 'issue 29 / D19: an issuer on a denied address is never fetched',
   'oauth:ways-around-no-leak': 'issue 29: no presented token or introspection secret reaches the log',
+  'audit:schema-closed': 'issue 29: an audit record never has a key outside its schema, whatever the input',
+  'audit:tools-call':
+    'issue 29: a tools/call leaves one record: who, workspace, source, tool by both names, decision, outcome',
+  'audit:rest-actions': 'issue 29: source refresh, search and query leave records without the query text',
+  'audit:legacy-era': 'issue 29: a 2025-era client session leaves a record per request, era legacy',
+  'audit:auth-failures':
+    'issue 29: missing, malformed, unknown, revoked and expired keys are denied records with their reason',
+  'audit:permission-denials':
+    'issue 29: write needed and invisible names are denied records; the caller still gets no oracle',
+  'audit:rate-limited': 'issue 29: a rate-limit refusal is a denied record naming the requested tool',
+  'audit:streamed': 'issue 29: a streamed (SSE) answer leaves exactly one record',
+  'audit:bridged': 'issue 29: a bridged call and its retry leave one record each',
+  'audit:client-gone': 'issue 29: a client gone mid-stream leaves exactly one record',
+  'audit:no-content': 'issue 29: the audit file holds no argument, result, snippet, query text or key',
+  'audit:sink-failure': 'issue 29: an unwritable audit sink drops and counts; requests are answered as usual',
+  'audit:chart-routing':
+    'issue 29: the chart routes the audit trail to stderr or a file followed by a sidecar',
 };
