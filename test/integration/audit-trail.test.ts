@@ -114,7 +114,7 @@ function post(path: string, key: string | undefined, body: unknown): Promise<Res
 }
 
 describe('audit records of allowed actions', () => {
-  it('audit:tools-call a modern tools/call: who, what by both names, decision, outcome, duration', async () => {
+  it('audit:tools-call — a modern tools/call: who, what by both names, decision, outcome, duration', async () => {
     const response = await mcpPost(h.url, writer.key, {
       id: 1,
       method: 'tools/call',
@@ -194,7 +194,7 @@ describe('audit records of allowed actions', () => {
     });
   });
 
-  it('audit:rest-actions source refresh, search and query are recorded without the query text', async () => {
+  it('audit:rest-actions — source refresh, search and query are recorded without the query text', async () => {
     const refresh = await post('/agent/sources/handbook/refresh', writer.key, {});
     expect(refresh.status).toBe(200);
     expect(await recordOf(refresh)).toMatchObject({
@@ -227,7 +227,7 @@ describe('audit records of allowed actions', () => {
     expect(await recordOf(query)).toMatchObject({ method: 'POST /agent/query', outcome: 'ok' });
   });
 
-  it('audit:legacy-era a 2025-era SDK client: every request of its session is recorded with era legacy', async () => {
+  it('audit:legacy-era — a 2025-era SDK client: every request of its session is recorded with era legacy', async () => {
     const before = (await records()).length;
     const client = await connectClient(h.url, writer.key, 'legacy', 'audit-legacy');
     const called = await client.callTool({ name: 'legacy__echo', arguments: { text: ARGUMENT } });
@@ -250,7 +250,7 @@ describe('audit records of allowed actions', () => {
 });
 
 describe('audit records of refusals', () => {
-  it('audit:auth-failures missing, malformed, unknown, revoked and expired keys: denied with their reason', async () => {
+  it('audit:auth-failures — missing, malformed, unknown, revoked and expired keys: denied with their reason', async () => {
     const body = {
       jsonrpc: '2.0',
       id: 9,
@@ -292,7 +292,7 @@ describe('audit records of refusals', () => {
     });
   });
 
-  it('audit:permission-denials write needed, and an invisible tool told to the auditor but not the caller', async () => {
+  it('audit:permission-denials — write needed, and an invisible tool told to the auditor but not the caller', async () => {
     const write = await mcpPost(h.url, reader.key, {
       id: 10,
       method: 'tools/call',
@@ -347,7 +347,7 @@ describe('audit records of refusals', () => {
     });
   });
 
-  it('audit:rate-limited a rate-limit refusal names the tool the client asked for', async () => {
+  it('audit:rate-limited — a rate-limit refusal names the tool the client asked for', async () => {
     const call = () =>
       mcpPost(h.url, limited.key, {
         id: 13,
@@ -390,7 +390,7 @@ describe('audit records of refusals', () => {
 });
 
 describe('one record per client request', () => {
-  it('audit:streamed a tools/call answered as an SSE stream leaves one record, marked streamed', async () => {
+  it('audit:streamed — a tools/call answered as an SSE stream leaves one record, marked streamed', async () => {
     const response = await mcpPost(h.url, writer.key, {
       id: 20,
       method: 'tools/call',
@@ -406,7 +406,7 @@ describe('one record per client request', () => {
     expect(record.client_gone).toBeUndefined();
   });
 
-  it('audit:bridged a bridged legacy elicitation: one record for the first request and one for the retry', async () => {
+  it('audit:bridged — a bridged legacy elicitation: one record for the first request and one for the retry', async () => {
     const meta = {
       ...MODERN_META,
       'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
@@ -449,7 +449,7 @@ describe('one record per client request', () => {
       expect(all.filter((record) => record.request_id === id)).toHaveLength(1);
   });
 
-  it('audit:client-gone a client that leaves mid-stream leaves one record, marked client_gone', async () => {
+  it('audit:client-gone — a client that leaves mid-stream leaves one record, marked client_gone', async () => {
     const response = await mcpPost(h.url, writer.key, {
       id: 23,
       method: 'tools/call',
@@ -473,7 +473,7 @@ describe('one record per client request', () => {
 });
 
 describe('what the audit trail never holds', () => {
-  it('audit:no-content no argument, result, snippet, query text or key in the audit file', async () => {
+  it('audit:no-content — no argument, result, snippet, query text or key in the audit file', async () => {
     const text = await readFile(h.auditPath, 'utf8');
     expect(text.length).toBeGreaterThan(0);
     const keys = [writer, reader, modernOnly, limited, revoked, expired];
@@ -501,7 +501,7 @@ describe('what the audit trail never holds', () => {
 });
 
 describe('a sink that cannot be written', () => {
-  it('audit:sink-failure requests are answered as usual when the audit path is unwritable', async () => {
+  it('audit:sink-failure — requests are answered as usual when the audit path is unwritable', async () => {
     const key = newKey();
     const broken = await startHarness({
       telemetry: { audit: { sink: 'file', path: '/proc/agw-audit-cannot-exist/audit.log' } },

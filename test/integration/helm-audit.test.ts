@@ -52,7 +52,7 @@ async function render(...set: string[]) {
 }
 
 describe('the chart routes the audit trail', () => {
-  it('audit:chart-routing stderr by default; a file on an emptyDir followed by a sidecar with sink file', async () => {
+  it('audit:chart-routing — stderr by default; a file on an emptyDir followed by a sidecar with sink file', async () => {
     const defaults = await render();
     expect(defaults.audit).toMatchObject({ enabled: true, sink: 'stderr' });
     expect(defaults.volumes.map((v) => v.name)).not.toContain('audit');

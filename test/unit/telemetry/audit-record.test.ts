@@ -31,7 +31,7 @@ const HOSTILE = [
 ];
 
 describe('audit record', () => {
-  it('audit:schema-closed every record built from any input parses with the strict schema', () => {
+  it('audit:schema-closed — every record built from any input parses with the strict schema', () => {
     const inputs: AuditInput[] = [
       base,
       {

@@ -61,7 +61,7 @@ describe('audit sink', () => {
     expect(await readFile(path, 'utf8')).toContain('"req-399"');
   });
 
-  it('audit:sink-failure an unwritable path drops and counts, and write never throws', async () => {
+  it('audit:sink-failure — an unwritable path drops and counts, and write never throws', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'not-a-dir'), '');
     const drops: [DropReason, number][] = [];
