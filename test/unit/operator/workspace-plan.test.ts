@@ -101,11 +101,9 @@ describe('planWorkspace (operator reconcile core)', () => {
   });
 
   it('operator:plan-prefix — an McpSource spec.prefix reaches the rendered source; unset means always', () => {
-    const own: McpSourceView = {
-      metadata: meta('own'),
-      spec: { ...github.spec, credential: undefined, prefix: 'never' },
-    };
-    const plain: McpSourceView = { metadata: meta('plain'), spec: { ...github.spec, credential: undefined } };
+    const { credential: _credential, ...spec } = github.spec;
+    const own: McpSourceView = { metadata: meta('own'), spec: { ...spec, prefix: 'never' } };
+    const plain: McpSourceView = { metadata: meta('plain'), spec };
     const plan = planWorkspace(input({ mcpSources: [own, plain] }));
     const { namespace: _ns, credentials: _c, ...document } = plan.render;
     const validated = validateWorkspace(document);
