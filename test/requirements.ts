@@ -660,4 +660,6 @@ export const REQUIREMENTS: Record<string, string> = {
   'audit:sink-failure': 'issue 29: an unwritable audit sink drops and counts; requests are answered as usual',
   'audit:chart-routing':
     'issue 29: the chart routes the audit trail to stderr or a file followed by a sidecar',
+  'oauth:example-config':
+    'issue 29: examples/oidc.yaml signs in a person from the 401 and a machine; mcp:write writes',
 };

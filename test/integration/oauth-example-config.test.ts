@@ -1,0 +1,96 @@
+// examples/oidc.yaml as shipped (issue 29): started with OIDC_ISSUER naming the tests' authorization
+// server and GATEWAY_PUBLIC_URL, the SDK v2 client signs in through the 401 with no manual step; any
+// identity of the issuer reads, and one holding mcp:write writes.
+import {
+  Client,
+  ClientCredentialsProvider,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../gateway/main.js';
+import { createPinoLogger } from '../../gateway/telemetry/index.js';
+import { freePort } from '../infra/free-port.js';
+import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
+import { logLines, mcpPost } from '../support/gateway-harness.js';
+import { connectWithLogin, HeadlessOAuthProvider } from '../support/oauth-clients.js';
+
+let as: AuthServer;
+let gateway: RunningGateway;
+let url: string;
+
+beforeAll(async () => {
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  as = await startAuthServer({
+    resources: { [`${url}/mcp`]: { scope: 'mcp:read mcp:write' } },
+    scopes: ['mcp:read', 'mcp:write'],
+    clients: [
+      {
+        client_id: 'reader-bot',
+        client_secret: 'reader-bot-secret-0123456789',
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      },
+    ],
+  });
+  gateway = await startGateway({
+    configPath: 'examples/oidc.yaml',
+    port,
+    logger: createPinoLogger({ level: 'info', destination: logLines([]) }),
+    env: { OIDC_ISSUER: as.issuer, GATEWAY_PUBLIC_URL: url, PATH: process.env['PATH'] ?? '' },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await gateway.stop();
+  await as.stop();
+});
+
+describe('examples/oidc.yaml', () => {
+  it('oauth:example-config — a person signs in from the 401 and writes with mcp:write; a machine with mcp:read only reads', async () => {
+    const person = new HeadlessOAuthProvider('erin');
+    const client = await connectWithLogin(url, person, 'auto');
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('demo__create_note');
+    const created = await client.callTool({
+      name: 'demo__create_note',
+      arguments: { title: 'a', body: 'b' },
+    });
+    expect(created.isError ?? false).toBe(false);
+    await client.close();
+
+    // A machine: the SDK asks for every advertised scope, so it writes too…
+    const machine = new Client({ name: 'reader-bot', version: '1.0.0' });
+    await machine.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        authProvider: new ClientCredentialsProvider({
+          clientId: 'reader-bot',
+          clientSecret: 'reader-bot-secret-0123456789',
+          expectedIssuer: as.issuer,
+        }),
+      }),
+    );
+    expect((await machine.listTools()).tools.map((t) => t.name)).toContain('demo__create_note');
+    await machine.close();
+    // …and a token granted mcp:read alone only reads.
+    const token = await fetch(`${as.issuer}/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('reader-bot:reader-bot-secret-0123456789').toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        scope: 'mcp:read',
+        resource: `${url}/mcp`,
+      }),
+    }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
+    const listed = (await (await mcpPost(url, token, { method: 'tools/list' })).json()) as {
+      result: { tools: { name: string }[] };
+    };
+    const readable = listed.result.tools.map((t) => t.name);
+    expect(readable).toContain('demo__add');
+    expect(readable).not.toContain('demo__create_note');
+  }, 60_000);
+});
