@@ -660,6 +660,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'audit:sink-failure': 'issue 29: an unwritable audit sink drops and counts; requests are answered as usual',
   'audit:chart-routing':
     'issue 29: the chart routes the audit trail to stderr or a file followed by a sidecar',
+  'audit:oidc-principal':
+    'issue 29: an OAuth caller is recorded by issuer and subject; a token for another resource is a denied record',
   'oauth:example-config':
     'issue 29: examples/oidc.yaml signs in a person from the 401 and a machine; mcp:write writes',
 };
