@@ -627,6 +627,20 @@ export const REQUIREMENTS: Record<string, string> = {
   'upstream-oauth:cache-bounded': 'issue 29: the token cache is a bounded LRU',
   'upstream-oauth:cache-failure': 'issue 29: a failed refresh keeps an unexpired token in use',
   'upstream-oauth:basic-encoding': 'issue 29: client_secret_basic form-encodes id and secret',
+  'operator:upstream-oauth-render':
+    'issue 29: McpSource/DataSource OAuth credentials render as references to the workspace Secret the gateway accepts',
+  'operator:upstream-oauth-missing-secret':
+    'issue 29: a missing client id/secret Secret or key leaves only that source out, naming the field',
+  'operator:upstream-oauth-reach':
+    'issue 29 / D19: a denied token endpoint or issuer is AddressNotAllowed before any Secret is read',
+  'operator:upstream-oauth-reach-resolved':
+    'issue 29 / D19: token endpoint and issuer host names are resolved before the policy decides them',
+  'operator:upstream-oauth-invalid':
+    'issue 29: an OAuth credential the gateway would refuse is InvalidSpec naming the field',
+  'crd:upstream-oauth-credential':
+    'issue 29: the CRDs take OAuth credentials from Secrets; CEL refuses bad combinations at apply',
+  'kube:e2e-upstream-oauth':
+    'issue 29: an McpSource with client credentials works through the operator and two gateways',
   'oauth:valid-control':
     'issue 29: a real token for this resource is accepted (the control for the refusals)',
   'oauth:wrong-audience': 'issue 29 / RFC 8707: a token minted for another resource is refused',

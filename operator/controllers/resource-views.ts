@@ -56,10 +56,20 @@ export interface ApiKeyView {
   };
 }
 
+/** spec.credential (operator/api/v1alpha1/upstream-credential.ts): the CEL rules say which fields
+ * each type has; the plan still checks the rendered credential with the gateway's own schema. */
 export interface CredentialView {
-  readonly type: 'bearer' | 'header';
+  readonly type: 'bearer' | 'header' | 'oauthClientCredentials' | 'tokenExchange';
   readonly headerName?: string;
-  readonly secretKeyRef: SecretKeyRef;
+  readonly secretKeyRef?: SecretKeyRef;
+  readonly tokenEndpoint?: string;
+  readonly issuer?: string;
+  readonly clientId?: { readonly secretKeyRef: SecretKeyRef };
+  readonly clientSecret?: { readonly secretKeyRef: SecretKeyRef };
+  readonly authMethod?: string;
+  readonly scopes?: readonly string[];
+  readonly resource?: string;
+  readonly audience?: string;
 }
 
 export interface McpSourceView {

@@ -30,7 +30,7 @@ import type {
   ResourceMeta,
   WorkspaceView,
 } from './resource-views.js';
-import { planWorkspace, type KeyMaterial, type ReadyCondition } from './workspace-plan.js';
+import { credentialUrls, planWorkspace, type KeyMaterial, type ReadyCondition } from './workspace-plan.js';
 import {
   namesToResolve,
   reachCheck,
@@ -444,6 +444,8 @@ export class WorkspaceController {
     const urls = [
       ...mcpSources.map((s) => s.spec.url),
       ...dataSources.map((s) => s.spec.http?.url),
+      ...mcpSources.flatMap((s) => credentialUrls(s.spec.credential)),
+      ...dataSources.flatMap((s) => credentialUrls(s.spec.http?.credential)),
       spec?.embeddings?.baseUrl,
     ].filter((url): url is string => typeof url === 'string');
     const connectionStrings: string[] = [];

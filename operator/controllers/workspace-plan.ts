@@ -93,9 +93,11 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
   for (const resource of sortByName(input.mcpSources)) {
     const { workspaceRef: _ref, credential, ...rest } = resource.spec;
     const document: Record<string, unknown> = { ...rest, name: resource.metadata.name };
-    const failed = attachCredential(document, credential, (field, ref) =>
-      secretRef(resource.metadata.name, field, ref),
-    );
+    const failed = attachCredential(document, credential, {
+      at: 'spec.credential',
+      makeRef: (field, ref) => secretRef(resource.metadata.name, field, ref),
+      reach: input.reach,
+    });
     if (failed !== undefined) {
       mcpStatus.set(resource.metadata.name, failed);
       continue;
@@ -212,20 +214,69 @@ function keyCondition(spec: ApiKeyView['spec'], now: number): ReadyCondition {
 
 type RefMaker = (field: string, ref: SecretKeyRef) => SecretRef | ReadyCondition;
 
-/** Turns `credential: {type, headerName?, secretKeyRef}` into the config's credential. */
+/** What attachCredential needs besides the credential: where it sits in the resource (for
+ * messages: spec.credential or spec.http.credential), how a secretKeyRef becomes a reference to
+ * the workspace's rendered Secret, and the tenant reach policy for the token endpoint / issuer. */
+interface CredentialContext {
+  readonly at: string;
+  readonly makeRef: RefMaker;
+  readonly reach: ReachCheck | undefined;
+}
+
+/** Turns spec.credential into the config's credential (upstream-credential-schema.ts): every
+ * secretKeyRef becomes a `kubernetesSecret` reference, and its value an entry of the credentials map. */
 function attachCredential(
   document: Record<string, unknown>,
   credential: CredentialView | undefined,
-  makeRef: RefMaker,
+  context: CredentialContext,
 ): ReadyCondition | undefined {
   if (credential === undefined) return undefined;
-  const secret = makeRef('credential', credential.secretKeyRef);
+  if (credential.type === 'bearer' || credential.type === 'header') {
+    if (credential.secretKeyRef === undefined) return required(`${context.at}.secretKeyRef`);
+    const secret = context.makeRef('credential', credential.secretKeyRef);
+    if ('ready' in secret) return secret;
+    document['credential'] =
+      credential.type === 'header'
+        ? { type: 'header', name: credential.headerName, secret }
+        : { type: 'bearer', secret };
+    return undefined;
+  }
+  return attachOAuthCredential(document, credential, context);
+}
+
+/** oauthClientCredentials and tokenExchange: the policy decides the endpoints the operator can see
+ * before any Secret is read (an issuer's metadata may name another token endpoint; the gateway's
+ * network guard decides that one when it fetches). */
+function attachOAuthCredential(
+  document: Record<string, unknown>,
+  credential: CredentialView,
+  { at, makeRef, reach }: CredentialContext,
+): ReadyCondition | undefined {
+  for (const field of ['tokenEndpoint', 'issuer'] as const) {
+    const url = credential[field];
+    const refused = url === undefined ? undefined : reach?.url(`${at}.${field}`, url);
+    if (refused !== undefined) return refused;
+  }
+  const { clientId, clientSecret, headerName: _name, secretKeyRef: _ref, ...settings } = credential;
+  if (clientId === undefined) return required(`${at}.clientId`);
+  if (clientSecret === undefined) return required(`${at}.clientSecret`);
+  const id = makeRef('credential.clientId', clientId.secretKeyRef);
+  if ('ready' in id) return id;
+  const secret = makeRef('credential.clientSecret', clientSecret.secretKeyRef);
   if ('ready' in secret) return secret;
-  document['credential'] =
-    credential.type === 'header'
-      ? { type: 'header', name: credential.headerName, secret }
-      : { type: 'bearer', secret };
+  document['credential'] = { ...settings, clientId: id, clientSecret: secret };
   return undefined;
+}
+
+/** The URLs a credential makes the gateway fetch (token endpoint, issuer metadata), whose host
+ * names the controller resolves before the plan asks the reach policy about them. */
+export function credentialUrls(credential: CredentialView | undefined): string[] {
+  if (credential === undefined) return [];
+  return [credential.tokenEndpoint, credential.issuer].filter((url) => url !== undefined);
+}
+
+function required(field: string): ReadyCondition {
+  return { ready: false, reason: 'InvalidSpec', message: `${field}: is required` };
 }
 
 function planDataSource(
@@ -263,9 +314,11 @@ function planDataSource(
       const url = spec.http?.url;
       const refused = url === undefined ? undefined : input.reach?.url('spec.http.url', url);
       if (refused !== undefined) return refused;
-      const failed = attachCredential(document, credential, (field, ref) =>
-        secretRef(sourceName, field, ref),
-      );
+      const failed = attachCredential(document, credential, {
+        at: 'spec.http.credential',
+        makeRef: (field, ref) => secretRef(sourceName, field, ref),
+        reach: input.reach,
+      });
       if (failed !== undefined) return failed;
       break;
     }

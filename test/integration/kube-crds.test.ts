@@ -133,4 +133,93 @@ describe('CRDs on a real apiserver', () => {
       'default 2000',
     );
   });
+
+  it('crd:upstream-oauth-credential — OAuth credentials take client id and secret from Secrets; the CEL rules refuse what the gateway would, tokenExchange on a DataSource included; -o wide shows the credential type', async () => {
+    const client = {
+      clientId: { secretKeyRef: { name: 'oauth-client', key: 'id' } },
+      clientSecret: { secretKeyRef: { name: 'oauth-client', key: 'secret' } },
+    };
+    const oauth = (credential: Record<string, unknown>) => ({
+      type: 'oauthClientCredentials',
+      tokenEndpoint: 'https://login.example.com/token',
+      ...client,
+      ...credential,
+    });
+    const refusedWith = async (name: string, credential: Record<string, unknown>) =>
+      applyRefused(mcpSource(name, { credential }));
+    const { clientSecret: _secret, ...idOnly } = oauth({});
+    expect(await refusedWith('no-secret', idOnly)).toContain(
+      'credential.clientSecret is required for authMethod client_secret_basic (the default) and client_secret_post',
+    );
+    const { tokenEndpoint: _endpoint, ...nowhere } = oauth({});
+    expect(await refusedWith('nowhere', nowhere)).toContain('give exactly one of tokenEndpoint and issuer');
+    expect(await refusedWith('twice', oauth({ issuer: 'https://login.example.com' }))).toContain(
+      'give exactly one of tokenEndpoint and issuer',
+    );
+    expect(await refusedWith('inline', oauth({ clientSecret: 'cs_plain' }))).toContain(
+      'spec.credential.clientSecret',
+    );
+    expect(await refusedWith('static-ref', oauth({ secretKeyRef: { name: 's', key: 'k' } }))).toContain(
+      'credential.secretKeyRef is required for types bearer and header, and not used by the OAuth types',
+    );
+    expect(
+      await refusedWith('mixed', {
+        type: 'bearer',
+        secretKeyRef: { name: 's', key: 'k' },
+        tokenEndpoint: 'https://login.example.com/token',
+      }),
+    ).toContain('are only used by types oauthClientCredentials and tokenExchange');
+    expect(await refusedWith('audience', oauth({ audience: 'crm' }))).toContain(
+      'credential.audience is only used when credential.type is tokenExchange',
+    );
+    expect(await refusedWith('no-ref', { type: 'bearer' })).toContain(
+      'credential.secretKeyRef is required for types bearer and header',
+    );
+    const data = (name: string, credential: Record<string, unknown>) =>
+      JSON.stringify({
+        apiVersion: 'agentgateway.dev/v1alpha1',
+        kind: 'DataSource',
+        metadata: { name },
+        spec: {
+          workspaceRef: { name: 'acme' },
+          type: 'http',
+          http: {
+            url: 'https://api.example.com/items',
+            credential,
+            fields: { id: 'id', title: 't', body: ['b'] },
+          },
+        },
+      });
+    expect(await applyRefused(data('exchange', oauth({ type: 'tokenExchange' })))).toContain(
+      'credential.type tokenExchange needs a caller’s token and a DataSource syncs with none',
+    );
+    await kubectlOk(
+      ['apply', '-n', ns, '-f', '-'],
+      mcpSource('exchanging', {
+        credential: oauth({ type: 'tokenExchange', audience: 'crm', scopes: ['crm.read', 'openid'] }),
+      }),
+    );
+    await kubectlOk(
+      ['apply', '-n', ns, '-f', '-'],
+      mcpSource('machine', {
+        credential: {
+          type: 'oauthClientCredentials',
+          issuer: 'https://login.example.com',
+          ...client,
+          authMethod: 'client_secret_post',
+        },
+      }),
+    );
+    await kubectlOk(['apply', '-n', ns, '-f', '-'], data('synced', oauth({})));
+    const wide = await kubectlOk(['get', 'mcpsources', 'exchanging', 'machine', '-n', ns, '-o', 'wide']);
+    expect(wide.split('\n')[0]).toMatch(/PREFIX\s+CREDENTIAL\s+READY/);
+    expect(wide).toMatch(/exchanging\s.*tokenExchange/);
+    expect(wide).toMatch(/machine\s.*oauthClientCredentials/);
+    expect(await kubectlOk(['get', 'datasources', 'synced', '-n', ns, '-o', 'wide'])).toContain(
+      'oauthClientCredentials',
+    );
+    expect(await kubectlOk(['explain', 'mcpsource.spec.credential.clientSecret'])).toContain(
+      'sent only to the token endpoint',
+    );
+  });
 });

@@ -9,10 +9,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChild, type Child } from '../bench/child-process.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { startAuthServer } from '../infra/oidc-provider.js';
 import { get, mcpPost } from '../support/gateway-harness.js';
 import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
 import { until } from '../support/until.js';
 import { writeTestPolicy, type TestPolicyFiles } from '../support/test-policy.js';
+import { upstreamGate } from '../support/upstream-oauth.js';
 
 const UPSTREAM_TOKEN = 'replace-with-the-upstream-token';
 let tenant: string;
@@ -366,6 +368,84 @@ describe('kubectl apply → operator → gateways', () => {
         };
         return body.config_revision === after ? true : undefined;
       });
+  });
+
+  it('kube:e2e-upstream-oauth — an McpSource with oauthClientCredentials from a Secret: both gateways get a token of their own from a real authorization server for an upstream that checks its audience; no client secret outside the Secrets', async () => {
+    const clientSecret = 'kube-e2e-client-secret-Vq3';
+    const guarded = await startModernServer({
+      authorize: (authorization) => gate.authorize(authorization),
+    });
+    const as = await startAuthServer({
+      resources: { [guarded.url]: { scope: 'tools:read' } },
+      scopes: ['tools:read'],
+      clients: [
+        {
+          client_id: 'kube-gateway',
+          client_secret: clientSecret,
+          grant_types: ['client_credentials'],
+          redirect_uris: [],
+          response_types: [],
+          token_endpoint_auth_method: 'client_secret_basic',
+        },
+      ],
+    });
+    const gate = upstreamGate(as.issuer, guarded.url);
+    try {
+      await kubectlOk([
+        'create',
+        'secret',
+        'generic',
+        'oauth-client',
+        '-n',
+        tenant,
+        '--from-literal=id=kube-gateway',
+        `--from-literal=secret=${clientSecret}`,
+      ]);
+      await kubectlOk(
+        ['apply', '-n', tenant, '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'agentgateway.dev/v1alpha1',
+          kind: 'McpSource',
+          metadata: { name: 'guarded' },
+          spec: {
+            workspaceRef: { name: 'acme' },
+            transport: 'streamable-http',
+            url: guarded.url,
+            credential: {
+              type: 'oauthClientCredentials',
+              issuer: as.issuer,
+              clientId: { secretKeyRef: { name: 'oauth-client', key: 'id' } },
+              clientSecret: { secretKeyRef: { name: 'oauth-client', key: 'secret' } },
+              scopes: ['tools:read'],
+            },
+          },
+        }),
+      );
+      for (const gateway of gateways) {
+        const answer = await until('the guarded source to answer', async () => {
+          const body = (await (
+            await mcpPost(gateway.url, key, {
+              method: 'tools/call',
+              params: { name: 'guarded__echo', arguments: { text: 'with a token of its own' } },
+            })
+          ).json()) as { result?: { content: { text: string }[] } };
+          return body.result?.content[0]?.text;
+        });
+        expect(answer).toBe('with a token of its own');
+      }
+      expect(gate.accepted.length).toBeGreaterThan(0);
+      expect(gate.accepted.every((claims) => claims['client_id'] === 'kube-gateway')).toBe(true);
+      expect(as.requests.get('/token') ?? 0).toBeGreaterThanOrEqual(gateways.length);
+      expect(guarded.log.some((entry) => entry.authorization?.includes(key) === true)).toBe(false);
+      const rendered = await kubectlOk(['get', 'configmaps', '-n', gatewayNs, '-o', 'json']);
+      expect(rendered).toContain('oauthClientCredentials');
+      expect(rendered).not.toContain(clientSecret);
+      expect(rendered).not.toContain(Buffer.from(clientSecret).toString('base64'));
+    } finally {
+      await kubectl(['delete', 'mcpsource', 'guarded', '-n', tenant]);
+      await guarded.close();
+      await as.stop();
+    }
   });
 
   it('kube:e2e-workspace-deleted — deleting a Workspace takes its keys out of service and removes what was rendered', async () => {

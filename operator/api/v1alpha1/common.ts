@@ -36,23 +36,6 @@ export const SecretKeyRefSchema = z
   })
   .describe('A value in a Secret of this namespace; the value itself never appears in the resource.');
 
-/** `{type, headerName?, secretKeyRef}`: how the gateway authenticates to an upstream. */
-export const CredentialRefSchema = z
-  .strictObject({
-    type: z
-      .enum(['bearer', 'header'])
-      .describe('bearer: Authorization: Bearer <value>; header: <headerName>: <value>.'),
-    headerName: z
-      .string()
-      .min(1)
-      .max(100)
-      .regex(/^[A-Za-z0-9-]+$/)
-      .optional()
-      .describe('The HTTP header to send the value in (type header only).'),
-    secretKeyRef: SecretKeyRefSchema,
-  })
-  .describe('The credential the gateway sends upstream, read from a Secret of this namespace.');
-
 export const ConditionSchema = z
   .strictObject({
     type: z.string().min(1).max(316).describe('Condition type; Ready summarises the resource.'),

@@ -4,7 +4,6 @@
 import { z } from 'zod';
 import {
   ConditionsSchema,
-  CredentialRefSchema,
   ObservedGenerationSchema,
   SecretKeyRefSchema,
   WorkspaceRefSchema,
@@ -18,6 +17,7 @@ import {
   type CelRule,
   type CrdDefinition,
 } from './crd-definition.js';
+import { CREDENTIAL_RULES, NO_TOKEN_EXCHANGE, UpstreamCredentialRefSchema } from './upstream-credential.js';
 
 const glob = z.string().min(1).max(500).describe('A glob pattern.');
 const interval = z
@@ -71,7 +71,7 @@ const HttpSpec = z
       .describe(
         'The JSON endpoint (http or https URL); its addresses, redirects and next pages must be allowed by the admin policy.network (AddressNotAllowed otherwise).',
       ),
-    credential: CredentialRefSchema.optional(),
+    credential: UpstreamCredentialRefSchema.optional(),
     itemsPath: z
       .string()
       .max(200)
@@ -226,16 +226,18 @@ export const DATA_SOURCE: CrdDefinition = {
         message: 'pagination.nextCursorPath is required when pagination.type is cursor',
       },
     ],
-    'spec.http.credential': [
-      {
-        rule: "self.type != 'header' || has(self.headerName)",
-        message: 'credential.headerName is required when credential.type is header',
-      },
-    ],
+    'spec.http.credential': [...CREDENTIAL_RULES, NO_TOKEN_EXCHANGE],
   },
   printerColumns: [
     WORKSPACE_COLUMN,
     { name: 'Type', type: 'string', jsonPath: '.spec.type', description: 'Kind of source' },
+    {
+      name: 'Credential',
+      type: 'string',
+      jsonPath: '.spec.http.credential.type',
+      description: 'What an http source presents upstream: bearer, header or oauthClientCredentials',
+      priority: 1,
+    },
     READY_COLUMN,
     AGE_COLUMN,
   ],

@@ -1,7 +1,7 @@
 // McpSource: one upstream MCP server of a workspace. Its tools appear as <name>__<tool>, or by their
 // own names under spec.prefix never or auto. The fields are the config contract's
 // (gateway/config/config-schema.ts) minus stdio, which runs only in the embedded gateway, with the
-// credential taken from a Secret of this namespace.
+// credential's secrets taken from Secrets of this namespace (upstream-credential.ts).
 import { z } from 'zod';
 import {
   AccessSchema,
@@ -11,12 +11,7 @@ import {
   TimeoutsSchema,
   ToolFilterSchema,
 } from '../../../gateway/config/index.js';
-import {
-  ConditionsSchema,
-  CredentialRefSchema,
-  ObservedGenerationSchema,
-  WorkspaceRefSchema,
-} from './common.js';
+import { ConditionsSchema, ObservedGenerationSchema, WorkspaceRefSchema } from './common.js';
 import {
   AGE_COLUMN,
   IMMUTABLE_WORKSPACE_REF,
@@ -25,6 +20,7 @@ import {
   WORKSPACE_COLUMN,
   type CrdDefinition,
 } from './crd-definition.js';
+import { CREDENTIAL_RULES, UpstreamCredentialRefSchema } from './upstream-credential.js';
 
 export const McpSourceSpecSchema = z
   .strictObject({
@@ -43,7 +39,7 @@ export const McpSourceSpecSchema = z
       .describe(
         'The MCP endpoint (http or https URL); its addresses must be allowed by the admin policy.network (AddressNotAllowed otherwise).',
       ),
-    credential: CredentialRefSchema.optional(),
+    credential: UpstreamCredentialRefSchema.optional(),
     timeouts: TimeoutsSchema.optional(),
     limits: SourceLimitsSchema.optional(),
     tools: ToolFilterSchema.optional(),
@@ -93,16 +89,7 @@ export const MCP_SOURCE: CrdDefinition = {
       },
     ],
     'spec.workspaceRef': IMMUTABLE_WORKSPACE_REF,
-    'spec.credential': [
-      {
-        rule: "self.type != 'header' || has(self.headerName)",
-        message: 'credential.headerName is required when credential.type is header',
-      },
-      {
-        rule: "self.type != 'bearer' || !has(self.headerName)",
-        message: 'credential.headerName is only used when credential.type is header',
-      },
-    ],
+    'spec.credential': CREDENTIAL_RULES,
   },
   printerColumns: [
     WORKSPACE_COLUMN,
@@ -113,6 +100,14 @@ export const MCP_SOURCE: CrdDefinition = {
       type: 'string',
       jsonPath: '.spec.prefix',
       description: 'Naming policy: always (default), never or auto',
+      priority: 1,
+    },
+    {
+      name: 'Credential',
+      type: 'string',
+      jsonPath: '.spec.credential.type',
+      description:
+        'What the gateway presents upstream: bearer, header, oauthClientCredentials or tokenExchange',
       priority: 1,
     },
     READY_COLUMN,

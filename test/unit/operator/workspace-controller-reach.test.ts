@@ -141,6 +141,52 @@ describe('WorkspaceController under a tenant reach policy', () => {
     expect(byName('fine').map((e) => e.type)).toEqual(['Normal']);
   });
 
+  it('operator:upstream-oauth-reach-resolved — the host names of token endpoints and issuers are resolved before the policy decides them', async () => {
+    const ws: Resource<Record<string, never>> = { metadata: meta('ws'), spec: {} };
+    const clientRefs = {
+      clientId: { secretKeyRef: { name: 'client', key: 'id' } },
+      clientSecret: { secretKeyRef: { name: 'client', key: 'secret' } },
+    };
+    const source = (name: string, credential: { tokenEndpoint?: string; issuer?: string }) => ({
+      metadata: meta(name),
+      spec: {
+        workspaceRef: { name: 'ws' },
+        transport: 'streamable-http',
+        url: 'https://mcp.example.com/mcp',
+        credential: { type: 'oauthClientCredentials' as const, ...clientRefs, ...credential },
+      },
+    });
+    const { controller, writer } = controllerWith(
+      {
+        workspaces: () => [ws],
+        mcpSources: () => [
+          source('inside', { tokenEndpoint: 'http://token.internal.example/token' }),
+          source('outside', { issuer: 'https://login.example.com' }),
+        ],
+        secret: (_namespace, name) =>
+          name === 'client'
+            ? {
+                data: {
+                  id: Buffer.from('gw').toString('base64'),
+                  secret: Buffer.from('s3').toString('base64'),
+                },
+              }
+            : undefined,
+      },
+      {
+        'token.internal.example': ['127.0.0.1'],
+        'login.example.com': ['203.0.113.9'],
+        'mcp.example.com': ['203.0.113.8'],
+      },
+    );
+    await controller.reconcile('evil/ws');
+    expect(readyOf(writer, 'inside')).toMatchObject({ status: 'False', reason: 'AddressNotAllowed' });
+    expect(readyOf(writer, 'inside')?.message).toContain(
+      'spec.credential.tokenEndpoint: host token.internal.example',
+    );
+    expect(readyOf(writer, 'outside')).toMatchObject({ status: 'True', reason: 'Rendered' });
+  });
+
   it('tenant:workspace-not-found — resources naming a Workspace that is not in their namespace are Ready=False WorkspaceNotFound', async () => {
     const { controller, writer, events } = controllerWith({
       workspaces: () => [{ metadata: meta('team-ws', 'team'), spec: {} }],

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { generateKey, principalFor } from '../../../gateway/auth/index.js';
 import { validateWorkspace } from '../../../gateway/config/config-loader.js';
+import { DEFAULT_TENANT_POLICY } from '../../../gateway/config/index.js';
 import { credentialSecretName } from '../../../gateway/config/kube/index.js';
+import { renderedWorkspaceProblems } from '../../../gateway/config/kube/rendered-workspace-rules.js';
+import { ReachPolicy } from '../../../gateway/reach/index.js';
+import { reachCheck } from '../../../operator/controllers/reach-check.js';
 import {
   planWorkspace,
   type PlanInput,
@@ -269,5 +273,231 @@ describe('limits', () => {
     expect(principalFor(byId.get(searching.id)!, result.workspace).toolDisclosure).toBe('search');
     expect(principalFor(byId.get(listing.id)!, result.workspace).toolDisclosure).toBe('all');
     expect(result.workspace.keys.filter((k) => k.toolDisclosure !== undefined)).toHaveLength(1);
+  });
+});
+
+describe('upstream OAuth credentials (issue 29)', () => {
+  const clientRefs = {
+    clientId: { secretKeyRef: { name: 'oauth-client', key: 'id' } },
+    clientSecret: { secretKeyRef: { name: 'oauth-client', key: 'secret' } },
+  };
+  const client = { 'oauth-client': { id: 'gateway-client', secret: 'cs_top_secret_value' } };
+  const machine: McpSourceView = {
+    metadata: meta('machine'),
+    spec: {
+      ...withoutCredential(github.spec),
+      credential: {
+        type: 'oauthClientCredentials',
+        issuer: 'https://login.example.com',
+        ...clientRefs,
+        authMethod: 'client_secret_post',
+        scopes: ['repo.read'],
+      },
+    },
+  };
+  const exchange: McpSourceView = {
+    metadata: meta('exchange'),
+    spec: {
+      ...withoutCredential(github.spec),
+      credential: {
+        type: 'tokenExchange',
+        tokenEndpoint: 'https://login.example.com/token',
+        ...clientRefs,
+        audience: 'crm',
+      },
+    },
+  };
+  const api: DataSourceView = {
+    metadata: meta('api'),
+    spec: {
+      workspaceRef: ref,
+      type: 'http',
+      http: {
+        url: 'https://api.example.com/items',
+        credential: {
+          type: 'oauthClientCredentials',
+          tokenEndpoint: 'https://login.example.com/token',
+          ...clientRefs,
+        },
+        fields: { id: 'id', title: 'title', body: ['body'] },
+      },
+    },
+  };
+
+  it('operator:upstream-oauth-render — client-credentials and token-exchange credentials render as references to the workspace Secret that the gateway contract and its Kubernetes rules accept', () => {
+    const plan = planWorkspace(input({ mcpSources: [machine, exchange], dataSources: [api] }, client));
+    expect(plan.mcpSources.get('machine')).toMatchObject({ ready: true, reason: 'Rendered' });
+    expect(plan.mcpSources.get('exchange')).toMatchObject({ ready: true, reason: 'Rendered' });
+    expect(plan.dataSources.get('api')).toMatchObject({ ready: true, reason: 'Rendered' });
+    const { namespace: _ns, credentials, ...document } = plan.render;
+    const validated = validateWorkspace(document);
+    expect(validated.ok).toBe(true);
+    if (!validated.ok) return;
+    expect(renderedWorkspaceProblems(validated.workspace)).toEqual([]);
+    const own = credentialSecretName('demo');
+    const [machineSource, exchangeSource] = [...validated.workspace.mcpSources].sort((a, b) =>
+      b.name.localeCompare(a.name),
+    );
+    expect(machineSource?.credential).toMatchObject({
+      type: 'oauthClientCredentials',
+      issuer: 'https://login.example.com',
+      authMethod: 'client_secret_post',
+      scopes: ['repo.read'],
+      clientId: { kubernetesSecret: { name: own } },
+      clientSecret: { kubernetesSecret: { name: own } },
+    });
+    expect(exchangeSource?.credential).toMatchObject({
+      type: 'tokenExchange',
+      tokenEndpoint: 'https://login.example.com/token',
+      audience: 'crm',
+      authMethod: 'client_secret_basic',
+    });
+    const httpSource = validated.workspace.dataSources[0];
+    expect(httpSource?.type === 'http' ? httpSource.credential?.type : undefined).toBe(
+      'oauthClientCredentials',
+    );
+    const credential = machineSource?.credential as {
+      clientId: { kubernetesSecret: { key: string } };
+      clientSecret: { kubernetesSecret: { key: string } };
+    };
+    expect(credentials.get(credential.clientId.kubernetesSecret.key)).toBe('gateway-client');
+    expect(credentials.get(credential.clientSecret.kubernetesSecret.key)).toBe('cs_top_secret_value');
+    expect(credential.clientSecret.kubernetesSecret.key).toMatch(
+      /^cred\.machine\.credential\.clientSecret\./,
+    );
+    const rendered = JSON.stringify(document);
+    expect(rendered).not.toContain('cs_top_secret_value');
+    expect(rendered).not.toContain('gateway-client');
+    expect(rendered).not.toContain('secretKeyRef');
+  });
+
+  it('operator:upstream-oauth-missing-secret — a missing client secret Secret or key leaves only that source out, with a condition naming the field', () => {
+    const onlyId = { 'oauth-client': { id: 'gateway-client' } };
+    const plan = planWorkspace(input({ mcpSources: [machine, github], dataSources: [api] }, onlyId));
+    expect(plan.mcpSources.get('machine')).toEqual({
+      ready: false,
+      reason: 'SecretKeyNotFound',
+      message: 'Secret oauth-client has no key secret (credential.clientSecret)',
+    });
+    expect(plan.dataSources.get('api')?.reason).toBe('SecretKeyNotFound');
+    const none = planWorkspace(
+      input({ mcpSources: [machine, github], dataSources: [api] }, { 'gh-token': { token: 't' } }),
+    );
+    expect(none.mcpSources.get('machine')).toEqual({
+      ready: false,
+      reason: 'SecretNotFound',
+      message: 'Secret oauth-client (credential.clientId) was not found in this namespace',
+    });
+    expect(none.mcpSources.get('github')?.ready).toBe(true);
+    expect(none.render.mcpSources).toEqual([expect.objectContaining({ name: 'github' })]);
+    expect(none.render.dataSources).toEqual([]);
+  });
+
+  it('operator:upstream-oauth-reach — a token endpoint or issuer the tenant policy denies is refused with AddressNotAllowed before any Secret is read', () => {
+    const reach = reachCheck(
+      new ReachPolicy(DEFAULT_TENANT_POLICY),
+      { namespace: ns, workspace: 'demo' },
+      new Map([['idp.internal.example', ['169.254.169.254']]]),
+    );
+    const loopback: McpSourceView = {
+      ...machine,
+      spec: {
+        ...machine.spec,
+        credential: {
+          ...clientRefs,
+          type: 'oauthClientCredentials',
+          tokenEndpoint: 'http://127.0.0.1:9/token',
+        },
+      },
+    };
+    const metadataIssuer: DataSourceView = {
+      ...api,
+      spec: {
+        ...api.spec,
+        http: {
+          ...api.spec.http,
+          credential: {
+            ...clientRefs,
+            type: 'oauthClientCredentials',
+            issuer: 'https://idp.internal.example',
+          },
+        },
+      },
+    };
+    const reads: string[] = [];
+    const base = input({ mcpSources: [loopback], dataSources: [metadataIssuer], reach }, client);
+    const plan = planWorkspace({
+      ...base,
+      readSecret: (r) => {
+        reads.push(r.name);
+        return base.readSecret(r);
+      },
+    });
+    expect(plan.mcpSources.get('machine')).toMatchObject({ ready: false, reason: 'AddressNotAllowed' });
+    expect(plan.mcpSources.get('machine')?.message).toMatch(
+      /^spec\.credential\.tokenEndpoint: host 127\.0\.0\.1 /,
+    );
+    expect(plan.dataSources.get('api')).toMatchObject({ ready: false, reason: 'AddressNotAllowed' });
+    expect(plan.dataSources.get('api')?.message).toMatch(
+      /^spec\.http\.credential\.issuer: host idp\.internal\.example /,
+    );
+    expect(plan.dataSources.get('api')?.message).not.toContain('169.254');
+    expect(reads).toEqual([]);
+    expect(plan.render.credentials.size).toBe(0);
+    const allowed = planWorkspace(input({ mcpSources: [machine], reach }, client));
+    expect(allowed.mcpSources.get('machine')?.ready).toBe(true);
+  });
+
+  it('operator:upstream-oauth-invalid — what the CEL rules refuse at apply is still refused by the gateway contract in the plan (InvalidSpec naming the field)', () => {
+    const both: McpSourceView = {
+      ...machine,
+      spec: {
+        ...machine.spec,
+        credential: {
+          ...clientRefs,
+          type: 'oauthClientCredentials',
+          issuer: 'https://login.example.com',
+          tokenEndpoint: 'https://login.example.com/token',
+        },
+      },
+    };
+    const exchanging: DataSourceView = {
+      ...api,
+      spec: {
+        ...api.spec,
+        http: {
+          ...api.spec.http,
+          credential: {
+            ...clientRefs,
+            type: 'tokenExchange',
+            tokenEndpoint: 'https://login.example.com/token',
+          },
+        },
+      },
+    };
+    const noSecret: McpSourceView = {
+      ...exchange,
+      spec: {
+        ...exchange.spec,
+        credential: {
+          type: 'tokenExchange',
+          issuer: 'https://login.example.com',
+          clientId: clientRefs.clientId,
+        },
+      },
+    };
+    const plan = planWorkspace(input({ mcpSources: [both, noSecret], dataSources: [exchanging] }, client));
+    expect(plan.mcpSources.get('machine')).toMatchObject({ ready: false, reason: 'InvalidSpec' });
+    expect(plan.mcpSources.get('machine')?.message).toContain(
+      'spec.credential.tokenEndpoint: give exactly one',
+    );
+    expect(plan.mcpSources.get('exchange')).toEqual({
+      ready: false,
+      reason: 'InvalidSpec',
+      message: 'spec.credential.clientSecret: is required',
+    });
+    expect(plan.dataSources.get('api')).toMatchObject({ ready: false, reason: 'InvalidSpec' });
+    expect(plan.render.mcpSources).toEqual([]);
+    expect(plan.render.dataSources).toEqual([]);
   });
 });
