@@ -1,10 +1,12 @@
 // The credential port (D22): one Bearer header, either an API key (the `agw_` prefix: checked as
 // before, byte for byte) or, when the gateway is an OAuth resource server, an access token checked
 // by the OAuth authenticator. Both end in the same Principal. Tokens are read from the
-// Authorization header only (never a query string or cookie).
+// Authorization header only (never a query string or cookie). A verified OAuth token is sealed onto
+// its principal for token exchange only (caller-token.ts).
 import type { GatewayConfig } from '../config/index.js';
 import { KEY_PREFIX } from './api-key-format.js';
 import { authenticate, type AuthFailureReason } from './authenticate.js';
+import { sealCallerToken } from './caller-token.js';
 import type { OAuthAuthenticator, OAuthFailure } from './oauth-authenticator.js';
 import type { Principal } from './principal.js';
 
@@ -39,7 +41,7 @@ export async function authenticateBearer(
     return outcome.ok ? outcome : { ok: false, kind: 'key', reason: outcome.reason };
   }
   const outcome = await oauth.authenticate(token, config, now, face);
-  if (outcome.ok) return outcome;
+  if (outcome.ok) return { ok: true, principal: sealCallerToken(outcome.principal, token) };
   return {
     ok: false,
     kind: 'oauth',

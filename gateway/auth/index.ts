@@ -24,3 +24,4 @@ export {
   unauthorizedChallenge,
 } from './bearer-challenge.js';
 export { identityKeyId } from './identity-mapping.js';
+export { forgetCallerToken } from './caller-token.js';

@@ -2,10 +2,12 @@
 // check, then Bearer authentication on every request. Protection follows the matched route (see
 // route-policy.ts), so no spelling of a path can reach a handler unauthenticated. Refusals close the
 // connection, so an unauthenticated client cannot hold a socket by trickling a body it declared.
-// Failures are logged by reason, never by value.
+// Failures are logged by reason, never by value. An OAuth caller's token sealed for token exchange
+// (auth/caller-token.ts) is forgotten when the response closes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   authenticateBearer,
+  forgetCallerToken,
   unauthorizedChallenge,
   type AuthFailureReason,
   type OAuthAuthenticator,
@@ -110,6 +112,12 @@ export function authHook(now: () => Date, oauth?: OAuthAuthenticator) {
             }),
       );
     }
-    if (outcome.ok) request.principal = outcome.principal;
+    if (outcome.ok) {
+      const principal = outcome.principal;
+      request.principal = principal;
+      // Work the request started (a pooled connection, a detached promise) keeps its async context;
+      // the token in it must not outlive the request.
+      if (principal.oidc !== undefined) reply.raw.once('close', () => forgetCallerToken(principal));
+    }
   };
 }
