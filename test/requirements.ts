@@ -483,6 +483,31 @@ export const REQUIREMENTS: Record<string, string> = {
   'kube:key-id-clash': 'issue 9: a key id identifies one key across workspaces',
   'kube:secret-ref': 'issue 9: credentials come from rendered Secrets; rotation changes the reference',
   'kube:revision-annotation': 'issue 9: stale parts of an older revision are ignored',
+  'operator:identity-plan':
+    'issue 29: Workspace spec.identity renders into an identity section the gateway contract accepts',
+  'operator:identity-secret-only-in-credentials':
+    'issue 29: the introspection client secret is only in the credentials Secret, as a reference elsewhere',
+  'operator:identity-reach-refused':
+    'issue 29: issuer, JWKS and introspection hosts the tenant policy denies render no identity (AddressNotAllowed)',
+  'operator:identity-not-used':
+    'issue 29: a missing Secret or an invalid spec.identity renders none and names the field',
+  'operator:identity-reach-event':
+    'issue 29: a refused spec.identity makes the Workspace Ready=False with its reason and a Warning Event',
+  'operator:identity-status': 'issue 29: status.issuers counts the issuers served (printer column)',
+  'kube:identity-accepted':
+    'issue 29: gateways serve a rendered identity section and read its secret from the own Secret',
+  'kube:identity-per-workspace':
+    'issue 29: a bad identity section refuses only its workspace (D17), last good kept',
+  'kube:identity-refs-own-secret':
+    'issue 29: an identity secret reference outside the workspace’s own Secret is refused',
+  'kube:identity-needs-oauth':
+    'issue 29: identity without the admin’s oauth section refuses that workspace only',
+  'kube:identity-introspection-clash':
+    'issue 29: two workspaces may introspect only with distinct, non-overlapping token prefixes',
+  'crd:workspace-identity':
+    'issue 29: CEL refuses malformed spec.identity at apply; -o wide shows the Issuers column',
+  'kube:identity-too-large':
+    'issue 29: a workspace head (identity) too large for one object is refused at render',
   'crd:generated-up-to-date': 'issue 9: crds/ is generated from the zod schemas and checked in',
   'crd:conventions':
     'issue 9: structural schemas with descriptions and bounds, status subresource, columns, categories',

@@ -78,3 +78,5 @@ export {
   TokenExchangeSchema,
 } from './upstream-credential-schema.js';
 export type { UpstreamCredential, OAuthCredential } from './upstream-credential-schema.js';
+export { JWT_ALGORITHMS, OAuthSchema, oauthUrlProblem } from './oauth-schema.js';
+export type { OAuthConfig, IssuerConfig } from './oauth-schema.js';

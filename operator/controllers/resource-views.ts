@@ -23,7 +23,22 @@ export interface WorkspaceView {
     readonly limits?: Readonly<Record<string, number>>;
     readonly embeddings?: WorkspaceEmbeddingsView;
     readonly toolDisclosure?: string;
+    readonly identity?: WorkspaceIdentityView;
   };
+}
+
+/** spec.identity (api/v1alpha1/workspace-identity.ts): issuers and rules as the config contract has
+ * them, but `jwks: {uri?}` instead of `jwksUri` and the introspection secret as a secretKeyRef. */
+export interface WorkspaceIdentityView {
+  readonly issuers: readonly (Readonly<Record<string, unknown>> & {
+    readonly issuer: string;
+    readonly jwks?: { readonly uri?: string };
+    readonly introspection?: Readonly<Record<string, unknown>> & {
+      readonly endpoint?: string;
+      readonly clientSecret: { readonly secretKeyRef: SecretKeyRef };
+    };
+  })[];
+  readonly rules: readonly Readonly<Record<string, unknown>>[];
 }
 
 /** spec.embeddings: `disabled`, the provider's settings, and its API key in a Secret. */

@@ -16,6 +16,7 @@ import {
 } from '../../gateway/config/kube/index.js';
 import type { Logger } from '../../gateway/telemetry/logger.js';
 import type { KubeWriter } from '../kube/kube-writer.js';
+import { identityUrls } from './identity-plan.js';
 import {
   API_KEY_LABEL,
   decideKey,
@@ -271,6 +272,9 @@ export class WorkspaceController {
       ...plan.dataSources.values(),
       ...plan.apiKeys.values(),
     ].filter((c) => !c.ready).length;
+    // spec.identity not used is Ready=False (its reason, a Warning Event): OAuth callers are all
+    // refused until it is fixed, unlike embeddings, which fall back to lexical search.
+    const identity = plan.identity?.condition;
     const notes = [
       ...(failing === 0
         ? []
@@ -282,11 +286,14 @@ export class WorkspaceController {
     await this.setStatus(
       PLURALS.workspace,
       workspace,
-      { ready: true, reason: 'Rendered', message: ['served by the gateways', ...notes].join('; ') },
+      identity !== undefined && !identity.ready
+        ? { ...identity, message: ['served by the gateways', identity.message, ...notes].join('; ') }
+        : { ready: true, reason: 'Rendered', message: ['served by the gateways', ...notes].join('; ') },
       {
         keys: plan.render.keys.length,
         sources: plan.render.mcpSources.length + plan.render.dataSources.length,
         revision,
+        ...(plan.identity === undefined ? {} : { issuers: plan.identity.issuers }),
       },
     );
   }
@@ -447,6 +454,7 @@ export class WorkspaceController {
       ...mcpSources.flatMap((s) => credentialUrls(s.spec.credential)),
       ...dataSources.flatMap((s) => credentialUrls(s.spec.http?.credential)),
       spec?.embeddings?.baseUrl,
+      ...identityUrls(spec?.identity),
     ].filter((url): url is string => typeof url === 'string');
     const connectionStrings: string[] = [];
     for (const source of dataSources) {

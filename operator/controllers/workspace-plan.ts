@@ -18,6 +18,7 @@ import {
 } from '../../gateway/config/kube/index.js';
 import type { z } from 'zod';
 import { EMBEDDINGS_CREDENTIAL, planEmbeddings } from './embeddings-plan.js';
+import { IDENTITY_CREDENTIAL_SOURCE, planIdentity, type IdentityPlan } from './identity-plan.js';
 import type { ReachCheck } from './reach-check.js';
 import type {
   ApiKeyView,
@@ -62,6 +63,9 @@ export interface WorkspacePlan {
   /** Set when the Workspace has spec.embeddings; ready: false when it could not be used (the
    * workspace is then rendered with `embeddings: false`, never with the gateway-wide provider). */
   readonly embeddings?: ReadyCondition;
+  /** Set when the Workspace has spec.identity; condition.ready: false when it could not be used
+   * (the workspace is then rendered with no identity section: API keys only). */
+  readonly identity?: IdentityPlan;
 }
 
 const RENDERED: ReadyCondition = { ready: true, reason: 'Rendered', message: 'served by the gateways' };
@@ -170,6 +174,11 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     (ref) => secretRef(EMBEDDINGS_CREDENTIAL.source, EMBEDDINGS_CREDENTIAL.field, ref),
     input.reach,
   );
+  const identity = planIdentity(
+    input.workspace.spec.identity,
+    (field, ref) => secretRef(IDENTITY_CREDENTIAL_SOURCE, field, ref),
+    input.reach,
+  );
 
   return {
     render: {
@@ -181,6 +190,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       ...(input.workspace.spec.limits === undefined ? {} : { limits: input.workspace.spec.limits }),
       ...disclosure(input.workspace.spec.toolDisclosure),
       ...(embeddings === undefined ? {} : { embeddings: embeddings.render }),
+      ...(identity?.render === undefined ? {} : { identity: identity.render }),
       mcpSources,
       dataSources,
       keys,
@@ -190,6 +200,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     mcpSources: mcpStatus,
     dataSources: dataStatus,
     ...(embeddings === undefined ? {} : { embeddings: embeddings.condition }),
+    ...(identity === undefined ? {} : { identity }),
   };
 }
 

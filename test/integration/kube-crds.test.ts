@@ -222,4 +222,137 @@ describe('CRDs on a real apiserver', () => {
       'sent only to the token endpoint',
     );
   });
+
+  it('crd:workspace-identity — spec.identity: exactly one of jwks and introspection, https issuers, rules naming a listed issuer, conditions with one operator, prefixes when several introspect; -o wide counts the issuers', async () => {
+    const issuer = 'https://login.example.com/realms/acme';
+    const workspace = (name: string, identity: Record<string, unknown>) =>
+      JSON.stringify({
+        apiVersion: 'agentgateway.dev/v1alpha1',
+        kind: 'Workspace',
+        metadata: { name },
+        spec: { identity },
+      });
+    const rules = [{ name: 'all', issuer }];
+    const introspection = (tokenPrefix?: string) => ({
+      clientId: 'agw',
+      clientSecret: { secretKeyRef: { name: 'idp', key: 'secret' } },
+      ...(tokenPrefix === undefined ? {} : { tokenPrefix }),
+    });
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ issuers: [{ issuer }], rules }, 'give exactly one of jwks (JWT access tokens) and introspection'],
+      [
+        { issuers: [{ issuer, jwks: {}, introspection: introspection() }], rules },
+        'give exactly one of jwks (JWT access tokens) and introspection',
+      ],
+      [
+        {
+          issuers: [{ issuer: 'http://login.example.com', jwks: {} }],
+          rules: [{ name: 'a', issuer: 'http://login.example.com' }],
+        },
+        'issuer must be an absolute https URL',
+      ],
+      [
+        { issuers: [{ issuer: `${issuer}?x=1`, jwks: {} }], rules: [{ name: 'a', issuer: `${issuer}?x=1` }] },
+        'issuer must be an absolute https URL',
+      ],
+      [
+        { issuers: [{ issuer, jwks: { uri: 'ftp://login.example.com/k' } }], rules },
+        'jwks.uri must be an absolute https URL',
+      ],
+      [
+        { issuers: [{ issuer, jwks: {} }], rules: [{ name: 'a', issuer: 'https://other.example.com' }] },
+        'identity.rules[].issuer must be one of identity.issuers[].issuer',
+      ],
+      [
+        {
+          issuers: [
+            { issuer, jwks: {} },
+            { issuer, jwks: {} },
+          ],
+          rules,
+        },
+        'identity.issuers: each issuer may be listed once',
+      ],
+      [{ issuers: [{ issuer, jwks: {} }], rules: [...rules, ...rules] }, 'each rule name may be used once'],
+      [
+        { issuers: [{ issuer, jwks: {} }], rules: [{ name: 'a', issuer, when: [{ claim: 'groups' }] }] },
+        'a condition has exactly one of equals and contains',
+      ],
+      [
+        {
+          issuers: [{ issuer, jwks: {} }],
+          rules: [{ name: 'a', issuer, when: [{ claim: 'groups', equals: 'x', contains: 'y' }] }],
+        },
+        'a condition has exactly one of equals and contains',
+      ],
+      [
+        {
+          issuers: [
+            { issuer, introspection: introspection('a_') },
+            { issuer: 'https://opaque.example.com', introspection: introspection() },
+          ],
+          rules,
+        },
+        'tokenPrefix is required when more than one issuer introspects',
+      ],
+      [
+        { issuers: [{ issuer, introspection: { clientId: 'agw', clientSecret: 'inline' } }], rules },
+        'spec.identity.issuers[0].introspection.clientSecret',
+      ],
+    ];
+    for (const [index, [identity, message]] of refusals.entries())
+      expect(await applyRefused(workspace(`bad-identity-${index}`, identity)), message).toContain(message);
+
+    await kubectlOk(
+      ['apply', '-n', ns, '-f', '-'],
+      workspace('signed-in', {
+        issuers: [
+          { issuer, jwks: {}, tokenTypes: ['at+jwt', 'jwt'] },
+          { issuer: 'http://127.0.0.1:8443', jwks: { uri: 'http://127.0.0.1:8443/jwks' } },
+          { issuer: 'https://opaque.example.com', introspection: introspection() },
+        ],
+        rules: [
+          {
+            name: 'payments',
+            issuer,
+            when: [{ claim: 'groups', contains: 'payments-agents' }],
+            access: 'write',
+          },
+          { name: 'local', issuer: 'http://127.0.0.1:8443' },
+        ],
+      }),
+    );
+    const stored = JSON.parse(
+      await kubectlOk([
+        'get',
+        'workspace',
+        'signed-in',
+        '-n',
+        ns,
+        '-o',
+        'jsonpath={.spec.identity.rules[1]}',
+      ]),
+    ) as unknown;
+    expect(stored).toEqual({ name: 'local', issuer: 'http://127.0.0.1:8443' });
+    await kubectlOk([
+      'patch',
+      'workspace',
+      'signed-in',
+      '-n',
+      ns,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"issuers":3}}',
+    ]);
+    const wide = await kubectlOk(['get', 'workspace', 'signed-in', '-n', ns, '-o', 'wide']);
+    expect(wide.split('\n')[0]).toMatch(/SOURCES\s+ISSUERS\s+AGE/);
+    expect(wide).toMatch(/signed-in\s.*\s3\s/);
+    expect((await kubectlOk(['get', 'workspace', 'signed-in', '-n', ns])).split('\n')[0]).not.toContain(
+      'ISSUERS',
+    );
+    expect(
+      await kubectlOk(['explain', 'workspace.spec.identity.issuers.introspection.clientSecret']),
+    ).toContain('read from a Secret of this namespace');
+  });
 });

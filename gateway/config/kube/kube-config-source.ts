@@ -15,7 +15,11 @@ import {
 } from '../config-source.js';
 import type { SecretReader } from '../secret-ref.js';
 import { WORKSPACE_LABEL, WORKSPACE_NAMESPACE_LABEL, type PartKind } from './rendered-contract.js';
-import { renderedWorkspaceProblems } from './rendered-workspace-rules.js';
+import {
+  identityBaseProblems,
+  introspectionClash,
+  renderedWorkspaceProblems,
+} from './rendered-workspace-rules.js';
 import type { ObjectFeed, RenderedObject } from './rendered-object.js';
 import { assembleWorkspace } from './workspace-assembler.js';
 import { count } from '../../telemetry/metrics.js';
@@ -208,12 +212,22 @@ export class KubeConfigSource implements ConfigSource {
       else if (result.ok) {
         workspace = result.workspace;
         problems.push(...renderedWorkspaceProblems(workspace));
+        if (this.base !== undefined) problems.push(...identityBaseProblems(workspace, this.base));
       } else problems.push(...result.problems);
     }
     if (workspace !== undefined) {
       const clash = this.keyIdClash(name, workspace);
       if (clash !== undefined)
         problems.push({ path: 'keys', message: `key id ${clash} is already used by another workspace` });
+      const sharedIntrospection = introspectionClash(
+        workspace,
+        [...this.applied.values()].map((a) => a.workspace),
+      );
+      if (sharedIntrospection !== undefined)
+        problems.push({
+          path: 'identity.issuers',
+          message: `opaque tokens could go to this workspace's or workspace ${sharedIntrospection}'s introspection endpoint: each needs a tokenPrefix the other's does not start with`,
+        });
     }
     if (workspace === undefined || problems.length > 0) {
       this.rejected.set(name, assembly.revision);

@@ -31,6 +31,9 @@ export interface WorkspaceToRender {
   readonly embeddings?: Readonly<Record<string, unknown>> | false;
   /** What tools/list offers the workspace's keys (config contract `toolDisclosure`); unset: `all`. */
   readonly toolDisclosure?: string;
+  /** Who may sign in with an OAuth access token (config contract `identity`); its secrets are
+   * references into `credentials`, like the sources'. */
+  readonly identity?: Readonly<Record<string, unknown>>;
   readonly mcpSources: readonly unknown[];
   readonly dataSources: readonly unknown[];
   readonly keys: readonly unknown[];
@@ -83,6 +86,10 @@ export function renderWorkspace(
   if (workspace.limits !== undefined) head['limits'] = workspace.limits;
   if (workspace.embeddings !== undefined) head['embeddings'] = workspace.embeddings;
   if (workspace.toolDisclosure !== undefined) head['toolDisclosure'] = workspace.toolDisclosure;
+  if (workspace.identity !== undefined) head['identity'] = workspace.identity;
+  // The head is never split: it must leave room for the list items of part 0.
+  if (Buffer.byteLength(JSON.stringify(head)) > budgetBytes / 2)
+    throw new WorkspaceTooLargeError(workspace.name, 'its settings (identity, limits, embeddings)');
   const configFragments = pack(
     head,
     [

@@ -11,6 +11,7 @@ import {
   type CrdDefinition,
 } from './crd-definition.js';
 import { WORKSPACE_EMBEDDINGS_RULES, WorkspaceEmbeddingsSpecSchema } from './workspace-embeddings.js';
+import { WORKSPACE_IDENTITY_RULES, WorkspaceIdentitySpecSchema } from './workspace-identity.js';
 
 export const WorkspaceSpecSchema = z
   .strictObject({
@@ -21,6 +22,7 @@ export const WorkspaceSpecSchema = z
     toolDisclosure: ToolDisclosureSchema.optional().describe(
       "What /mcp tools/list offers this workspace's keys: all (every tool the key may call, the default) or search (find_tools and call_tool, which find and call tools on demand). An ApiKey's own setting wins.",
     ),
+    identity: WorkspaceIdentitySpecSchema.optional(),
   })
   .describe('A workspace: the unit of isolation; an API key sees only its own workspace.');
 
@@ -35,6 +37,14 @@ export const WorkspaceStatusSchema = z
       .max(64)
       .optional()
       .describe('Revision of the configuration rendered for the gateways (shown in /agent/sources).'),
+    issuers: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        'Authorization servers the gateways trust for this workspace (0 when spec.identity is not used).',
+      ),
   })
   .describe('What the operator last rendered for this workspace.');
 
@@ -47,12 +57,23 @@ export const WORKSPACE: CrdDefinition = {
     'A workspace of Agent Gateway: one endpoint per workspace for AI agents, in front of its MCP and data sources. Its name must be unique across namespaces.',
   spec: WorkspaceSpecSchema,
   status: WorkspaceStatusSchema,
-  rules: { '': [SHORT_NAME_RULE], 'spec.embeddings': WORKSPACE_EMBEDDINGS_RULES },
+  rules: {
+    '': [SHORT_NAME_RULE],
+    'spec.embeddings': WORKSPACE_EMBEDDINGS_RULES,
+    ...WORKSPACE_IDENTITY_RULES,
+  },
   printerColumns: [
     READY_COLUMN,
     REASON_COLUMN,
     { name: 'Keys', type: 'integer', jsonPath: '.status.keys', description: 'API keys served' },
     { name: 'Sources', type: 'integer', jsonPath: '.status.sources', description: 'Sources served' },
+    {
+      name: 'Issuers',
+      type: 'integer',
+      jsonPath: '.status.issuers',
+      description: 'Authorization servers trusted for OAuth sign-in',
+      priority: 1,
+    },
     AGE_COLUMN,
   ],
   selectableFields: [],
