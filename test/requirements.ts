@@ -506,6 +506,9 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: two workspaces may introspect only with distinct, non-overlapping token prefixes',
   'crd:workspace-identity':
     'issue 29: CEL refuses malformed spec.identity at apply; -o wide shows the Issuers column',
+  'helm:oauth-values': 'issue 29: the chart renders the admin’s oauth section from values, off by default',
+  'helm:oauth-refusals':
+    'issue 29: oauth.enabled needs oauth.resource; the values schema bounds the oauth values',
   'kube:identity-too-large':
     'issue 29: a workspace head (identity) too large for one object is refused at render',
   'crd:generated-up-to-date': 'issue 9: crds/ is generated from the zod schemas and checked in',
