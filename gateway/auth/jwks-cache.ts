@@ -90,7 +90,10 @@ export class JwksCache {
       this.keys = createLocalJWKSet(this.publicSigningKeys(document));
       this.fetchedAt = this.now();
     } catch (error) {
-      this.lastFailure = error instanceof OAuthFetchError ? error.failure : 'invalid-jwks';
+      this.lastFailure =
+        error instanceof OAuthFetchError || error instanceof JwksUnavailableError
+          ? error.failure
+          : 'invalid-jwks';
       throw error;
     }
   }
