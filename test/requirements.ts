@@ -509,6 +509,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'helm:oauth-values': 'issue 29: the chart renders the admin’s oauth section from values, off by default',
   'helm:oauth-refusals':
     'issue 29: oauth.enabled needs oauth.resource; the values schema bounds the oauth values',
+  'kube:e2e-identity':
+    'issue 29: a token signs in to a CR-defined workspace on two gateways; a changed claim condition revokes it within 2 s',
   'kube:identity-too-large':
     'issue 29: a workspace head (identity) too large for one object is refused at render',
   'crd:generated-up-to-date': 'issue 9: crds/ is generated from the zod schemas and checked in',

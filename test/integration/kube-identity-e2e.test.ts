@@ -1,0 +1,164 @@
+// OAuth sign-in to a workspace defined by custom resources, end to end on a real kube-apiserver
+// (issue 29): a Workspace with spec.identity trusting a real authorization server (oidc-provider)
+// and an McpSource → the operator process renders them → two `serve --kubernetes` processes whose
+// base config has the admin's oauth section admit a client-credentials token the rule matches, and
+// changing the rule's claim condition revokes the identity on both within 2 s.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChild, type Child } from '../bench/child-process.js';
+import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
+import { mcpPost } from '../support/gateway-harness.js';
+import { freshNamespace, kubeconfigPath, kubectlOk } from '../support/kube-harness.js';
+import { writeTestPolicy, type TestPolicyFiles } from '../support/test-policy.js';
+import { until } from '../support/until.js';
+
+/** The canonical resource URI: the public one clients would reach, not the processes' addresses. */
+const RESOURCE = 'https://agents.example.test/mcp';
+const CLIENT = { id: 'kube-bot', secret: 'kube-bot-secret-0123456789' };
+let tenant: string;
+let gatewayNs: string;
+let upstream: RunningModernServer;
+let as: AuthServer;
+let policy: TestPolicyFiles;
+let operator: Child;
+let gateways: { child: Child; url: string }[] = [];
+
+function workspace(clientId: string): string {
+  return JSON.stringify({
+    apiVersion: 'agentgateway.dev/v1alpha1',
+    kind: 'Workspace',
+    metadata: { name: 'signin' },
+    spec: {
+      identity: {
+        issuers: [{ issuer: as.issuer, jwks: {} }],
+        rules: [{ name: 'bots', issuer: as.issuer, when: [{ claim: 'client_id', equals: clientId }] }],
+      },
+    },
+  });
+}
+
+async function startGatewayProcess(): Promise<{ child: Child; url: string }> {
+  const child = await startChild(
+    [
+      'bin/agent-gateway.js',
+      'serve',
+      '--kubernetes',
+      '--namespace',
+      gatewayNs,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--port',
+      '0',
+      '--config',
+      policy.baseConfigPath,
+      '--log-level',
+      'warn',
+    ],
+    /listening on/,
+    'stderr',
+  );
+  return { child, url: /listening on (\S+)/.exec(child.line)?.[1] as string };
+}
+
+async function machineToken(): Promise<string> {
+  const response = await fetch(`${as.issuer}/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:read', resource: RESOURCE }),
+  });
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+async function toolsOf(url: string, token: string): Promise<string[] | number> {
+  const response = await mcpPost(url, token, { method: 'tools/list' });
+  if (response.status !== 200) return response.status;
+  const body = (await response.json()) as { result?: { tools: { name: string }[] } };
+  return body.result?.tools.map((t) => t.name) ?? [];
+}
+
+beforeAll(async () => {
+  tenant = await freshNamespace('ident');
+  gatewayNs = await freshNamespace('agw-ident');
+  upstream = await startModernServer();
+  as = await startAuthServer({
+    resources: { [RESOURCE]: { scope: 'mcp:read' } },
+    scopes: ['mcp:read'],
+    clients: [
+      {
+        client_id: CLIENT.id,
+        client_secret: CLIENT.secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      },
+    ],
+  });
+  policy = await writeTestPolicy({ extraBase: { oauth: { resource: RESOURCE } } });
+  await kubectlOk(
+    ['apply', '-n', tenant, '-f', '-'],
+    `${workspace(CLIENT.id)}\n---\n${JSON.stringify({
+      apiVersion: 'agentgateway.dev/v1alpha1',
+      kind: 'McpSource',
+      metadata: { name: 'demo' },
+      spec: { workspaceRef: { name: 'signin' }, transport: 'streamable-http', url: upstream.url },
+    })}`,
+  );
+  operator = await startChild(
+    [
+      'bin/agent-gateway.js',
+      'operator',
+      '--gateway-namespace',
+      gatewayNs,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--policy',
+      policy.policyPath,
+      '--log-level',
+      'warn',
+    ],
+    /watching/,
+    'stderr',
+  );
+  gateways = [await startGatewayProcess(), await startGatewayProcess()];
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(gateways.map((g) => g.child.stop()));
+  await operator?.stop();
+  await upstream?.close();
+  await as?.stop();
+});
+
+describe('OAuth sign-in to a workspace defined by custom resources', () => {
+  it('kube:e2e-identity — both gateways admit a client-credentials token by the Workspace’s spec.identity; changing the claim condition revokes it on both within 2 s', async () => {
+    const token = await machineToken();
+    for (const gateway of gateways) {
+      const tools = await until('the identity to be admitted', async () => {
+        const found = await toolsOf(gateway.url, token);
+        return Array.isArray(found) && found.length > 0 ? found : undefined;
+      });
+      expect(tools).toContain('demo__echo');
+    }
+    const status = JSON.parse(
+      await kubectlOk(['get', 'workspace', 'signin', '-n', tenant, '-o', 'jsonpath={.status}']),
+    ) as { issuers?: number; conditions: { status: string; reason: string }[] };
+    expect(status.issuers).toBe(1);
+    expect(status.conditions[0]).toMatchObject({ status: 'True', reason: 'Rendered' });
+
+    const changed = performance.now();
+    await kubectlOk(['apply', '-n', tenant, '-f', '-'], workspace('another-client'));
+    for (const gateway of gateways)
+      await until(
+        'the identity to be refused',
+        async () => ((await toolsOf(gateway.url, token)) === 403 ? true : undefined),
+        2000,
+        50,
+      );
+    const revokedMs = performance.now() - changed;
+    expect(revokedMs).toBeLessThan(2000);
+    console.log(`identity revoked on both gateways ${revokedMs.toFixed(0)} ms after kubectl apply`);
+  }, 60_000);
+});
