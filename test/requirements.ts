@@ -708,4 +708,65 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: an OAuth caller is recorded by issuer and subject; a token for another resource is a denied record',
   'oauth:example-config':
     'issue 29: examples/oidc.yaml signs in a person from the 401 and a machine; mcp:write writes',
+  'mcp:naming-unknown':
+    'issue 24: a bare name no visible source has is Unknown tool / Resource not found; a read key still needs write',
+  'mcp:naming-patterns': 'issue 24: key tool patterns match canonical names under every naming policy',
+  'mcp:naming-python-sdk':
+    'issue 24: the Python SDK lists, calls, gets and reads by an unprefixed source’s own names, both eras',
+  'mcp:naming-collision':
+    'issue 24: a name two unprefixed sources claim goes to neither; never reports it, auto prefixes it',
+  'mcp:naming-reserved': 'issue 24: the gateway’s own tool names are never exposed bare for an upstream',
+  'mcp:naming-disclosure': 'issue 24: find_tools and call_tool use an unprefixed source’s own names',
+  'mcp:conformance-2025-06-18': 'issue 24: the published conformance suite with every session at 2025-06-18',
+  'mcp:legacy-log-relay': 'issue 24: upstream log messages reach a 2025 caller on the call stream',
+  'mcp:legacy-sampling-mid-call': 'issue 24: a 2025 caller answers sampling/createMessage mid-call',
+  'mcp:legacy-elicitation-mid-call': 'issue 24: a 2025 caller answers elicitation/create mid-call',
+  'mcp:legacy-no-capability':
+    'issue 24: a 2025 client without the capability answers method-not-found, relayed upstream',
+  'mcp:legacy-answer-bound':
+    'issue 24: a mid-call answer is bound to key, call and question; every mismatch is one 400',
+  'mcp:legacy-answer-timeout':
+    'issue 24: an unanswered mid-call question ends the call and its upstream session',
+  'mcp:legacy-client-gone': 'issue 24: a 2025 caller that leaves mid-call releases its upstream session',
+  'mcp:legacy-pending-cap': 'issue 24: waiting mid-call questions count against the multi-round caps',
+  'mcp:modern-log-relay': 'issue 24: modern callers get upstream logs at or above the request logLevel',
+  'mcp:python-mid-call': 'issue 24: logging, sampling and elicitation mid-call through the Python SDK',
+  'mcp:legacy-session-budget':
+    'issue 24: at most legacyCallerSessionsPerSource dedicated sessions per source; the rest share',
+  'operator:plan-prefix': 'issue 24: McpSource spec.prefix reaches the rendered source',
+  'upstream-oauth:exchange-end-to-end':
+    'issue 29: an OAuth caller reaches a tokenExchange upstream with its sub and an act claim',
+  'upstream-oauth:exchange-api-key-e2e':
+    'issue 29: an API-key caller of a tokenExchange source gets upstream_identity_required',
+  'upstream-oauth:exchange-two-users': 'issue 29: two users get two exchanged tokens and sessions',
+  'upstream-oauth:exchange-token-change':
+    'issue 29: what the exchange cache does when the caller token changes',
+  'upstream-oauth:exchange-no-leak': 'issue 29: no caller or exchanged token in logs or the audit file',
+  'upstream-oauth:caller-token-sealed': 'issue 29: the caller token never serialises, prints or copies',
+  'upstream-oauth:caller-token-handover': 'issue 29: auth and upstream agree on the caller-token symbol',
+  'upstream-oauth:caller-token-forgotten': 'issue 29: the caller token is cleared when the response closes',
+  'upstream-oauth:caller-token-only-for-exchange':
+    'issue 29: the caller token is kept only for workspaces with an exchange source',
+  'upstream-oauth:caller-token-grant-key':
+    'issue 29: exchanged tokens are keyed by issuer, subject and scopes, never the token',
+  'oauth:python-registration': 'issue 29: the Python SDK registers itself (DCR) and signs in',
+  'oauth:python-no-secret-in-log': 'issue 29: the Python OAuth client prints no secret',
+  'oauth:mapping-first-match': 'issue 29: the first matching identity rule of a workspace decides',
+  'oauth:mapping-exactly-one': 'issue 29: an identity must land in exactly one workspace',
+  'oauth:mapping-all-conditions': 'issue 29: every condition of a rule must hold',
+  'oauth:mapping-claim-paths': 'issue 29: dotted claim paths read own properties only',
+  'oauth:mapping-equals-contains': 'issue 29: equals and contains conditions',
+  'oauth:mapping-scope-scp': 'issue 29: scope and scp count as one set',
+  'oauth:mapping-subject': 'issue 29: a rule may name the subject',
+  'oauth:mapping-step-up': 'issue 29: step-up names the scopes that would grant write',
+  'oauth:mapping-principal': 'issue 29: the principal built for an identity',
+  'oauth:jwks-single-flight': 'issue 29: one JWKS fetch in flight however many wait',
+  'oauth:jwks-unknown-kid-waits': 'issue 29: an unknown kid waits for the refetch',
+  'oauth:jwks-cooldown': 'issue 29: unknown kids refetch at most once per cooldown',
+  'oauth:jwks-rotation-within-cooldown': 'issue 29: a rotated key within the cooldown',
+  'oauth:jwks-stale-serves': 'issue 29: known keys keep working while a refetch fails',
+  'oauth:jwks-unavailable': 'issue 29: an unreachable JWKS refuses the token',
+  'oauth:jwks-bounds-keys': 'issue 29: a key set with too many keys is refused',
+  'oauth:jwks-bounds-size': 'issue 29: an oversized key set is refused',
+  'oauth:jwks-public-signing-only': 'issue 29: only public asymmetric signing keys are kept',
 };
