@@ -257,13 +257,15 @@ stamp() {
 
 # A --base-name that does not match imports nothing and still exits 0, so each name is checked.
 import_all() {
-  local name ref
+  local name ref listed
   for name in pause coredns redis postgres; do
     ref=$(tar -xOf "$OUT/$name.oci.tar" index.json |
       sed -n 's/.*"org.opencontainers.image.ref.name":"\([^"]*\)".*/\1/p')
     log "importing $ref into $import_sock (namespace k8s.io)"
     ctr --address "$import_sock" -n k8s.io images import --base-name "${ref%:*}" "$OUT/$name.oci.tar" >/dev/null
-    ctr --address "$import_sock" -n k8s.io images ls -q | grep -qxF "$ref" || die "$ref missing after the import"
+    # Read whole first: under pipefail an early-exiting grep -q can fail the pipeline (SIGPIPE).
+    listed=$(ctr --address "$import_sock" -n k8s.io images ls -q)
+    grep -qxF "$ref" <<<"$listed" || die "$ref missing after the import"
   done
 }
 

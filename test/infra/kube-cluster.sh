@@ -150,7 +150,11 @@ cmd_import() {  # $1 = OCI archive, $2 = image name (repo:tag)
   # --base-name names an archive whose ref.name is only a tag (image/build.sh's); a base name that
   # does not match a full ref.name imports nothing and still exits 0, hence the check.
   ctr_ images import --base-name "${name%:*}" "$archive" >/dev/null
-  ctr_ images ls -q | grep -qxF "$name" || die "imported $archive but no image named $name (have: $(ctr_ images ls -q | tr '\n' ' '))"
+  # The list is read whole before grep looks at it: under pipefail, `ctr … | grep -q` fails whenever
+  # grep exits at the first match while ctr is still writing (SIGPIPE), even though the name is there.
+  local have
+  have=$(ctr_ images ls -q)
+  grep -qxF "$name" <<<"$have" || die "imported $archive but no image named $name (have: $(tr '\n' ' ' <<<"$have"))"
 }
 
 import_images() {  # the archives of cluster-images.sh carry their full names; each is written to <archive>.name
