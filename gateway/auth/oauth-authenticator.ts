@@ -10,6 +10,7 @@ import { insufficientScopeChallenge, resourceOf } from './bearer-challenge.js';
 import { admit, principalForIdentity, subjectOf } from './identity-mapping.js';
 import { IntrospectionCache, Introspector } from './introspection.js';
 import { JwksCache } from './jwks-cache.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 import { unverifiedIssuer, verifyJwt, type TokenFailure, type VerifyOutcome } from './jwt-verifier.js';
 import {
   discoverIssuer,
@@ -37,6 +38,12 @@ export type OAuthOutcome =
   | { readonly ok: true; readonly principal: Principal }
   | { readonly ok: false; readonly reason: OAuthFailure; readonly workspaces?: readonly string[] };
 
+interface VerifiedWithWorkspaces {
+  readonly issuer: string;
+  readonly claims: Readonly<Record<string, unknown>>;
+  readonly workspaces: WorkspaceConfig[];
+}
+
 /** Workspaces that declare one issuer the same way, fetching through the same reach scope. */
 interface TrustGroup {
   readonly key: string;
@@ -58,6 +65,7 @@ interface GroupState {
 
 export class OAuthAuthenticator {
   private readonly indexes = new WeakMap<GatewayConfig, TrustIndex>();
+  private readonly verified = new WeakMap<TrustIndex, VerifiedTokenCache<VerifiedWithWorkspaces>>();
   private readonly states = new Map<string, GroupState>();
   private cache: IntrospectionCache | undefined;
 
@@ -74,6 +82,10 @@ export class OAuthAuthenticator {
     if (oauth === undefined || resource === undefined) return { ok: false, reason: 'untrusted-issuer' };
     if (Buffer.byteLength(token, 'utf8') > oauth.maxTokenBytes) return { ok: false, reason: 'too-large' };
     const index = this.indexFor(config);
+    // A JWT verified before under this config version is not parsed or verified again.
+    const cacheKey = VerifiedTokenCache.keyOf(token);
+    const known = this.verifiedOf(index).get(cacheKey, now.getTime());
+    if (known !== undefined) return this.admitted(known, config, face);
     const iss = unverifiedIssuer(token);
     let verified: {
       issuer: string;
@@ -106,7 +118,17 @@ export class OAuthAuthenticator {
       }
       if (claims === undefined) return { ok: false, reason: failure };
       verified = { issuer: iss, claims, workspaces };
+      this.verifiedOf(index).set(cacheKey, verified, now.getTime());
     }
+    return this.admitted(verified, config, face);
+  }
+
+  /** Maps a verified identity to exactly one workspace and builds its principal. */
+  private admitted(
+    verified: { issuer: string; claims: Readonly<Record<string, unknown>>; workspaces: WorkspaceConfig[] },
+    config: GatewayConfig,
+    face: 'mcp' | 'rest',
+  ): OAuthOutcome {
     const subject = subjectOf(verified.claims);
     if (subject === undefined) return { ok: false, reason: 'missing-claims' };
     const admission = admit(verified.workspaces, verified.issuer, verified.claims);
@@ -115,6 +137,16 @@ export class OAuthAuthenticator {
       insufficientScopeChallenge(config, scopes, face),
     );
     return { ok: true, principal };
+  }
+
+  /** Verified JWTs of one config version (see verified-token-cache.ts). */
+  private verifiedOf(index: TrustIndex): VerifiedTokenCache<VerifiedWithWorkspaces> {
+    let cache = this.verified.get(index);
+    if (cache === undefined) {
+      cache = new VerifiedTokenCache<VerifiedWithWorkspaces>();
+      this.verified.set(index, cache);
+    }
+    return cache;
   }
 
   /** JWKS fetches made so far for one issuer (every trust group of it), for tests and metrics. */

@@ -13,6 +13,7 @@ import { vectorBench } from './vector-bench.js';
 import { hybridBench } from './hybrid-bench.js';
 import { hybridLatencyBench } from './hybrid-latency-bench.js';
 import { toolSearchBench } from './tool-search-bench.js';
+import { oauthBench } from './oauth-bench.js';
 
 const only = process.argv[2];
 if (only === undefined || only === 'rest') await restBench();
@@ -23,6 +24,7 @@ if (only === undefined || only === 'vectors') await vectorBench();
 if (only === undefined || only === 'hybrid') await hybridBench();
 if (only === undefined || only === 'hybrid' || only === 'hybrid-latency') await hybridLatencyBench();
 if (only === undefined || only === 'tools') await toolSearchBench();
+if (only === undefined || only === 'oauth') await oauthBench();
 if (only === undefined || only === 'abuse') await abuseBench();
 if (only === undefined || only === 'kube') await kubeBench();
 if (only === undefined || only === 'limits') await limitsBench();
