@@ -769,4 +769,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'oauth:jwks-bounds-keys': 'issue 29: a key set with too many keys is refused',
   'oauth:jwks-bounds-size': 'issue 29: an oversized key set is refused',
   'oauth:jwks-public-signing-only': 'issue 29: only public asymmetric signing keys are kept',
+  'oauth:verified-cache-lifetime':
+    'issue 29: a verified JWT is reused until its exp or 60 s, whichever is first',
+  'oauth:verified-cache-expired': 'issue 29: an expired token is never kept as verified',
+  'oauth:verified-cache-bounded': 'issue 29: the verified-token cache is bounded and keyed by digests',
 };
