@@ -117,6 +117,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'errors:request-id': 'issue 2: every response carries a request id',
   'errors:body-shape': 'spec §7 / issue 2: one documented REST error body',
   'errors:415': 'request bodies must be JSON',
+  'errors:identity-provider-unavailable':
+    'issue 29 follow-up: an authorization server that does not answer is a transient 503 code of its own',
   'health:open': 'issue 2: health and readiness stay open',
   'logs:no-secrets': 'spec §5.7: no key material, header value or body in logs',
   'logs:request-line': 'spec §5.7: request ids and status are logged',
@@ -680,7 +682,11 @@ export const REQUIREMENTS: Record<string, string> = {
   'oauth:hs256-public-key': 'issue 29: HS256 keyed with the issuer public key is refused',
   'oauth:wrong-type': 'issue 29: a token not typed at+jwt is refused unless jwt is configured',
   'oauth:kid-storm': 'issue 29: 1,000 tokens with random kids cost at most one JWKS fetch',
-  'oauth:jwks-misbehaving': 'issue 29: a slow, huge or failing JWKS refuses the token within the time-out',
+  'oauth:jwks-misbehaving': 'issue 29: a slow, huge or failing JWKS answers 503 within the time-out',
+  'oauth:idp-outage-jwks':
+    'issue 29 follow-up: a JWKS that is down or slow is 503 + Retry-After (never invalid_token) on /mcp and /agent, audited; the same token works once it is back',
+  'oauth:idp-outage-introspection':
+    'issue 29 follow-up: a failing introspection endpoint is 503 + Retry-After, never invalid_token',
   'oauth:header-only': 'issue 29: tokens in a query string or cookie are ignored',
   'oauth:two-authorization-headers': 'issue 29: two Authorization headers are refused',
   'oauth:introspection':

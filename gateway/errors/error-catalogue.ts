@@ -45,6 +45,7 @@ export type ErrorCode =
   | 'upstream_protocol_error'
   | 'upstream_response_too_large'
   | 'upstream_not_allowed'
+  | 'identity_provider_unavailable'
   | 'tool_execution_failed'
   | 'not_ready'
   | 'internal_error';
@@ -184,6 +185,17 @@ export const ERROR_CATALOGUE = {
     jsonRpcCode: -31019,
     emitAs: 'jsonrpc',
     message: "The gateway's tenant policy does not allow connecting to this upstream source.",
+  },
+  // The caller's token could not be checked because its authorization server (JWKS or introspection)
+  // did not answer: not the caller's fault, so not a 401 (which tells a client to discard the token).
+  // The class is the transient one of a dependency that could not be reached; the code says which.
+  identity_provider_unavailable: {
+    status: 503,
+    errorClass: 'upstream_reachability',
+    jsonRpcCode: -31022,
+    emitAs: 'http',
+    message:
+      'The access token could not be checked: its authorization server cannot be reached. Keep the token and retry after the Retry-After delay.',
   },
   tool_execution_failed: {
     status: 200,

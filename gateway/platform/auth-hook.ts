@@ -11,6 +11,7 @@ import {
   unauthorizedChallenge,
   type AuthFailureReason,
   type OAuthAuthenticator,
+  type OAuthFailure,
 } from '../auth/index.js';
 import type { GatewayConfig } from '../config/index.js';
 import { GatewayError } from '../errors/index.js';
@@ -44,6 +45,24 @@ function challengeFor(config: GatewayConfig, face: 'mcp' | 'rest', reason: AuthF
 
 const INVALID_TOKEN = 'The access token is not valid.';
 const NOT_ADMITTED = 'This identity is not admitted to any workspace.';
+/** An authorization server that did not answer (JWKS or introspection) says nothing about the token:
+ * a 503 with Retry-After, never `invalid_token`, which would make the client discard it. A JWKS that
+ * failed to load is fetched again after a second; a few seconds let a brief outage pass. */
+const PROVIDER_OUTAGES: ReadonlySet<OAuthFailure> = new Set(['keys-unavailable', 'introspection-failed']);
+const PROVIDER_RETRY_AFTER_S = 5;
+
+function oauthRefusal(config: GatewayConfig, face: 'mcp' | 'rest', reason: OAuthFailure): GatewayError {
+  if (reason === 'no-workspace' || reason === 'ambiguous') return new GatewayError('forbidden', NOT_ADMITTED);
+  if (PROVIDER_OUTAGES.has(reason))
+    return new GatewayError('identity_provider_unavailable', undefined, {
+      headers: { 'retry-after': String(PROVIDER_RETRY_AFTER_S) },
+    });
+  return new GatewayError('unauthenticated', INVALID_TOKEN, {
+    headers: {
+      'www-authenticate': unauthorizedChallenge(config, face, { description: INVALID_TOKEN }) ?? '',
+    },
+  });
+}
 
 async function refuse(request: FastifyRequest, error: GatewayError): Promise<never> {
   // MCP clients match errors to requests by id; read it from a small body, briefly (issue 8.11).
@@ -100,17 +119,7 @@ export function authHook(now: () => Date, oauth?: OAuthAuthenticator) {
       );
       noteDenial(credentialDenial(outcome.reason));
       void reply.header('connection', 'close');
-      const notAdmitted = outcome.reason === 'no-workspace' || outcome.reason === 'ambiguous';
-      await refuse(
-        request,
-        notAdmitted
-          ? new GatewayError('forbidden', NOT_ADMITTED)
-          : new GatewayError('unauthenticated', INVALID_TOKEN, {
-              headers: {
-                'www-authenticate': unauthorizedChallenge(config, face, { description: INVALID_TOKEN }) ?? '',
-              },
-            }),
-      );
+      await refuse(request, oauthRefusal(config, face, outcome.reason));
     }
     if (outcome.ok) {
       const principal = outcome.principal;

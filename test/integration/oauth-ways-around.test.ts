@@ -3,16 +3,20 @@
 // `alg: none`, HS256 made with the issuer's public key, a storm of unknown `kid`s (one JWKS fetch),
 // a JWKS that is slow, failing or huge, tokens in a query string or cookie, two Authorization
 // headers, and an issuer on an address the tenant policy denies. Opaque tokens go through RFC 7662
-// introspection, answered once and cached.
+// introspection, answered once and cached. An authorization server that does not answer (JWKS or
+// introspection) is a 503 with Retry-After, never `invalid_token`: the same token works once it is back.
+import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac, randomBytes } from 'node:crypto';
-import { generateKeyPair, importJWK, SignJWT, type CryptoKey } from 'jose';
+import { exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
-import { demoSource, get, startHarness, type Harness } from '../support/gateway-harness.js';
+import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
+import { demoSource, get, mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
 import { findLeaks } from '../support/leak-scan.js';
+import { until } from '../support/until.js';
 
 const INTROSPECTION_SECRET = 'gateway-introspection-secret-0123456789';
 let as: AuthServer;
@@ -23,6 +27,10 @@ let stub: Server;
 let stubUrl: string;
 let realKey: CryptoKey;
 let ownKey: CryptoKey;
+let flakyKey: CryptoKey;
+let flakyJwks = '';
+/** How the key server of `keys-flaky` answers: down (500), slow (past the fetch deadline) or up. */
+let flaky: 'down' | 'slow' | 'up' = 'down';
 const presented: string[] = [];
 
 async function clientCredentials(clientId: string, target: string): Promise<string> {
@@ -76,6 +84,25 @@ async function expectRefused(token: string, reason: string) {
   expect(lastReason()).toBe(reason);
 }
 
+/** The answer to a token whose authorization server did not answer: not the caller's fault. */
+async function expectUnavailable(response: Response) {
+  expect(response.status).toBe(503);
+  expect(response.headers.get('retry-after')).toBe('5');
+  expect(response.headers.get('www-authenticate') ?? '').not.toContain('invalid_token');
+  const body = (await response.json()) as { error?: { code?: string; class?: string } };
+  expect(body.error).toMatchObject({ code: 'identity_provider_unavailable', class: 'upstream_reachability' });
+}
+
+async function recordOf(response: Response): Promise<AuditRecord> {
+  const id = response.headers.get('x-request-id');
+  await response.arrayBuffer();
+  return until(`the audit record of ${id}`, async () => {
+    const text = await readFile(h.auditPath, 'utf8').catch(() => '');
+    const lines = text.split('\n').filter((line) => line.includes(`"request_id":"${id}"`));
+    return lines.length === 1 ? AuditRecordSchema.parse(JSON.parse(lines[0]!)) : undefined;
+  });
+}
+
 beforeAll(async () => {
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
@@ -106,11 +133,17 @@ beforeAll(async () => {
   });
   realKey = (await importJWK(as.signingKey, 'ES256')) as CryptoKey;
   ownKey = (await generateKeyPair('ES256')).privateKey;
+  const flakyPair = await generateKeyPair('ES256', { extractable: true });
+  flakyKey = flakyPair.privateKey;
+  const flakyPublic = await exportJWK(flakyPair.publicKey);
+  flakyJwks = JSON.stringify({ keys: [{ ...flakyPublic, kid: 'fixture-es256', alg: 'ES256', use: 'sig' }] });
 
   // Key servers that misbehave: slow, failing, huge.
   stub = createServer((request, response) => {
     if (request.url === '/slow') setTimeout(() => response.end('{"keys":[]}'), 3000);
     else if (request.url === '/huge') response.end(`{"keys":[],"pad":"${'x'.repeat(2_000_000)}"}`);
+    else if (request.url === '/flaky' && flaky === 'up') response.end(flakyJwks);
+    else if (request.url === '/flaky' && flaky === 'slow') setTimeout(() => response.end(flakyJwks), 3000);
     else response.writeHead(500).end();
   });
   await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
@@ -144,6 +177,27 @@ beforeAll(async () => {
         oddIssuer('keys-slow'),
         oddIssuer('keys-huge'),
         oddIssuer('keys-down'),
+        oddIssuer('keys-flaky'),
+        {
+          // Opaque tokens starting `down_` go to an introspection endpoint that answers 500.
+          name: 'introspect-down',
+          mcpSources: [demoSource('demo')],
+          identity: {
+            issuers: [
+              {
+                issuer: `${stubUrl}/introspect-down`,
+                jwksUri: `${stubUrl}/down`,
+                introspection: {
+                  endpoint: `${stubUrl}/introspect-down`,
+                  clientId: 'gateway',
+                  clientSecret: { env: 'AGW_INTROSPECTION_SECRET' },
+                  tokenPrefix: 'down_',
+                },
+              },
+            ],
+            rules: [{ name: 'any', issuer: `${stubUrl}/introspect-down` }],
+          },
+        },
       ],
     },
     { AGW_INTROSPECTION_SECRET: INTROSPECTION_SECRET },
@@ -214,13 +268,52 @@ describe('JWT access tokens', () => {
     expect((as.requests.get('/jwks') ?? 0) - before).toBeLessThanOrEqual(1);
   }, 60_000);
 
-  it('oauth:jwks-misbehaving — a slow, huge or failing key server refuses the token within the time-out', async () => {
+  it('oauth:jwks-misbehaving — a slow, huge or failing key server answers 503 within the time-out', async () => {
     for (const name of ['keys-slow', 'keys-huge', 'keys-down']) {
       const started = Date.now();
-      await expectRefused(await forge(ownKey, { iss: `${stubUrl}/${name}` }), 'keys-unavailable');
+      await expectUnavailable(
+        await get(`${gatewayUrl}/agent/tools`, await forge(ownKey, { iss: `${stubUrl}/${name}` })),
+      );
+      expect(lastReason()).toBe('keys-unavailable');
       expect(Date.now() - started).toBeLessThan(2500);
     }
   });
+
+  it('oauth:idp-outage-jwks — a key server that is down or slow answers 503 + Retry-After on /mcp and /agent, audited as such; once it is back the same token works', async () => {
+    flaky = 'down';
+    const token = await forge(flakyKey, { iss: `${stubUrl}/keys-flaky` });
+    await expectUnavailable(await get(`${gatewayUrl}/agent/tools`, token));
+    const mcp = await mcpPost(gatewayUrl, token, { id: 7, method: 'tools/list' });
+    expect(mcp.status).toBe(503);
+    expect(mcp.headers.get('retry-after')).toBe('5');
+    expect(mcp.headers.get('www-authenticate') ?? '').not.toContain('invalid_token');
+    const record = await recordOf(mcp);
+    expect(record).toMatchObject({
+      decision: 'denied',
+      reason: 'credential_keys_unavailable',
+      outcome: 'upstream_reachability',
+      error_code: 'identity_provider_unavailable',
+      status: 503,
+    });
+
+    flaky = 'slow';
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // a failed key set is retried after 1 s
+    const started = Date.now();
+    await expectUnavailable(await get(`${gatewayUrl}/agent/tools`, token));
+    expect(Date.now() - started).toBeLessThan(2500);
+
+    flaky = 'up';
+    await until(
+      'the same token is accepted once the keys are back',
+      async () => {
+        const response = await get(`${gatewayUrl}/agent/tools`, token);
+        await response.arrayBuffer();
+        return response.status === 200 ? true : undefined;
+      },
+      10_000,
+    );
+    expect((await mcpPost(gatewayUrl, token, { id: 8, method: 'tools/list' })).status).toBe(200);
+  }, 30_000);
 });
 
 describe('where tokens come from', () => {
@@ -265,6 +358,22 @@ describe('opaque tokens', () => {
     presented.push(unknown);
     await expectRefused(unknown, 'inactive');
   });
+
+  it('oauth:idp-outage-introspection — an introspection endpoint that fails answers 503 + Retry-After, not invalid_token', async () => {
+    const token = `down_${randomBytes(32).toString('base64url')}`;
+    presented.push(token);
+    await expectUnavailable(await get(`${gatewayUrl}/agent/tools`, token));
+    expect(lastReason()).toBe('introspection-failed');
+    const mcp = await mcpPost(gatewayUrl, token, { id: 9, method: 'tools/list' });
+    expect(mcp.status).toBe(503);
+    expect(mcp.headers.get('retry-after')).toBe('5');
+    expect(mcp.headers.get('www-authenticate') ?? '').not.toContain('invalid_token');
+    expect(await recordOf(mcp)).toMatchObject({
+      reason: 'credential_introspection_failed',
+      outcome: 'upstream_reachability',
+      error_code: 'identity_provider_unavailable',
+    });
+  });
 });
 
 describe('tenant reach policy', () => {
@@ -283,7 +392,7 @@ describe('tenant reach policy', () => {
     try {
       const before = [...as.requests.values()].reduce((a, b) => a + b, 0);
       const response = await get(`${denied.url}/agent/tools`, await forge(realKey, {}));
-      expect(response.status).toBe(401);
+      expect(response.status).toBe(503);
       expect([...as.requests.values()].reduce((a, b) => a + b, 0)).toBe(before);
       expect(denied.logs.some((l) => l.includes('"reason":"keys-unavailable"'))).toBe(true);
     } finally {

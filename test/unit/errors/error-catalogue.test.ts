@@ -49,6 +49,17 @@ describe('ERROR_CATALOGUE', () => {
     });
     expect(catalogueEntry('forbidden')).toMatchObject({ status: 403, errorClass: 'proxy_authorization' });
   });
+
+  it('errors:identity-provider-unavailable — an authorization server outage is a transient 503, not a 401', () => {
+    expect(catalogueEntry('identity_provider_unavailable')).toMatchObject({
+      status: 503,
+      errorClass: 'upstream_reachability',
+      emitAs: 'http',
+      jsonRpcCode: -31022,
+    });
+    const same = codes.filter((code) => ERROR_CATALOGUE[code].jsonRpcCode === -31022);
+    expect(same).toEqual(['identity_provider_unavailable']);
+  });
 });
 
 describe('GatewayError', () => {
