@@ -658,6 +658,10 @@ export const REQUIREMENTS: Record<string, string> = {
   'upstream-oauth:cache-refused': 'issue 29: N hops refused together cause one refresh',
   'upstream-oauth:cache-bounded': 'issue 29: the token cache is a bounded LRU',
   'upstream-oauth:cache-failure': 'issue 29: a failed refresh keeps an unexpired token in use',
+  'upstream-oauth:cap-at-caller-exp':
+    'issue 29 follow-up: an exchanged token is cut to the caller token exp, never lengthened',
+  'upstream-oauth:exchange-capped':
+    'issue 29 follow-up: an exchanged token is not reused past the caller token exp; a fresh caller token gets a new exchange',
   'upstream-oauth:basic-encoding': 'issue 29: client_secret_basic form-encodes id and secret',
   'operator:upstream-oauth-render':
     'issue 29: McpSource/DataSource OAuth credentials render as references to the workspace Secret the gateway accepts',

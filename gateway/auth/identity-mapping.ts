@@ -150,6 +150,9 @@ export function principalForIdentity(
       subject,
       rule: rule.name,
       scopes: [...scopesOf(claims)],
+      ...(typeof claims['exp'] === 'number' && Number.isFinite(claims['exp'])
+        ? { expiresAtMs: claims['exp'] * 1000 }
+        : {}),
       ...(stepUp === undefined || stepUpChallenge === undefined
         ? {}
         : { stepUp: { scopes: stepUp, challenge: stepUpChallenge([...scopesOf(claims), ...stepUp]) } }),

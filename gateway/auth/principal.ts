@@ -27,6 +27,9 @@ export interface OidcIdentity {
   /** The identity rule that admitted the caller. */
   readonly rule: string;
   readonly scopes: readonly string[];
+  /** The token's `exp` in epoch ms, when it has one: an upstream token exchanged for this token is
+   * not used past it (upstream/token-source.ts). */
+  readonly expiresAtMs?: number;
   /** When more scopes would give write access: the 403 challenge that asks for them (RFC 6750). */
   readonly stepUp?: { readonly scopes: readonly string[]; readonly challenge: string };
 }

@@ -22,6 +22,17 @@ export function issuedToken(value: string, lifetimeMs: number, requestedAtMs: nu
   return { value, expiresAtMs: requestedAtMs + lifetime, refreshAtMs: requestedAtMs + lifetime - margin };
 }
 
+/** The token, usable no later than `untilMs` (an exchanged token ends with the caller's token it was
+ * exchanged for, whatever the authorization server granted). */
+export function capAt(token: IssuedToken, untilMs: number | undefined): IssuedToken {
+  if (untilMs === undefined || untilMs >= token.expiresAtMs) return token;
+  return {
+    value: token.value,
+    expiresAtMs: untilMs,
+    refreshAtMs: Math.min(token.refreshAtMs, untilMs),
+  };
+}
+
 export class TokenCache {
   private readonly entries = new Map<string, IssuedToken>();
   private readonly pending = new Map<string, Promise<IssuedToken>>();

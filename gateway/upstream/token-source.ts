@@ -11,7 +11,7 @@ import {
   type UpstreamCredential,
 } from '../config/index.js';
 import type { NetworkGuard } from '../reach/index.js';
-import { TokenCache, type IssuedToken } from './token-cache.js';
+import { capAt, TokenCache, type IssuedToken } from './token-cache.js';
 import { discoverTokenEndpoint, requestToken, type EndpointDeps } from './token-endpoint.js';
 import {
   currentCaller,
@@ -105,17 +105,21 @@ export class UpstreamTokens {
       const subject = this.subjectOf(bound);
       return `${base}\0${subject}`;
     };
-    const issue = () => {
+    const issue = async () => {
       const identity = requireIdentity();
       if (bound !== undefined && subjectKey(identity) !== bound)
         throw new UpstreamIdentityRequiredError('none');
-      return this.issue(credential, target, {
+      const expiresAtMs = identity.expiresAtMs;
+      const token = await this.issue(credential, target, {
         grant_type: TOKEN_EXCHANGE,
         subject_token: identity.token,
         subject_token_type: ACCESS_TOKEN_TYPE,
         requested_token_type: ACCESS_TOKEN_TYPE,
         ...(credential.audience === undefined ? {} : { audience: credential.audience }),
       });
+      // Not usable past the caller's token it was exchanged for: the next request, with a fresh
+      // token for the same subject and scopes, gets a new exchange.
+      return capAt(token, expiresAtMs);
     };
     return this.cached(this.exchanged, key, issue);
   }

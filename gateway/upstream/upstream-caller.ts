@@ -15,6 +15,8 @@ export interface CallerIdentity {
   readonly subject: string;
   /** The scopes the caller's token grants: an exchange made for one grant is not reused for another. */
   readonly scopes?: readonly string[] | undefined;
+  /** The caller's token's `exp` in epoch ms: an exchanged token is not used past it. */
+  readonly expiresAtMs?: number | undefined;
   /** The caller's own access token, verified by the auth hook; the subject_token of an exchange.
    * On identities made by upstreamCallerOf a non-enumerable getter that throws once the request has
    * ended (the token is forgotten then). */
@@ -35,7 +37,13 @@ const CALLER_TOKEN = Symbol.for('agent-gateway.caller-token');
 export interface PrincipalIdentity {
   readonly keyId: string;
   readonly oidc?:
-    { readonly issuer: string; readonly subject: string; readonly scopes?: readonly string[] } | undefined;
+    | {
+        readonly issuer: string;
+        readonly subject: string;
+        readonly scopes?: readonly string[];
+        readonly expiresAtMs?: number;
+      }
+    | undefined;
 }
 
 interface SealedToken {
@@ -62,6 +70,7 @@ export function upstreamCallerOf(principal: PrincipalIdentity): UpstreamCaller {
     issuer: oidc.issuer,
     subject: oidc.subject,
     ...(oidc.scopes === undefined ? {} : { scopes: oidc.scopes }),
+    ...(oidc.expiresAtMs === undefined ? {} : { expiresAtMs: oidc.expiresAtMs }),
   };
   // Read through the holder at exchange time: nothing here keeps a copy of the value.
   Object.defineProperty(identity, 'token', {

@@ -229,5 +229,9 @@ describe('step-up and the principal', () => {
     const writer = principalForIdentity(admitted(team(), writerClaims), ISSUER, 'a', writerClaims, undefined);
     expect(writer).toMatchObject({ access: 'write', toolPatterns: ['demo__*'] });
     expect(writer.oidc?.stepUp).toBeUndefined();
+    expect(writer.oidc?.expiresAtMs).toBeUndefined();
+    const expiring = { ...writerClaims, exp: 1_900_000_000 };
+    const timed = principalForIdentity(admitted(team(), expiring), ISSUER, 'a', expiring, undefined);
+    expect(timed.oidc?.expiresAtMs).toBe(1_900_000_000_000);
   });
 });

@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { issuedToken, TokenCache } from '../../../gateway/upstream/token-cache.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { UpstreamCredential } from '../../../gateway/config/index.js';
+import { capAt, issuedToken, TokenCache } from '../../../gateway/upstream/token-cache.js';
+import { UpstreamTokens } from '../../../gateway/upstream/token-source.js';
+import {
+  runAsCaller,
+  upstreamCallerOf,
+  type CallerIdentity,
+} from '../../../gateway/upstream/upstream-caller.js';
 import { basicAuthorization, formEncode } from '../../../gateway/upstream/token-endpoint.js';
 
 function clock(start = 1_000_000) {
@@ -81,5 +88,83 @@ describe('client_secret_basic', () => {
     const header = basicAuthorization('gw:upstream', 'p@ss w:rd');
     const decoded = Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8');
     expect(decoded).toBe('gw%3Aupstream:p%40ss+w%3Ard');
+  });
+});
+
+describe('exchanged tokens end with the caller token', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('upstream-oauth:cap-at-caller-exp — capAt shortens a token to the caller token exp, never lengthens it', () => {
+    const token = issuedToken('t', 3_600_000, 0);
+    expect(capAt(token, undefined)).toBe(token);
+    expect(capAt(token, 7_200_000)).toBe(token);
+    expect(capAt(token, 60_000)).toEqual({ value: 't', expiresAtMs: 60_000, refreshAtMs: 60_000 });
+    expect(capAt(token, 3_590_000)).toEqual({ value: 't', expiresAtMs: 3_590_000, refreshAtMs: 3_570_000 });
+  });
+
+  it('upstream-oauth:exchange-capped — an exchanged token is not reused past the caller token exp; a fresh caller token gets a new exchange', async () => {
+    const time = clock(1_000_000_000);
+    const subjectTokens: string[] = [];
+    vi.stubGlobal('fetch', (_url: unknown, init?: RequestInit) => {
+      subjectTokens.push(new URLSearchParams(init?.body as string).get('subject_token') ?? '');
+      const body = {
+        access_token: `exchanged-${subjectTokens.length}`,
+        token_type: 'Bearer',
+        expires_in: 3600,
+      };
+      return Promise.resolve(
+        new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } }),
+      );
+    });
+    const tokens = new UpstreamTokens({
+      secrets: { readEnv: () => 'x', readFile: () => 'x' },
+      now: time.now,
+    });
+    const credential = {
+      type: 'tokenExchange',
+      tokenEndpoint: 'https://as.example/token',
+      clientId: { env: 'ID' },
+      clientSecret: { env: 'SECRET' },
+      authMethod: 'client_secret_basic',
+      scopes: [],
+    } as UpstreamCredential;
+    const source = tokens.forCredential(credential, {
+      workspace: 'w',
+      source: 's',
+      url: 'https://up.example/mcp',
+    });
+    const caller = (token: string, expiresAtMs: number) => {
+      const identity: CallerIdentity = {
+        issuer: 'https://idp.example',
+        subject: 'alice',
+        scopes: ['mcp:read'],
+        expiresAtMs,
+        token,
+      };
+      return { identity, kind: 'oidc' as const };
+    };
+    const headersAs = (token: string, exp: number) => runAsCaller(caller(token, exp), () => source.headers());
+
+    // The caller token ends in 5 minutes; the exchanged one would live an hour.
+    const firstExp = time.now() + 300_000;
+    expect(await headersAs('caller-1', firstExp)).toEqual({ authorization: 'Bearer exchanged-1' });
+    time.advance(299_000);
+    expect(await headersAs('caller-1', firstExp)).toEqual({ authorization: 'Bearer exchanged-1' });
+    time.advance(1_000);
+    // The old caller token has expired: the same subject and scopes with a fresh token exchange again.
+    const secondExp = time.now() + 300_000;
+    expect(await headersAs('caller-2', secondExp)).toEqual({ authorization: 'Bearer exchanged-2' });
+    expect(subjectTokens).toEqual(['caller-1', 'caller-2']);
+
+    // The principal's verified exp reaches the identity the exchange reads.
+    const principal = {
+      keyId: 'oidc:x',
+      oidc: { issuer: 'i', subject: 's', scopes: [], expiresAtMs: 42_000 },
+    };
+    Object.defineProperty(principal, Symbol.for('agent-gateway.caller-token'), {
+      value: { reveal: () => 'caller-3' },
+      enumerable: false,
+    });
+    expect(upstreamCallerOf(principal).identity?.expiresAtMs).toBe(42_000);
   });
 });
