@@ -635,6 +635,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'oauth:ambiguous': 'issue 29: an identity two workspaces admit is refused; the log names them',
   'oauth:client-credentials': 'issue 29: a machine identity by client credentials lands in its workspace',
   'oauth:api-keys-unchanged': 'issue 29: API keys work unchanged with OAuth on',
+  'oauth:mcp-config':
+    'issue 29 follow-up: /agent/mcp/config for an OAuth caller describes the MCP sign-in (no key, no header); keys keep the key answer',
   'oauth:no-token-in-logs': 'issue 29: no access token or claim value reaches the log',
   'upstream-oauth:client-credentials':
     'issue 29: OAuth client credentials for MCP sources (relay and SDK), resource = the upstream URL',

@@ -1,8 +1,10 @@
 // GET /agent/mcp/config: ready-to-paste MCP client configuration for the caller's credential.
-// The secret is never echoed: configs reference an environment variable, and the key is named by
-// its public id only.
+// For an API key the secret is never echoed: configs reference an environment variable, and the key
+// is named by its public id only. For a caller who signed in with OAuth (issue 29) the configs carry
+// no credential at all: the client meets the gateway's 401, finds the authorization server through
+// the protected-resource metadata and signs in there (the MCP authorization flow).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { redactedKey } from '../auth/index.js';
+import { metadataUrl, redactedKey, resourceOf, type Principal } from '../auth/index.js';
 import { requirePrincipal } from '../platform/request-context.js';
 import { sendAgentBody } from './agent-reply.js';
 
@@ -81,12 +83,67 @@ export function clientConfigs(endpoint: string, serverName: string) {
   };
 }
 
+/** One entry per client for an OAuth caller: the URL only; `note` says how that client signs in. */
+export function oauthClientConfigs(endpoint: string, serverName: string, issuer: string) {
+  const signIn = `sign in at ${issuer} when it asks`;
+  return {
+    claude_code: {
+      command: `claude mcp add --transport http ${serverName} ${endpoint}`,
+      note: `No key: Claude Code meets the gateway's 401 and opens your browser to ${signIn} (/mcp in Claude Code starts it again).`,
+    },
+    cursor: {
+      note: `No key: Cursor opens your browser to ${signIn}, and keeps the token itself.`,
+      file: '~/.cursor/mcp.json',
+      json: { mcpServers: { [serverName]: { url: endpoint } } },
+    },
+    vscode: {
+      note: `No key: VS Code opens your browser to ${signIn}, and keeps the token in its secret storage.`,
+      file: '.vscode/mcp.json',
+      json: { servers: { [serverName]: { type: 'http', url: endpoint } } },
+    },
+    claude_desktop: {
+      note: `Claude Desktop speaks stdio: mcp-remote bridges it to this endpoint, opens your browser to ${signIn}, and keeps the token under ~/.mcp-auth.`,
+      file: 'claude_desktop_config.json',
+      json: { mcpServers: { [serverName]: { command: 'npx', args: ['-y', 'mcp-remote', endpoint] } } },
+    },
+    windsurf: {
+      note: `No key: Windsurf opens your browser to ${signIn}.`,
+      file: '~/.codeium/windsurf/mcp_config.json',
+      json: { mcpServers: { [serverName]: { serverUrl: endpoint } } },
+    },
+  };
+}
+
+/** How an OAuth caller's client authenticates: the MCP authorization flow against its issuer. */
+function oauthAuth(request: FastifyRequest, principal: Principal, issuer: string) {
+  const resource = resourceOf(request.snapshot.config);
+  return {
+    type: 'oauth',
+    scheme: 'Bearer',
+    issuer,
+    ...(resource === undefined ? {} : { resource, resource_metadata: metadataUrl(resource, 'mcp') }),
+    ...(principal.oidc?.scopes.length ? { scopes: principal.oidc.scopes } : {}),
+    note: `The client signs in at ${issuer} through the MCP authorization flow (a 401 names the protected-resource metadata) and sends the access token it gets; no key or header goes into its config.`,
+  };
+}
+
 export function registerMcpConfigRoute(app: FastifyInstance): void {
   app.get('/agent/mcp/config', async (request, reply) => {
     const principal = requirePrincipal(request.principal);
     const endpoint = `${gatewayBaseUrl(request)}/mcp`;
     const serverName = `agent-gateway-${principal.workspace.name}`;
     await Promise.resolve();
+    const oidc = principal.oidc;
+    if (oidc !== undefined)
+      return sendAgentBody(request, reply, {
+        server_name: serverName,
+        endpoint,
+        transport: 'streamable-http',
+        protocol_version: MCP_PROTOCOL_VERSION,
+        workspace: principal.workspace.name,
+        auth: oauthAuth(request, principal, oidc.issuer),
+        clients: oauthClientConfigs(endpoint, serverName, oidc.issuer),
+      });
     return sendAgentBody(request, reply, {
       server_name: serverName,
       endpoint,

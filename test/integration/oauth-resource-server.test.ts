@@ -24,6 +24,7 @@ import {
 } from '../support/oauth-clients.js';
 import { connectClient } from '../support/mcp-clients.js';
 import { findLeaks } from '../support/leak-scan.js';
+import { clientConfigs } from '../../gateway/rest/mcp-config-route.js';
 
 let as: AuthServer;
 let h: Harness;
@@ -270,6 +271,71 @@ describe('machines and keys', () => {
     const bad = await get(`${gatewayUrl}/agent/tools`, `${writerKey.key.slice(0, -1)}x`);
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('oauth:mcp-config — an OAuth caller gets configs for the MCP sign-in (no key, no header); a key still gets the key configs', async () => {
+    const tokenResponse = await fetch(`${as.issuer}/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('machine:machine-secret-value-0123456789').toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        resource: `${gatewayUrl}/mcp`,
+        scope: 'mcp:read',
+      }),
+    });
+    const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+    tokensSeen.push(token);
+    const response = await get(`${gatewayUrl}/agent/mcp/config?response_format=json`, token);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).not.toContain(token);
+    const body = JSON.parse(text) as {
+      endpoint: string;
+      auth: Record<string, unknown>;
+      clients: Record<string, { json?: unknown; command?: string; note: string }>;
+    };
+    expect(body.endpoint).toBe(`${gatewayUrl}/mcp`);
+    expect(body.auth).toMatchObject({
+      type: 'oauth',
+      scheme: 'Bearer',
+      issuer: as.issuer,
+      resource: `${gatewayUrl}/mcp`,
+      resource_metadata: `${gatewayUrl}/.well-known/oauth-protected-resource/mcp`,
+    });
+    expect(body.auth).not.toHaveProperty('key_id');
+    expect(body.auth).not.toHaveProperty('env_var');
+    expect(Object.keys(body.clients).sort()).toEqual([
+      'claude_code',
+      'claude_desktop',
+      'cursor',
+      'vscode',
+      'windsurf',
+    ]);
+    const clients = JSON.stringify(body.clients);
+    expect(clients).not.toMatch(/authorization|AGENT_GATEWAY_API_KEY|header/i);
+    expect(clients).toContain(`${gatewayUrl}/mcp`);
+    for (const client of Object.values(body.clients)) expect(client.note).toContain(as.issuer);
+    expect(body.clients['cursor']?.json).toEqual({
+      mcpServers: { 'agent-gateway-machines': { url: `${gatewayUrl}/mcp` } },
+    });
+    expect(body.clients['claude_code']?.command).toBe(
+      `claude mcp add --transport http agent-gateway-machines ${gatewayUrl}/mcp`,
+    );
+
+    // An API key on the same gateway: the key answer, unchanged.
+    const keyed = await get(`${gatewayUrl}/agent/mcp/config?response_format=json`, writerKey.key);
+    const keyBody = (await keyed.json()) as { auth: Record<string, unknown>; clients: unknown };
+    expect(keyBody.auth).toEqual({
+      header: 'Authorization',
+      scheme: 'Bearer',
+      key_id: writerKey.id,
+      key_hint: `agw_${writerKey.id}_…`,
+      env_var: 'AGENT_GATEWAY_API_KEY',
+    });
+    expect(keyBody.clients).toEqual(clientConfigs(`${gatewayUrl}/mcp`, 'agent-gateway-payments'));
   });
 
   it('oauth:no-token-in-logs — no access token and no claim value reaches the log', () => {
