@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requirePrincipal } from '../platform/request-context.js';
 import type { Dispatch } from './dispatcher.js';
+import { inboundHttpOf } from './inbound-http.js';
 import { runLadder, type LadderOutcome } from './inbound-ladder.js';
 import { errorMessage, McpError, resultMessage, type JsonRpcId } from './jsonrpc.js';
 import { RPC } from './protocol.js';
@@ -14,11 +15,6 @@ import { unmatchedResponse } from './streamed-input-bridge.js';
 import { annotateRequest } from '../telemetry/tracing.js';
 import { noteAudit } from '../telemetry/audit-context.js';
 import { catalogueEntry, ERROR_CATALOGUE } from '../errors/index.js';
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 function sendError(reply: FastifyReply, id: JsonRpcId | null, error: McpError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
@@ -96,14 +92,7 @@ export function registerMcpRoute(
       url: '/mcp',
       config: { face: 'mcp' },
       handler: async (request, reply) => {
-        const outcome = runLadder({
-          httpMethod: request.method,
-          contentType: header(request, 'content-type'),
-          protocolVersionHeader: header(request, 'mcp-protocol-version'),
-          methodHeader: header(request, 'mcp-method'),
-          nameHeader: header(request, 'mcp-name'),
-          body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-        });
+        const outcome = runLadder(inboundHttpOf(request));
         if (outcome.kind === 'reject') {
           request.errorClass = outcome.error.errorClass;
           request.errorCode = errorCodeOf(outcome.error);

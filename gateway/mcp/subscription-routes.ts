@@ -6,17 +6,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requirePrincipal } from '../platform/request-context.js';
 import type { SubscriptionHub } from '../subscriptions/index.js';
+import { headerOf, inboundHttpOf } from './inbound-http.js';
 import { runLadder } from './inbound-ladder.js';
 import { openLegacyStream, wantsLegacyStream } from './legacy-event-stream.js';
 import type { FanOutDeps } from './source-fanout.js';
 import { serveListen } from './subscriptions-listen.js';
 
 const LISTEN = 'subscriptions/listen';
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 async function intercept(
   hub: SubscriptionHub,
@@ -27,15 +23,8 @@ async function intercept(
   if (request.routeOptions.url !== '/mcp') return undefined;
   if (wantsLegacyStream(request)) return openLegacyStream(hub, request, reply);
   // Modern requests must carry Mcp-Method, equal to the body's method (checked by the ladder).
-  if (request.method !== 'POST' || header(request, 'mcp-method') !== LISTEN) return undefined;
-  const outcome = runLadder({
-    httpMethod: request.method,
-    contentType: header(request, 'content-type'),
-    protocolVersionHeader: header(request, 'mcp-protocol-version'),
-    methodHeader: header(request, 'mcp-method'),
-    nameHeader: header(request, 'mcp-name'),
-    body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-  });
+  if (request.method !== 'POST' || headerOf(request, 'mcp-method') !== LISTEN) return undefined;
+  const outcome = runLadder(inboundHttpOf(request));
   if (outcome.kind !== 'request' || outcome.era !== 'modern' || outcome.message.method !== LISTEN)
     return undefined;
   return serveListen(hub, deps, requirePrincipal(request.principal), outcome.message, reply, request);

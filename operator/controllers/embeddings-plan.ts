@@ -5,6 +5,7 @@
 // this tenant's text, at an endpoint the tenant did not choose. The workspace keeps serving
 // (lexically) and its Ready message says why.
 import { EmbeddingsSchema, formatPath, type SecretRef } from '../../gateway/config/index.js';
+import { invalidSpec } from './invalid-spec.js';
 import type { ReachCheck } from './reach-check.js';
 import type { SecretKeyRef, WorkspaceEmbeddingsView } from './resource-views.js';
 import type { ReadyCondition } from './workspace-plan.js';
@@ -41,16 +42,7 @@ export function planEmbeddings(
     };
   // Checked before the Secret is read, so a spec that is not used copies no credential.
   const parsed = EmbeddingsSchema.safeParse(settings);
-  if (!parsed.success)
-    return notUsed({
-      ready: false,
-      reason: 'InvalidSpec',
-      message: parsed.error.issues
-        .slice(0, 5)
-        .map((issue) => `${fieldOf(issue.path)}: ${issue.message}`)
-        .join('; ')
-        .slice(0, 1000),
-    });
+  if (!parsed.success) return notUsed(invalidSpec(parsed.error.issues, fieldOf));
   const refused = reach?.url('spec.embeddings.baseUrl', parsed.data.baseUrl);
   if (refused !== undefined) return notUsed(refused);
   if (apiKey === undefined) return { render: settings, condition: USED };

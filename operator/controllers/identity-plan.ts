@@ -5,6 +5,7 @@
 // used renders no identity at all (fail closed: no OAuth caller is admitted, API keys keep working),
 // never part of one; the Workspace's Ready condition says why.
 import { formatPath, WorkspaceSchema, type SecretRef } from '../../gateway/config/index.js';
+import { invalidSpec } from './invalid-spec.js';
 import type { ReachCheck } from './reach-check.js';
 import type { SecretKeyRef, WorkspaceIdentityView } from './resource-views.js';
 import type { ReadyCondition } from './workspace-plan.js';
@@ -37,16 +38,7 @@ export function planIdentity(
   const draft = toContract(spec, standIn);
   if ('problem' in draft) return notUsed(draft.problem);
   const parsed = IdentityContractSchema.safeParse(draft.document);
-  if (!parsed.success)
-    return notUsed({
-      ready: false,
-      reason: 'InvalidSpec',
-      message: parsed.error.issues
-        .slice(0, 5)
-        .map((issue) => `${fieldOf(issue.path)}: ${issue.message}`)
-        .join('; ')
-        .slice(0, 1000),
-    });
+  if (!parsed.success) return notUsed(invalidSpec(parsed.error.issues, fieldOf));
   for (const [field, url] of identityUrlFields(spec)) {
     const refused = reach?.url(field, url);
     if (refused !== undefined) return notUsed(refused);

@@ -18,6 +18,7 @@ import {
 } from '../../gateway/config/kube/index.js';
 import type { z } from 'zod';
 import { EMBEDDINGS_CREDENTIAL, planEmbeddings } from './embeddings-plan.js';
+import { invalidSpec } from './invalid-spec.js';
 import { IDENTITY_CREDENTIAL_SOURCE, planIdentity, type IdentityPlan } from './identity-plan.js';
 import type { ReachCheck } from './reach-check.js';
 import type {
@@ -373,10 +374,7 @@ function planDataSource(
 }
 
 function invalid(error: z.ZodError): ReadyCondition {
-  const problems = error.issues
-    .slice(0, 5)
-    .map((issue) => `spec.${formatPath(issue.path)}: ${issue.message}`);
-  return { ready: false, reason: 'InvalidSpec', message: problems.join('; ').slice(0, 1000) };
+  return invalidSpec(error.issues, (path) => `spec.${formatPath(path)}`);
 }
 
 function sortByName<T extends { readonly metadata: { readonly name: string } }>(items: readonly T[]): T[] {
