@@ -718,6 +718,12 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: the chart routes the audit trail to stderr or a file followed by a sidecar',
   'audit:oidc-principal':
     'issue 29: an OAuth caller is recorded by issuer and subject; a token for another resource is a denied record',
+  'audit:quota-exceeded':
+    'issue 29: a daily quota refusal is recorded as quota_exceeded, a rate refusal as rate_limited',
+  'audit:unauthenticated-method':
+    'issue 29: a 401 on /mcp records the method its body or Mcp-Method names, only from the known list',
+  'audit:refused-method-known-only':
+    'issue 29: the method of a refused request is recorded only when it is a known MCP method',
   'oauth:example-config':
     'issue 29: examples/oidc.yaml signs in a person from the 401 and a machine; mcp:write writes',
   'mcp:naming-unknown':

@@ -1,11 +1,13 @@
 // Enforces rates and quotas on every authenticated request, after the body is parsed (so a /mcp
 // tools/call is known as one) and before anything runs. A refusal is 429 `rate_limited` with
 // `Retry-After` and the IETF RateLimit/RateLimit-Policy fields (on /mcp the error handler renders
-// it as a JSON-RPC error with the request's id); an admitted request carries the fields too.
+// it as a JSON-RPC error with the request's id); an admitted request carries the fields too. The
+// audit record tells a rate (`rate_limited`) from a daily quota (`quota_exceeded`).
 import { idEchoesExactly } from '../platform/exact-rpc-id.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/index.js';
 import { strictUtf8 } from '../platform/strict-utf8.js';
+import { noteDenial } from '../telemetry/audit-context.js';
 import type { LimitRule, LimitVerdict } from './limit-rules.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestRules, type RequestKind } from './request-rules.js';
@@ -83,6 +85,8 @@ export function limitHook(limiter: RateLimiter, prefix: () => string) {
         for (const [name, value] of Object.entries(fields(rule, verdict))) void reply.header(name, value);
       return;
     }
+    // The caller hears one code for both; the auditor is told which kind of limit refused.
+    noteDenial(rule?.kind === 'quota' ? 'quota_exceeded' : 'rate_limited');
     const retryAfterS = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
     // On /mcp the JSON-RPC error answers the request by its id.
     const id = rpc?.id;

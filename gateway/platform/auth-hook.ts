@@ -16,10 +16,10 @@ import {
 import type { GatewayConfig } from '../config/index.js';
 import { GatewayError } from '../errors/index.js';
 import { hostOriginProblem } from './host-origin-check.js';
-import { peekRequestId, UNAUTHENTICATED_PEEK } from './peek-request-id.js';
+import { peekRequest, UNAUTHENTICATED_PEEK } from './peek-request-id.js';
 import { isMcpFace, isPublicRoute } from './route-policy.js';
-import { credentialDenial } from '../telemetry/audit-record.js';
-import { noteDenial } from '../telemetry/audit-context.js';
+import { credentialDenial, refusedMcpMethod } from '../telemetry/audit-record.js';
+import { noteAudit, noteDenial } from '../telemetry/audit-context.js';
 
 const MESSAGES: Record<AuthFailureReason, string> = {
   missing: 'Missing API key: send Authorization: Bearer <API key>.',
@@ -65,8 +65,14 @@ function oauthRefusal(config: GatewayConfig, face: 'mcp' | 'rest', reason: OAuth
 }
 
 async function refuse(request: FastifyRequest, error: GatewayError): Promise<never> {
-  // MCP clients match errors to requests by id; read it from a small body, briefly (issue 8.11).
-  if (isMcpFace(request)) request.rpcId = await peekRequestId(request.raw, UNAUTHENTICATED_PEEK);
+  // MCP clients match errors to requests by id; read it from a small body, briefly (issue 8.11). The
+  // method it names goes to the audit record only (a known name, else `unknown`).
+  if (isMcpFace(request)) {
+    const peeked = await peekRequest(request.raw, UNAUTHENTICATED_PEEK);
+    request.rpcId = peeked.id;
+    const method = refusedMcpMethod(peeked.method, request.headers['mcp-method']);
+    if (method !== undefined) noteAudit({ method });
+  }
   throw error;
 }
 

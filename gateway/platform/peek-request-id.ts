@@ -1,7 +1,8 @@
 // Reads the JSON-RPC `id` of a request that is about to be refused before its body was parsed (a
-// 401 on /mcp, issue 8.11), so MCP clients can match the error to their request. Bounded by size and
-// time: an unauthenticated caller cannot make the gateway buffer much or wait long, and anything
-// unreadable in time simply yields `null`, the JSON-RPC id for "unknown".
+// 401 on /mcp, issue 8.11), so MCP clients can match the error to their request, and its `method`
+// string for the audit record (issue 29: trusted for nothing else; audit-record.ts keeps only known
+// names). Bounded by size and time: an unauthenticated caller cannot make the gateway buffer much or
+// wait long, and anything unreadable in time simply yields `null`, the JSON-RPC id for "unknown".
 import type { IncomingMessage } from 'node:http';
 import { idEchoesExactly } from './exact-rpc-id.js';
 
@@ -12,37 +13,49 @@ export interface PeekLimits {
 
 export const UNAUTHENTICATED_PEEK: PeekLimits = { maxBytes: 64 * 1024, timeoutMs: 1000 };
 
-function idOf(text: string): string | number | null {
+/** What a peek found: the id to answer with, and the body's `method` when it is a string. */
+export interface PeekedRequest {
+  readonly id: string | number | null;
+  readonly method?: string | undefined;
+}
+
+const NOTHING: PeekedRequest = { id: null };
+
+function peekedOf(text: string): PeekedRequest {
   try {
     const body = JSON.parse(text) as unknown;
-    const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
-    if (typeof id === 'string') return id;
-    if (typeof id === 'number' && Number.isFinite(id) && idEchoesExactly(text, body) === true) return id;
+    if (typeof body !== 'object' || body === null) return NOTHING;
+    const { id, method } = body as { id?: unknown; method?: unknown };
+    const known = typeof method === 'string' ? method : undefined;
+    if (typeof id === 'string') return { id, method: known };
+    if (typeof id === 'number' && Number.isFinite(id) && idEchoesExactly(text, body) === true)
+      return { id, method: known };
+    return { id: null, method: known };
   } catch {
     // Not JSON: the id is unknown.
   }
-  return null;
+  return NOTHING;
 }
 
-export function peekRequestId(stream: IncomingMessage, limits: PeekLimits): Promise<string | number | null> {
+export function peekRequest(stream: IncomingMessage, limits: PeekLimits): Promise<PeekedRequest> {
   const declared = Number(stream.headers['content-length'] ?? 0);
-  if (!(declared > 0) || declared > limits.maxBytes || stream.readableEnded) return Promise.resolve(null);
+  if (!(declared > 0) || declared > limits.maxBytes || stream.readableEnded) return Promise.resolve(NOTHING);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const finish = (id: string | number | null) => {
+    const finish = (peeked: PeekedRequest) => {
       clearTimeout(timer);
       stream.off('data', onData).off('end', onEnd).off('error', onStop).off('close', onStop);
       stream.pause();
-      resolve(id);
+      resolve(peeked);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limits.maxBytes) finish(null);
+      if (size > limits.maxBytes) finish(NOTHING);
       else chunks.push(chunk);
     };
-    const onEnd = () => finish(idOf(Buffer.concat(chunks).toString('utf8')));
-    const onStop = () => finish(null);
+    const onEnd = () => finish(peekedOf(Buffer.concat(chunks).toString('utf8')));
+    const onStop = () => finish(NOTHING);
     const timer = setTimeout(onStop, limits.timeoutMs);
     stream.on('data', onData).on('end', onEnd).on('error', onStop).on('close', onStop);
   });

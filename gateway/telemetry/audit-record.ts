@@ -6,7 +6,7 @@
 // records to; `buildAuditRecord` is the one place a record is made.
 import { z } from 'zod';
 
-export const AUDIT_SCHEMA = 'agw.audit.v1';
+export const AUDIT_SCHEMA = 'agw.audit.v2';
 
 export const DECISIONS = ['allowed', 'denied'] as const;
 
@@ -47,6 +47,7 @@ export const DENIAL_REASONS = [
   'not_visible',
   'forbidden',
   'rate_limited',
+  'quota_exceeded',
 ] as const;
 export type DenialReason = (typeof DENIAL_REASONS)[number];
 
@@ -95,7 +96,8 @@ export const MCP_METHODS = [
 ] as const;
 /** What else a request to /mcp can be: a notification, a client's JSON-RPC response (the answer to
  * a question asked mid-call), the legacy GET stream, a DELETE, a method outside the list (`other`),
- * or `unknown`: the body was never read (a refusal before it, such as a 401). */
+ * or `unknown`: the body was never parsed (a refusal before it, such as a 401) and neither a peek at
+ * it nor `Mcp-Method` named a method of the list. */
 export const MCP_OTHER = [
   'mcp.notification',
   'mcp.response',
@@ -104,6 +106,20 @@ export const MCP_OTHER = [
   'other',
   'unknown',
 ] as const;
+
+const KNOWN_MCP_METHODS: ReadonlySet<string> = new Set(MCP_METHODS);
+
+/** The method of a request refused before its body was parsed (a 401, a refused Host): what the
+ * body's `method` or else the `Mcp-Method` header says, when it is a name of the list; otherwise
+ * undefined (the record says `unknown`). Recorded only: an unauthenticated caller's claim decides
+ * nothing else. */
+export function refusedMcpMethod(
+  bodyMethod: string | undefined,
+  headerMethod: string | string[] | undefined,
+): string | undefined {
+  if (bodyMethod !== undefined && KNOWN_MCP_METHODS.has(bodyMethod)) return bodyMethod;
+  return typeof headerMethod === 'string' && KNOWN_MCP_METHODS.has(headerMethod) ? headerMethod : undefined;
+}
 
 /** Lengths: names the caller sends are clipped to these, after escaping. */
 export const LIMITS = { id: 128, name: 200, workspace: 128, issuer: 512, subject: 256, method: 80 } as const;

@@ -29,6 +29,7 @@ const writer = newKey();
 const reader = newKey();
 const modernOnly = newKey();
 const limited = newKey();
+const quota = newKey();
 const revoked = newKey();
 const expired = newKey();
 const ARGUMENT = 'Qz7xK2pW9mLr4Tn8';
@@ -62,6 +63,7 @@ beforeAll(async () => {
           keyRecord(reader),
           keyRecord(modernOnly, { sources: ['modern'] }),
           keyRecord(limited, { limits: { requestsPerMinute: 1 } }),
+          keyRecord(quota, { limits: { toolCallsPerDay: 1, requestsPerMinute: 1000 } }),
           keyRecord(revoked, { revoked: true }),
           keyRecord(expired, { expiresAt: '2020-01-01T00:00:00Z' }),
         ],
@@ -123,7 +125,7 @@ describe('audit records of allowed actions', () => {
     expect(response.status).toBe(200);
     const record = await recordOf(response);
     expect(record).toMatchObject({
-      schema: 'agw.audit.v1',
+      schema: 'agw.audit.v2',
       face: 'mcp',
       method: 'tools/call',
       era: 'modern',
@@ -271,8 +273,8 @@ describe('audit records of refusals', () => {
       const record = await recordOf(response);
       expect(record).toMatchObject({
         face: 'mcp',
-        // The body of an unauthenticated request is never read.
-        method: 'unknown',
+        // The body of an unauthenticated request is only peeked at for its id and method.
+        method: 'tools/call',
         decision: 'denied',
         reason,
         outcome: 'proxy_authorization',
@@ -367,8 +369,61 @@ describe('audit records of refusals', () => {
     });
   });
 
+  it('audit:quota-exceeded — a daily quota refusal is told apart from a rate refusal', async () => {
+    const call = () =>
+      mcpPost(h.url, quota.key, {
+        id: 15,
+        method: 'tools/call',
+        params: { name: 'modern__echo', arguments: { text: ARGUMENT } },
+      });
+    expect((await call()).status).toBe(200);
+    const refused = await call();
+    expect(refused.status).toBe(429);
+    expect(await recordOf(refused)).toMatchObject({
+      method: 'tools/call',
+      principal: apiKey(quota),
+      decision: 'denied',
+      reason: 'quota_exceeded',
+      error_code: 'rate_limited',
+      status: 429,
+    });
+    // Other requests of the key are within its rate: not refused at all.
+    const listed = await mcpPost(h.url, quota.key, { id: 16, method: 'tools/list' });
+    expect(listed.status).toBe(200);
+    expect(await recordOf(listed)).toMatchObject({ decision: 'allowed', method: 'tools/list' });
+  });
+
+  it('audit:unauthenticated-method — a 401 records the method a body or Mcp-Method names, only from the known list', async () => {
+    const refusedWith = async (body: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${h.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer agw_not-a-key', ...headers },
+        body,
+      });
+      expect(response.status).toBe(401);
+      const record = await recordOf(response);
+      expect(record).toMatchObject({ face: 'mcp', decision: 'denied', reason: 'credential_malformed' });
+      return record.method;
+    };
+    const rpc = (method: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} });
+    expect(await refusedWith(rpc('prompts/get'))).toBe('prompts/get');
+    expect(await refusedWith(rpc('resources/read'), { 'mcp-method': 'resources/read' })).toBe(
+      'resources/read',
+    );
+    // A name outside the list, however it is spelled, is `unknown`, never echoed.
+    expect(await refusedWith(rpc('tools/call\n{"decision":"allowed"}'))).toBe('unknown');
+    expect(await refusedWith(rpc('x'.repeat(500)))).toBe('unknown');
+    expect(await refusedWith(rpc(42))).toBe('unknown');
+    expect(await refusedWith('not json')).toBe('unknown');
+    // A body too large to peek at: the header names it.
+    const large = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', pad: 'x'.repeat(70_000) });
+    expect(await refusedWith(large, { 'mcp-method': 'tools/call' })).toBe('tools/call');
+    expect(await refusedWith(large, { 'mcp-method': 'evil/method' })).toBe('unknown');
+    expect(await refusedWith(large)).toBe('unknown');
+  });
+
   it('a caller-chosen name with control characters cannot forge a record', async () => {
-    const forged = `x\n{"schema":"agw.audit.v1","decision":"allowed","request_id":"forged"}\u2028`;
+    const forged = `x\n{"schema":"agw.audit.v2","decision":"allowed","request_id":"forged"}\u2028`;
     const response = await mcpPost(
       h.url,
       writer.key,
@@ -383,7 +438,7 @@ describe('audit records of refusals', () => {
         .split('\n')
         .filter(
           (line) =>
-            line.includes('"request_id":"forged"') && line.startsWith('{"schema":"agw.audit.v1","decision"'),
+            line.includes('"request_id":"forged"') && line.startsWith('{"schema":"agw.audit.v2","decision"'),
         ),
     ).toEqual([]);
   });
@@ -476,7 +531,7 @@ describe('what the audit trail never holds', () => {
   it('audit:no-content — no argument, result, snippet, query text or key in the audit file', async () => {
     const text = await readFile(h.auditPath, 'utf8');
     expect(text.length).toBeGreaterThan(0);
-    const keys = [writer, reader, modernOnly, limited, revoked, expired];
+    const keys = [writer, reader, modernOnly, limited, quota, revoked, expired];
     const leaks = findLeaks(
       [text],
       [

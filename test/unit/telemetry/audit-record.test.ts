@@ -9,6 +9,7 @@ import {
   credentialDenial,
   DENIAL_REASONS,
   LIMITS,
+  refusedMcpMethod,
   safeText,
   type AuditInput,
 } from '../../../gateway/telemetry/audit-record.js';
@@ -91,7 +92,7 @@ describe('audit record', () => {
       target: { kind: 'tool', name: 'demo__echo', requested: 'echo' },
     });
     expect(record).toEqual({
-      schema: 'agw.audit.v1',
+      schema: 'agw.audit.v2',
       time: '2026-05-01T10:00:00.000Z',
       request_id: 'req-1',
       trace_id: '0af7651916cd43dd8448eb211c80319c',
@@ -154,6 +155,24 @@ describe('audit record', () => {
     ]);
     expect(of({ errorCode: '-32602', errorClass: 'request' })).toEqual(['allowed', undefined, 'request']);
     expect(of({ errorClass: 'no-such-class' })[2]).toBe('internal');
+  });
+
+  it('audit:refused-method-known-only — a refused request records a peeked or Mcp-Method method only from the known list', () => {
+    expect(refusedMcpMethod('tools/call', undefined)).toBe('tools/call');
+    expect(refusedMcpMethod(undefined, 'prompts/get')).toBe('prompts/get');
+    expect(refusedMcpMethod('tools/call', 'prompts/get')).toBe('tools/call');
+    expect(refusedMcpMethod('x/evil', 'resources/read')).toBe('resources/read');
+    expect(refusedMcpMethod('notifications/initialized', undefined)).toBeUndefined();
+    expect(refusedMcpMethod('tools/call\n', ['tools/call'])).toBeUndefined();
+    expect(refusedMcpMethod('y'.repeat(10_000), 'z')).toBeUndefined();
+    const record = buildAuditRecord({
+      ...base,
+      errorCode: 'rate_limited',
+      errorClass: 'request',
+      denial: 'quota_exceeded',
+    });
+    expect([record.decision, record.reason, record.outcome]).toEqual(['denied', 'quota_exceeded', 'request']);
+    expect(() => AuditRecordSchema.parse(record)).not.toThrow();
   });
 
   it('maps every auth gate reason to a closed denial reason', () => {
