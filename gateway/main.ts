@@ -8,32 +8,26 @@ import { buildApp } from './app.js';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import {
+  configDigest,
   DEFAULT_TENANT_POLICY,
   FileConfigSource,
   processSecretReader,
-  resolveSecret,
   type ConfigSource,
   type DataSourceConfig,
+  type GatewayConfig,
   type SecretReader,
   type SharedStateConfig,
 } from './config/index.js';
-import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
-import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
-import { createRedis, duplicateRedis, redisReady } from './shared-state/redis-connection.js';
-import { ReplicaRegistry } from './shared-state/replica-registry.js';
-import { ValueCipher } from './shared-state/value-cipher.js';
-import type { SharedStateStatus } from './rest/sources-route.js';
-import { KubeConfigSource, InformerObjectFeed, loadKubeConfig } from './config/kube/index.js';
+import { MemoryRateLimiter } from './limits/rate-limiter.js';
+import { loadTokenizer } from './rest/usage-header.js';
+import type { SharedState } from './shared-state/shared-state.js';
 import {
   MemoryDiscoveryCache,
   SourceStatusRegistry,
   ToolCatalog,
   type CachedToolList,
-  type DiscoveryCache,
 } from './discovery/index.js';
-import { RedisDiscoveryCache } from './discovery/redis-discovery-cache.js';
-import { RedisSessionStore } from './upstream/redis-session-store.js';
-import { LocalSessionStore, type SessionStore } from './upstream/session-store.js';
+import { LocalSessionStore } from './upstream/session-store.js';
 import {
   chatAnswerer,
   connectorFor,
@@ -43,13 +37,7 @@ import {
   WorkspaceEmbeddings,
 } from './knowledge/index.js';
 import { openKnowledgeStore } from './knowledge/open-store.js';
-import {
-  ElicitationBridge,
-  forgetLegacySealKey,
-  RedisBridgeForwarder,
-  RequestStateSeal,
-  type BridgeLimits,
-} from './mcp/index.js';
+import { ElicitationBridge, type BridgeLimits } from './mcp/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
 import { ConnectionDrain } from './platform/connection-drain.js';
@@ -60,7 +48,7 @@ import { observeGauge } from './telemetry/metrics.js';
 import { createAuditSink } from './telemetry/audit-sink.js';
 import { expandOAuthEnv } from './config/env-expansion.js';
 import { OAuthAuthenticator } from './auth/index.js';
-import { MemoryChangeBus, RedisChangeBus, SubscriptionHub, type ChangeBus } from './subscriptions/index.js';
+import { MemoryChangeBus, SubscriptionHub } from './subscriptions/index.js';
 
 export interface ServeOptions {
   /** The config file; with `kubernetes`, optional and holding only server and knowledge settings. */
@@ -125,6 +113,8 @@ async function chooseConfig(options: ServeOptions): Promise<ConfigChoice> {
   const baseText =
     options.configPath === undefined ? '{version: 1}' : await readFile(options.configPath, 'utf8');
   const base = cliOverrides(options)(parseDocument(baseText, { uniqueKeys: true }).toJS() as unknown);
+  // The Kubernetes client loads only here, in serve --kubernetes (issue 26).
+  const { KubeConfigSource, InformerObjectFeed, loadKubeConfig } = await import('./config/kube/index.js');
   const kubeConfig = loadKubeConfig(kubeconfigPath);
   const config = new KubeConfigSource({
     feed: new InformerObjectFeed({
@@ -150,21 +140,14 @@ async function chooseConfig(options: ServeOptions): Promise<ConfigChoice> {
   };
 }
 
-/** Redis-backed shared state when configured (issue 10), else this replica's memory. */
+/** Redis-backed shared state when configured (issue 10), else this replica's memory. The Redis
+ * client and everything that uses it load only when Redis is configured (issue 26). */
 async function openSharedState(
   settings: SharedStateConfig,
   secrets: SecretReader,
   logger: PinoLogger,
   bridgeLimits: () => BridgeLimits,
-): Promise<{
-  limiter: RateLimiter;
-  discovery: DiscoveryCache<CachedToolList>;
-  sessions: SessionStore;
-  bridge: ElicitationBridge;
-  changes: ChangeBus;
-  status: () => SharedStateStatus;
-  close(): Promise<void>;
-}> {
+): Promise<SharedState> {
   const redisSettings = settings.redis;
   if (redisSettings === undefined)
     return {
@@ -176,94 +159,19 @@ async function openSharedState(
       status: () => 'local',
       close: () => Promise.resolve(),
     };
-  // Secret values in Redis are encrypted (issue 28.8); the schema requires keys with Redis.
-  const keys = settings.encryption?.keys ?? [];
-  const cipher = new ValueCipher(keys.map((ref) => resolveSecret(ref, secrets)));
-  logger.info({ key: cipher.primaryId, keys: keys.length }, 'shared state: values in redis encrypted');
-  const tls = redisSettings.tls;
-  const redis = createRedis({
-    url: resolveSecret(redisSettings.url, secrets),
+  const { openRedisSharedState } = await import('./shared-state/redis-shared-state.js');
+  return openRedisSharedState({
+    redisSettings,
+    encryption: settings.encryption,
+    secrets,
     logger,
-    connectTimeoutMs: redisSettings.connectTimeoutMs,
-    ...(tls === undefined
-      ? {}
-      : {
-          tls: {
-            ...(tls.ca === undefined ? {} : { ca: resolveSecret(tls.ca, secrets) }),
-            ...(tls.servername === undefined ? {} : { servername: tls.servername }),
-          },
-        }),
+    bridgeLimits,
   });
-  const ready = await redisReady(redis, redisSettings.connectTimeoutMs);
-  logger.info(
-    { ready },
-    ready ? 'shared state: redis connected' : 'shared state: redis not reachable yet; using local state',
-  );
-  const registry = new ReplicaRegistry(redis, `${redisSettings.keyPrefix}replicas`);
-  registry.start();
-  const limiter = new RedisRateLimiter({
-    redis,
-    logger,
-    timeoutMs: redisSettings.commandTimeoutMs,
-    replicas: () => registry.replicas(),
-  });
-  const subscriber = duplicateRedis(redis);
-  subscriber.on('error', () => undefined);
-  void subscriber.connect().catch(() => undefined);
-  const discovery = new RedisDiscoveryCache<CachedToolList>({
-    redis,
-    subscriber,
-    keyPrefix: redisSettings.keyPrefix,
-    timeoutMs: redisSettings.commandTimeoutMs,
-    logger,
-    cipher,
-  });
-  const bridge = new ElicitationBridge({
-    seal: new RequestStateSeal(cipher.derive('requestState seal')),
-    limits: bridgeLimits,
-    forwarder: new RedisBridgeForwarder({
-      redis,
-      subscriber,
-      keyPrefix: redisSettings.keyPrefix,
-      replica: registry.id,
-      timeoutMs: redisSettings.commandTimeoutMs,
-      logger,
-      cipher,
-    }),
-  });
-  forgetLegacySealKey(redis, redisSettings.keyPrefix);
-  const sessions = new RedisSessionStore({
-    redis,
-    keyPrefix: redisSettings.keyPrefix,
-    timeoutMs: redisSettings.commandTimeoutMs,
-    cipher,
-    logger,
-  });
-  sessions.startRekeying();
-  const changes = new RedisChangeBus({
-    redis,
-    subscriber,
-    keyPrefix: redisSettings.keyPrefix,
-    cipher,
-    logger,
-  });
-  return {
-    limiter,
-    discovery,
-    bridge,
-    changes,
-    sessions,
-    // Connected is not enough: a stalled Redis keeps its socket; the limiter's last answer tells.
-    status: () => (redis.status === 'ready' && limiter.shared ? 'redis' : 'redis-unavailable'),
-    async close() {
-      discovery.close();
-      changes.close();
-      sessions.stop();
-      await registry.stop();
-      subscriber.disconnect();
-      redis.disconnect();
-    },
-  };
+}
+
+/** The usage-hint tokenizer loads only once a config turns usage hints on (issue 26). */
+function preloadTokenizer(config: GatewayConfig): void {
+  if (config.knowledge.usageHints) void loadTokenizer();
 }
 
 /** The tenant reach policy in force (D19): the config's `policy`; with --kubernetes the defaults
@@ -360,6 +268,16 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   observeGauge('agw.config.revision', 'Revision of the config in use (increments on every reload).', () => [
     { value: config.current().revision },
   ]);
+  observeGauge(
+    'agw.config.digest',
+    'Digest of the config in use: equal on replicas serving the same config.',
+    () => [{ value: configDigest(config.current()) }],
+  );
+  // Only with Redis configured: 1 while it is usable, 0 while this replica serves from local state.
+  observeGauge('agw.shared_state.up', 'Shared state in Redis usable (1) or not (0, local state).', () => {
+    const status = shared.status();
+    return status === 'local' ? [] : [{ value: status === 'redis' ? 1 : 0 }];
+  });
 
   const lifecycle: Lifecycle = { ready: false };
   const inflight = new InflightTracker();
@@ -401,9 +319,11 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     cache.dropLocal();
     pool.retain(snapshot.config);
     sync.schedule(snapshot.config);
+    preloadTokenizer(snapshot.config);
   });
   cache.dropLocal();
   pool.retain(config.current().config);
+  preloadTokenizer(config.current().config);
   const knowledge = new KnowledgeService(store, {
     logger,
     answerer: (answerer) => chatAnswerer(answerer, secrets),

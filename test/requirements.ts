@@ -1,6 +1,8 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'memory:lazy-loads':
+    'issue 26: a gateway loads the Kubernetes client, tokenizer, Redis, PostgreSQL, MCP client, undici and jose only when its config uses them',
   'reach:connection-string-edges':
     'issue 20: libpq query hosts replace an empty authority; malformed escapes never throw',
   'reach:address-spellings':
@@ -724,6 +726,12 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: a 401 on /mcp records the method its body or Mcp-Method names, only from the known list',
   'audit:refused-method-known-only':
     'issue 29: the method of a refused request is recorded only when it is a known MCP method',
+  'audit:not-visible-tools':
+    'issue 29: tools/call of a hidden tool (prefixed, bare, other source, knowledge tool) is recorded not_visible',
+  'audit:not-visible-prompts-resources':
+    'issue 29: prompts/get, resources/read and resources/subscribe of a hidden source are recorded not_visible',
+  'audit:not-visible-search':
+    'issue 29: REST search/query and the search tool narrowed to a hidden data source are recorded not_visible',
   'oauth:example-config':
     'issue 29: examples/oidc.yaml signs in a person from the 401 and a machine; mcp:write writes',
   'mcp:naming-unknown':
@@ -791,4 +799,10 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: a verified JWT is reused until its exp or 60 s, whichever is first',
   'oauth:verified-cache-expired': 'issue 29: an expired token is never kept as verified',
   'oauth:verified-cache-bounded': 'issue 29: the verified-token cache is bounded and keyed by digests',
+  'console:browser-flow':
+    'issue 25: in chromium the console signs in, shows sources, searches, answers, calls a tool, shows a refusal and signs out with no console error',
+  'console:isolation-and-key-storage':
+    "issue 25: a console session never shows or receives another workspace's data; the key stays in the tab's sessionStorage and the Authorization header",
+  'console:static-headers': 'issue 25: the console files carry the strict CSP and security headers and revalidate by ETag',
+  'console:off-by-default': 'issue 25: without server.console.enabled /console is an unknown route',
 };

@@ -3,13 +3,8 @@
 // never fetched twice at once — every request that needs a fetch waits for the one in flight, so a
 // storm of tokens with random `kid`s costs the authorization server one request per cooldown.
 // Bounded: answer size, key count, deadline; only asymmetric public signing keys are kept.
-import {
-  createLocalJWKSet,
-  type CryptoKey,
-  type JSONWebKeySet,
-  type JWSHeaderParameters,
-  type JWK,
-} from 'jose';
+import type { CryptoKey, JSONWebKeySet, JWSHeaderParameters, JWK } from 'jose';
+import { jose } from './jose-lazy.js';
 import { fetchJsonObject, OAuthFetchError, type OAuthFetchBounds } from './oauth-fetch.js';
 
 export interface JwksCacheOptions {
@@ -87,7 +82,7 @@ export class JwksCache {
     this.fetches += 1;
     try {
       const document = await fetchJsonObject(await this.options.uri(), this.options.bounds);
-      this.keys = createLocalJWKSet(this.publicSigningKeys(document));
+      this.keys = jose().createLocalJWKSet(this.publicSigningKeys(document));
       this.fetchedAt = this.now();
     } catch (error) {
       this.lastFailure =

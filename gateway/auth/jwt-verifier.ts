@@ -2,7 +2,8 @@
 // against the issuer's allow-lists before any key is looked up, then the signature against the
 // issuer's keys, `iss` exactly, `aud` containing our canonical resource URI, `exp`/`nbf` with the
 // issuer's skew. Failures are reasons for the log, never for the caller.
-import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
+import { jose } from './jose-lazy.js';
 import type { IssuerConfig } from '../config/oauth-schema.js';
 import { JwksUnavailableError, type KeyResolver } from './jwks-cache.js';
 
@@ -49,6 +50,7 @@ function typeAllowed(issuer: IssuerConfig, header: string | undefined): boolean 
 
 function failureOf(error: unknown): TokenFailure {
   if (error instanceof JwksUnavailableError) return 'keys-unavailable';
+  const { errors } = jose();
   if (error instanceof errors.JWTExpired) return 'expired';
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'aud') return 'wrong-audience';
@@ -75,7 +77,7 @@ export async function verifyJwt(
   let typ: string | undefined;
   let alg: string | undefined;
   try {
-    ({ typ, alg } = decodeProtectedHeader(token));
+    ({ typ, alg } = jose().decodeProtectedHeader(token));
   } catch {
     return { ok: false, reason: 'malformed' };
   }
@@ -84,7 +86,7 @@ export async function verifyJwt(
     return { ok: false, reason: 'bad-algorithm' };
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, keys, {
+    ({ payload } = await jose().jwtVerify(token, keys, {
       issuer: issuer.issuer,
       audience: resource,
       algorithms: [...issuer.algorithms],

@@ -1,10 +1,7 @@
 // The `agent-gateway` command line: serve, operator, validate-config, key create|revoke|list|hash.
-import { ConfigEditError } from './config-file-editor.js';
+// Each command's module is imported when that command runs (issue 26): `serve` never loads the
+// operator and its Kubernetes client, and `key list` loads neither the gateway nor the operator.
 import { processIo, type CliIo } from './cli-io.js';
-import { keyCreate, keyHash, keyList, keyRevoke } from './key-commands.js';
-import { operatorCommand } from './operator-command.js';
-import { serveCommand } from './serve-command.js';
-import { validateCommand } from './validate-command.js';
 import { GATEWAY_VERSION } from '../version.js';
 import { COMMAND_USAGE, TOP_USAGE, wantsHelp, type CommandName } from './usage.js';
 
@@ -36,17 +33,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     switch (command) {
       case 'serve':
-        return await serveCommand(rest, io);
+        return await (await import('./serve-command.js')).serveCommand(rest, io);
       case 'operator':
-        return await operatorCommand(rest, io);
+        return await (await import('./operator-command.js')).operatorCommand(rest, io);
       case 'validate-config':
-        return await validateCommand(rest, io);
+        return await (await import('./validate-command.js')).validateCommand(rest, io);
       case 'key': {
         const [sub, ...keyArgs] = rest;
-        if (sub === 'create') return await keyCreate(keyArgs, io);
-        if (sub === 'revoke') return await keyRevoke(keyArgs, io);
-        if (sub === 'list') return await keyList(keyArgs, io);
-        if (sub === 'hash') return await keyHash(keyArgs, io);
+        const keys = await import('./key-commands.js');
+        if (sub === 'create') return await keys.keyCreate(keyArgs, io);
+        if (sub === 'revoke') return await keys.keyRevoke(keyArgs, io);
+        if (sub === 'list') return await keys.keyList(keyArgs, io);
+        if (sub === 'hash') return await keys.keyHash(keyArgs, io);
         io.err(USAGE);
         return 2;
       }
@@ -69,7 +67,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return 2;
     }
   } catch (error) {
-    if (error instanceof ConfigEditError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      (error as Error).name === 'ConfigEditError' ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       io.err((error as Error).message);
       return 2;
     }

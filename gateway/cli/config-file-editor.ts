@@ -8,7 +8,9 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { isMap, isSeq, parseDocument, type Document, type YAMLMap, YAMLSeq } from 'yaml';
 import { formatProblems, validateConfig, type ConfigProblem, type GatewayConfig } from '../config/index.js';
 
-export class ConfigEditError extends Error {}
+export class ConfigEditError extends Error {
+  override readonly name = 'ConfigEditError';
+}
 
 export interface EditableConfig {
   readonly document: Document;

@@ -1,5 +1,4 @@
 export { SqliteKnowledgeStore } from './sqlite-store.js';
-export { PgKnowledgeStore, migratePostgres, choosePgVectorSearch } from './pg-store.js';
 export type { PgVectorSearch } from './pgvector-search.js';
 export { DEFAULT_VECTOR_INDEX } from './vector-cache.js';
 export type { IndexBuild, VectorIndexOptions } from './vector-cache.js';
@@ -30,7 +29,6 @@ export { meaningAnswer } from './meaning-answer.js';
 export { SyncEngine } from './sync-engine.js';
 export type { SyncReport, ConnectorFactory } from './sync-engine.js';
 export { MemorySourceLock } from './source-lock.js';
-export { PgSourceLock } from './pg-source-lock.js';
 export type { SourceLock } from './source-lock.js';
 export {
   KnowledgeService,

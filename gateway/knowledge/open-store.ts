@@ -4,8 +4,6 @@
 import { InvalidConfigError, resolveSecret, type GatewayConfig, type SecretReader } from '../config/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { KnowledgeStore } from './knowledge-store.js';
-import { PgSourceLock } from './pg-source-lock.js';
-import { choosePgVectorSearch, migratePostgres, PgKnowledgeStore } from './pg-store.js';
 import { MemorySourceLock, type SourceLock } from './source-lock.js';
 import { SqliteKnowledgeStore } from './sqlite-store.js';
 
@@ -16,6 +14,11 @@ export async function openKnowledgeStore(
 ): Promise<{ store: KnowledgeStore; lock: SourceLock }> {
   if (knowledge.postgres === undefined)
     return { store: new SqliteKnowledgeStore(knowledge.sqlitePath), lock: new MemorySourceLock() };
+  // The PostgreSQL store and its driver load only when it is configured (issue 26).
+  const [{ PgSourceLock }, { choosePgVectorSearch, migratePostgres, PgKnowledgeStore }] = await Promise.all([
+    import('./pg-source-lock.js'),
+    import('./pg-store.js'),
+  ]);
   const connectionString = resolveSecret(knowledge.postgres.connectionString, secrets);
   const requested = knowledge.postgres.vectorSearch;
   if (knowledge.postgres.migrate)

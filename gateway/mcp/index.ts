@@ -9,6 +9,5 @@ export { decodeMirroredValue, encodeMirroredValue, mirrors, headerValueFor } fro
 export { SERVER_INFO } from './result-envelope.js';
 export { ElicitationBridge } from './elicitation-bridge.js';
 export type { BridgeLimits } from './elicitation-bridge.js';
-export { RedisBridgeForwarder, forgetLegacySealKey } from './redis-bridge-forwarder.js';
 export { RequestStateSeal } from './request-state-seal.js';
 export { exposeTools, toolNames } from './tool-names.js';

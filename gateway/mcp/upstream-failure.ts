@@ -1,7 +1,7 @@
 // Turns a failed upstream hop into the in-band JSON-RPC error the client sees, keeping the spec's
 // failure classes apart (§7.1): a JSON-RPC error the upstream itself returned is the tool's answer
 // (tool execution); anything else is reachability or upstream authorization.
-import { ProtocolError } from '@modelcontextprotocol/client';
+import { mcpClientSdk } from '../upstream/mcp-client-sdk.js';
 import { catalogueEntry, type ErrorCode } from '../errors/index.js';
 import { classifyUpstreamError, UpstreamRpcError } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
@@ -14,7 +14,7 @@ export function upstreamFailure(error: unknown, source: string): McpError {
     const data = error.data === undefined ? { class: 'tool_execution', source } : error.data;
     return new McpError(status, error.code, error.message, data as Record<string, unknown>, 'tool_execution');
   }
-  if (error instanceof ProtocolError) {
+  if (error instanceof mcpClientSdk().ProtocolError) {
     return new McpError(
       200,
       error.code,

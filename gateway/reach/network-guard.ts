@@ -6,7 +6,8 @@
 // connector(); PostgreSQL through socket().
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Socket, isIP } from 'node:net';
-import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import type { Agent, buildConnector } from 'undici';
+import { undici } from '../platform/undici-lazy.js';
 import { ReachDeniedError } from './reach-denied-error.js';
 import type { ReachPolicy, ReachScope } from './reach-policy.js';
 
@@ -63,7 +64,7 @@ export class NetworkGuard {
 
   /** An undici connector that dials only what resolve() allows; TLS still verifies the name. */
   connector(options: buildConnector.BuildOptions = {}): buildConnector.connector {
-    const base = buildConnector(options);
+    const base = undici().buildConnector(options);
     return (opts, callback) => {
       this.resolve(opts.hostname).then(
         (target) => {
@@ -84,13 +85,14 @@ export class NetworkGuard {
 
   /** A keep-alive pool whose every connection is checked. */
   agent(options: Agent.Options = {}): Agent {
-    return new Agent({ ...options, connect: this.connector() });
+    return new (undici().Agent)({ ...options, connect: this.connector() });
   }
 
   /** fetch through one shared checked pool (redirects included: each hop dials through it). */
   fetch(): typeof fetch {
     return (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
       this.sharedAgent ??= this.agent();
+      const undiciFetch = undici().fetch;
       return undiciFetch(input as Parameters<typeof undiciFetch>[0], {
         ...(init as Parameters<typeof undiciFetch>[1]),
         dispatcher: this.sharedAgent,

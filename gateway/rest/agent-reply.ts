@@ -9,11 +9,13 @@ export function sendAgentBody(
   body: unknown,
   bodyOption?: unknown,
   resultCount?: number,
-): FastifyReply {
+): FastifyReply | Promise<FastifyReply> {
   const format = negotiateFormat({ query: request.query, bodyOption, accept: request.headers.accept });
   const { payload, contentType } = encodeBody(body, format);
-  if (resultCount !== undefined && request.snapshot.config.knowledge.usageHints) {
-    void reply.header(USAGE_HEADER, usageHeaderValue(resultCount, payload));
-  }
-  return reply.header('vary', 'Accept').type(contentType).send(payload);
+  void reply.header('vary', 'Accept').type(contentType);
+  if (resultCount === undefined || !request.snapshot.config.knowledge.usageHints) return reply.send(payload);
+  const usage = usageHeaderValue(resultCount, payload);
+  if (typeof usage === 'string') return reply.header(USAGE_HEADER, usage).send(payload);
+  // The tokenizer is still loading (usage hints just turned on): the reply waits for it.
+  return usage.then((value) => reply.header(USAGE_HEADER, value).send(payload));
 }

@@ -2,7 +2,7 @@
 // and calls — runs through its breaker: failures of reachability and of the protocol count (down,
 // slow, 5xx, not MCP), answers about one request (4xx, JSON-RPC errors, tool errors) do not. While open, calls fail at once with
 // `upstream_circuit_open`, so one dead source never slows the others.
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { mcpClientSdk } from './mcp-client-sdk.js';
 import CircuitBreaker from 'opossum';
 import type { McpSourceConfig } from '../config/index.js';
 import { GatewayError } from '../errors/index.js';
@@ -23,9 +23,12 @@ interface Entry {
  * unreachable, timed out, HTTP 5xx, or an answer that is not MCP. A 4xx, a JSON-RPC error, a tool
  * error and an answer over the size cap are answers about one request and do not count. */
 export function countsAgainstSource(error: unknown): boolean {
-  if (error instanceof UpstreamRpcError || error instanceof ProtocolError) return false;
+  if (error instanceof UpstreamRpcError || error instanceof mcpClientSdk().ProtocolError) return false;
   const status = (error as { status?: unknown } | null)?.status;
-  if ((error instanceof SdkHttpError || error instanceof UpstreamHttpError) && typeof status === 'number')
+  if (
+    (error instanceof mcpClientSdk().SdkHttpError || error instanceof UpstreamHttpError) &&
+    typeof status === 'number'
+  )
     return status >= 500;
   const code = classifyUpstreamError(error);
   if (code === 'upstream_unreachable' || code === 'upstream_timeout') return true;
@@ -36,6 +39,7 @@ export function countsAgainstSource(error: unknown): boolean {
 function isNotMcp(error: unknown): boolean {
   if (findAnswerError(error) instanceof UpstreamProtocolError) return true;
   if (error instanceof SyntaxError) return true;
+  const { SdkError, SdkErrorCode } = mcpClientSdk();
   return error instanceof SdkError && error.code === SdkErrorCode.InvalidResult;
 }
 

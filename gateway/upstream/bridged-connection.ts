@@ -4,7 +4,8 @@
 // decides when (and with what) it is answered. A 2025-era server→client request names no call, so
 // a connection carries one call at a time; BridgedSessionPool rebinds it to the next one.
 import { ProgressSinks } from './progress-sinks.js';
-import { Client, StreamableHTTPClientTransport, type ClientCapabilities } from '@modelcontextprotocol/client';
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
+import { mcpClientSdk } from './mcp-client-sdk.js';
 import type { McpSourceConfig } from '../config/index.js';
 import { withResponseGuard } from './response-guard.js';
 import { scopedDeps, transportFor, type ConnectDeps } from './upstream-connection.js';
@@ -65,6 +66,7 @@ export async function connectBridged(
   signal?: AbortSignal,
 ): Promise<RebindableBridgedConnection> {
   const deps = scopedDeps(unscoped, source, workspace);
+  const { Client, StreamableHTTPClientTransport } = mcpClientSdk();
   const client = new Client(
     { name: deps.clientInfo.name, version: deps.clientInfo.version },
     { capabilities },

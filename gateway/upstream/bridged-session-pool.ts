@@ -3,7 +3,8 @@
 // call's result has arrived its session is parked, and the next bridged call of the same key to the
 // same source (same capabilities) takes it instead of initialising a new one. Parked sessions are
 // few (per source) and short-lived; a parked session the upstream has forgotten is replaced once.
-import { SdkHttpError, type ClientCapabilities } from '@modelcontextprotocol/client';
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
+import { mcpClientSdk } from './mcp-client-sdk.js';
 import type { McpSourceConfig } from '../config/index.js';
 import type {
   BridgedConnection,
@@ -167,7 +168,8 @@ export class BridgedSessionPool {
         } catch (error) {
           // A parked session the upstream forgot (restart, expiry) answers 404 before the call
           // starts: run it once on a new session, so the caller never notices the reuse.
-          if (!reused || asked || !(error instanceof SdkHttpError) || error.status !== 404) throw error;
+          if (!reused || asked || !(error instanceof mcpClientSdk().SdkHttpError) || error.status !== 404)
+            throw error;
           closeQuietly(connection);
           reused = false;
           connection = await this.connect(

@@ -1,7 +1,7 @@
 // Maps whatever an upstream hop threw to one catalogue code, so failures stay distinguishable by
 // class (spec §7.1): reachability (down, slow, not MCP) versus upstream authorization (refused
 // credentials, no token from the source's authorization server, no caller identity to exchange).
-import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { mcpClientSdk } from './mcp-client-sdk.js';
 import { SecretUnavailableError } from '../config/index.js';
 import { GatewayError, type ErrorCode } from '../errors/index.js';
 import { findReachDenied } from '../reach/index.js';
@@ -33,6 +33,7 @@ export function classifyUpstreamError(error: unknown): ErrorCode {
     return verdict instanceof UpstreamResponseTooLargeError
       ? 'upstream_response_too_large'
       : 'upstream_protocol_error';
+  const { SdkError, SdkErrorCode, SdkHttpError } = mcpClientSdk();
   if (error instanceof SdkHttpError) {
     const status = error.status;
     if (status === 401 || status === 403) return 'upstream_unauthorized';

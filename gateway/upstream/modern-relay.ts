@@ -8,7 +8,7 @@
 // The per-source answer cap applies while the body arrives: a declared length over it is refused
 // unread, a JSON body may not pass it, nor may one event of an event stream.
 import type { Readable } from 'node:stream';
-import { Agent, request as httpRequest } from 'undici';
+import { undici } from '../platform/undici-lazy.js';
 import type { NetworkGuard } from '../reach/index.js';
 import { MODERN_VERSION } from '../mcp/protocol.js';
 import { propagatedRequest } from '../telemetry/tracing.js';
@@ -111,7 +111,7 @@ export function createModernRelay(
   // Time-outs come from each call's signal (the source's call time-out), not from the pool. Under a
   // tenant reach policy every connection of the pool dials through the guard (D19).
   const options = { headersTimeout: 0, bodyTimeout: 0 };
-  const pool = guard === undefined ? new Agent(options) : guard.agent(options);
+  const pool = guard === undefined ? new (undici().Agent)(options) : guard.agent(options);
   const relay: Relay = async (request) => {
     nextId = (nextId + 1) % Number.MAX_SAFE_INTEGER;
     const id = nextId;
@@ -128,7 +128,13 @@ export function createModernRelay(
     const send = async (credential: Record<string, string>) => {
       const sent = { ...headers, ...credential };
       return propagatedRequest(sent, () =>
-        httpRequest(url, { method: 'POST', headers: sent, body, signal: request.signal, dispatcher: pool }),
+        undici().request(url, {
+          method: 'POST',
+          headers: sent,
+          body,
+          signal: request.signal,
+          dispatcher: pool,
+        }),
       );
     };
     const first = await credentials.headers();

@@ -1,19 +1,10 @@
 // One live MCP client connection to an upstream source (HTTP Streamable, legacy HTTP+SSE or stdio),
 // built on the v2 SDK client in `auto` negotiation so modern and legacy upstreams both work.
 // Upstream credentials come from the source's secret references; the caller's key never leaves here.
-import {
-  SdkHttpError,
-  type ListToolsResult,
-  type Progress,
-  Client,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
-  type Tool,
-} from '@modelcontextprotocol/client';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import type { Client, ListToolsResult, Progress, Tool } from '@modelcontextprotocol/client';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
-import { ListToolsResultSchema } from '@modelcontextprotocol/core';
+import { mcpClientSdk, mcpClientStdio, mcpCoreSdk } from './mcp-client-sdk.js';
 import { META, MODERN_VERSION } from '../mcp/protocol.js';
 import { createModernRelay, type Relay } from './modern-relay.js';
 import { ProgressSinks, type ProgressSink } from './progress-sinks.js';
@@ -153,7 +144,7 @@ function credentialsOf(source: McpSourceConfig, deps: ConnectDeps): TokenSource 
 }
 
 function stdioEnvironment(source: McpSourceConfig, secrets: SecretReader): Record<string, string> {
-  const env: Record<string, string> = { ...getDefaultEnvironment() };
+  const env: Record<string, string> = { ...mcpClientStdio().getDefaultEnvironment() };
   for (const [name, value] of Object.entries(source.env))
     env[name] = typeof value === 'string' ? value : resolveSecret(value, secrets);
   return env;
@@ -169,9 +160,10 @@ export function transportFor(
   resume?: SharedSession,
   observe?: ResponseObserver,
 ) {
+  const { SSEClientTransport, StreamableHTTPClientTransport } = mcpClientSdk();
   switch (kind) {
     case 'stdio':
-      return new StdioClientTransport({
+      return new (mcpClientStdio().StdioClientTransport)({
         command: source.command as string,
         args: [...source.args],
         env: stdioEnvironment(source, deps.secrets),
@@ -269,6 +261,7 @@ async function connectOnce(
   events: UpstreamEvents | undefined,
   resume: SharedSession | undefined,
 ): Promise<UpstreamConnection & { readonly sharedSession?: SharedSession }> {
+  const { Client, SdkHttpError, StreamableHTTPClientTransport } = mcpClientSdk();
   const newClient = () =>
     new Client(
       { name: deps.clientInfo.name, version: deps.clientInfo.version },
@@ -368,7 +361,7 @@ async function listToolsPage(
     signal,
     onNotification: () => undefined,
   });
-  const parsed = ListToolsResultSchema.safeParse(result);
+  const parsed = mcpCoreSdk().ListToolsResultSchema.safeParse(result);
   if (!parsed.success) throw new UpstreamProtocolError('the tool list does not match the protocol schema');
   return parsed.data;
 }

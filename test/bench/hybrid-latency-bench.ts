@@ -10,14 +10,13 @@ import pg from 'pg';
 import { validateConfig, type GatewayConfig } from '../../gateway/config/index.js';
 import {
   KnowledgeService,
-  migratePostgres,
-  PgKnowledgeStore,
   SqliteKnowledgeStore,
   WorkspaceEmbeddings,
   type EmbeddingProvider,
   type KnowledgeStore,
   type RetrievalMode,
 } from '../../gateway/knowledge/index.js';
+import { migratePostgres, PgKnowledgeStore } from '../../gateway/knowledge/pg-store.js';
 import { DEFAULT_VECTOR_INDEX } from '../../gateway/knowledge/vector-cache.js';
 import { clusteredVectors } from '../fixtures/clustered-vectors.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';

@@ -3,7 +3,8 @@
 // throwaway local PostgreSQL server reached over its Unix socket as the unprivileged role.
 import pg from 'pg';
 import { cpus } from 'node:os';
-import { documentId, migratePostgres, PgKnowledgeStore } from '../../gateway/knowledge/index.js';
+import { documentId } from '../../gateway/knowledge/index.js';
+import { migratePostgres, PgKnowledgeStore } from '../../gateway/knowledge/pg-store.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
 import { corpusAvailable, loadManPages } from './manpages-corpus.js';
 import { docRank, gatewayRanks, timeSearches } from './knowledge-bench-support.js';

@@ -11,8 +11,6 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
-  migratePostgres,
-  PgKnowledgeStore,
   SqliteKnowledgeStore,
   DEFAULT_VECTOR_INDEX,
   type ChunkInput,
@@ -21,6 +19,7 @@ import {
   type VectorHit,
   type VectorIndexOptions,
 } from '../../gateway/knowledge/index.js';
+import { migratePostgres, PgKnowledgeStore } from '../../gateway/knowledge/pg-store.js';
 import { indexMatrix } from '../../gateway/knowledge/ivf-index.js';
 import { runInSlices, runNow } from '../../gateway/knowledge/sliced-work.js';
 import { unitVector, vectorBytes } from '../../gateway/knowledge/vector-math.js';

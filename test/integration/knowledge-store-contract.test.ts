@@ -16,14 +16,13 @@ import {
   chunkText,
   contentHash,
   documentId,
-  migratePostgres,
-  PgKnowledgeStore,
-  PgSourceLock,
   SqliteKnowledgeStore,
   hashingVector,
   type EmbeddingSpace,
   type KnowledgeStore,
 } from '../../gateway/knowledge/index.js';
+import { migratePostgres, PgKnowledgeStore } from '../../gateway/knowledge/pg-store.js';
+import { PgSourceLock } from '../../gateway/knowledge/pg-source-lock.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
 
 let server: PostgresServer;

@@ -6,14 +6,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidConfigError, type GatewayConfig } from '../../gateway/config/index.js';
-import {
-  choosePgVectorSearch,
-  migratePostgres,
-  PgKnowledgeStore,
-  type ChunkInput,
-  type EmbeddingSpace,
-  type WorkspaceStore,
-} from '../../gateway/knowledge/index.js';
+import { type ChunkInput, type EmbeddingSpace, type WorkspaceStore } from '../../gateway/knowledge/index.js';
+import { choosePgVectorSearch, migratePostgres, PgKnowledgeStore } from '../../gateway/knowledge/pg-store.js';
 import { openKnowledgeStore } from '../../gateway/knowledge/open-store.js';
 import { silentLogger, type Logger } from '../../gateway/telemetry/logger.js';
 import { clusteredVectors } from '../fixtures/clustered-vectors.js';

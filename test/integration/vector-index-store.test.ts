@@ -11,8 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  migratePostgres,
-  PgKnowledgeStore,
   SqliteKnowledgeStore,
   type ChunkInput,
   type EmbeddingSpace,
@@ -21,6 +19,7 @@ import {
   type VectorIndexOptions,
   type WorkspaceStore,
 } from '../../gateway/knowledge/index.js';
+import { migratePostgres, PgKnowledgeStore } from '../../gateway/knowledge/pg-store.js';
 import { clusteredVectors } from '../fixtures/clustered-vectors.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
 

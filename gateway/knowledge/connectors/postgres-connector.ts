@@ -2,7 +2,7 @@
 // in a READ ONLY transaction, through the extended protocol (one statement only) and a server-side
 // cursor fetched `batchSize` rows at a time, with a statement timeout. Rows must have the columns
 // id, title and body; url and updated_at are optional.
-import pg from 'pg';
+import type pg from 'pg';
 import { resolveSecret, type DataSourceConfig } from '../../config/index.js';
 import type { Connector, SourceItem } from './connector.js';
 import type { ConnectorContext } from './connector-context.js';
@@ -53,7 +53,9 @@ function safeError(error: unknown, phase: 'connect' | 'query'): Error {
 export function postgresConnector(source: PostgresSource, context: ConnectorContext): Connector {
   return {
     async *items(signal): AsyncGenerator<SourceItem> {
-      const client = new pg.Client({
+      // node-postgres loads with the first PostgreSQL source's first sync (issue 26).
+      const { Client } = (await import('pg')).default;
+      const client = new Client({
         connectionString: resolveSecret(source.connectionString, context.secrets),
         application_name: `agent-gateway sync ${source.name}`,
         connectionTimeoutMillis: Math.min(source.timeoutMs, 30_000),

@@ -1,0 +1,18 @@
+// The shared-state ports of a replica (issue 10): Redis-backed when configured
+// (redis-shared-state.ts), else this replica's memory (the composition root builds that).
+import type { CachedToolList, DiscoveryCache } from '../discovery/index.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { ElicitationBridge } from '../mcp/index.js';
+import type { SharedStateStatus } from '../rest/sources-route.js';
+import type { ChangeBus } from '../subscriptions/index.js';
+import type { SessionStore } from '../upstream/session-store.js';
+
+export interface SharedState {
+  readonly limiter: RateLimiter;
+  readonly discovery: DiscoveryCache<CachedToolList>;
+  readonly sessions: SessionStore;
+  readonly bridge: ElicitationBridge;
+  readonly changes: ChangeBus;
+  readonly status: () => SharedStateStatus;
+  close(): Promise<void>;
+}
