@@ -2,12 +2,14 @@
 // 2025-11-25). The face is stateless, so a subscription belongs to the key: its updates arrive on
 // every GET /mcp stream that key holds open, on any replica (docs/decisions.md, legacy-event-stream.ts).
 // A URI the key cannot see answers exactly like an unknown one, as resources/read does.
+import { canSeeSource } from '../auth/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import type { SubscriptionHub } from '../subscriptions/index.js';
 import { McpError } from './jsonrpc.js';
 import { noteTarget } from '../telemetry/audit-context.js';
 import type { McpHandler, McpRequest } from './mcp-request.js';
 import { RPC } from './protocol.js';
+import { parseNamespacedUri } from './resource-uri.js';
 import {
   MAX_SUBSCRIPTION_URI_LENGTH,
   resolveSubscriptionUri,
@@ -28,8 +30,15 @@ async function target(
       `Invalid params: uri must be a string of 1 to ${MAX_SUBSCRIPTION_URI_LENGTH} characters.`,
     );
   const resolved = await resolveSubscriptionUri(deps, request.principal, uri);
-  noteTarget('resource', resolved === undefined ? undefined : { name: resolved.source }, true);
-  if (resolved === undefined) throw new McpError(200, RPC.invalidParams, `Resource not found: ${uri}`);
+  if (resolved === undefined) {
+    // A namespaced URI of a source the key cannot see is told to the auditor, not the caller.
+    const principal = request.principal;
+    const named = parseNamespacedUri(uri)?.source;
+    const source = principal.workspace.mcpSources.find((candidate) => candidate.name === named);
+    noteTarget('resource', source, source === undefined || canSeeSource(principal, source.name));
+    throw new McpError(200, RPC.invalidParams, `Resource not found: ${uri}`);
+  }
+  noteTarget('resource', { name: resolved.source }, true);
   return { uri, target: resolved };
 }
 

@@ -115,8 +115,11 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     }
     if (isKnowledgeTool(name)) {
       // The gateway's own read tools: visible only when the workspace has data sources the key may see.
-      if (!knowledgeToolsFor(principal, deps.knowledge).some((tool) => tool.name === name))
+      if (!knowledgeToolsFor(principal, deps.knowledge).some((tool) => tool.name === name)) {
+        // Hidden from this key when the workspace offers them to others (it has data sources).
+        if (principal.workspace.dataSources.length > 0) noteDenial('not_visible');
         throw unknownTool(name);
+      }
       return callKnowledgeTool(name, args ?? {}, principal, deps.knowledge);
     }
     // Only the named tool's own source is consulted (or, for a bare name, the key's unprefixed
@@ -134,7 +137,9 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       const failure =
         only === undefined ? undefined : deps.catalog.status(principal.workspace.name, only).error;
       if (only !== undefined && failure !== undefined) throw catalogueFailure(failure.code, only);
-      if (source !== undefined) noteDenial('not_visible'); // told to the auditor, never the caller
+      if (target.hiddenIn !== undefined) noteAudit({ source: target.hiddenIn });
+      // Told to the auditor, never the caller.
+      if (source !== undefined || target.hiddenIn !== undefined) noteDenial('not_visible');
       throw unknownTool(name);
     }
     const workspace = principal.workspace.name;

@@ -12,7 +12,13 @@ import {
   RETRIEVAL_MODES,
   type KnowledgeService,
 } from '../knowledge/index.js';
-import { parseSearchBody, SNIPPET_DEFAULT, SNIPPET_MAX, SNIPPET_MIN } from '../rest/search-request.js';
+import {
+  noteSearchScope,
+  parseSearchBody,
+  SNIPPET_DEFAULT,
+  SNIPPET_MAX,
+  SNIPPET_MIN,
+} from '../rest/search-request.js';
 import { McpError } from './jsonrpc.js';
 import type { McpResult } from './mcp-request.js';
 import { RPC } from './protocol.js';
@@ -103,6 +109,7 @@ export async function callKnowledgeTool(
     } catch (error) {
       throw invalid(isGatewayError(error) ? error.message : 'Invalid arguments.');
     }
+    noteSearchScope(principal, parsed.request, 'source');
     const { records, retrieval } = await knowledge.search(principal, parsed.request);
     return toolResult({
       query: parsed.request.query,

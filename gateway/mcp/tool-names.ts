@@ -60,13 +60,16 @@ export function exposeTools<T extends CatalogTool>(
 }
 
 /** Where a called name points. `canonical` is unset when no tool the key can see has the name;
- * `failed` then names the unprefixed sources whose lists could not be read, and `reused` says a list
- * reused within a source's call floor decided it (the caller asks again with `fresh`). */
+ * `failed` then names the unprefixed sources whose lists could not be read, `hiddenIn` the source of
+ * a tool the key's patterns hide that the bare name would name (for the audit record only), and
+ * `reused` says a list reused within a source's call floor decided it (the caller asks again with
+ * `fresh`). */
 export interface ToolTarget {
   readonly source?: string;
   readonly canonical?: string;
   readonly reused: boolean;
   readonly failed: readonly string[];
+  readonly hiddenIn?: string;
 }
 
 /** Resolves a called name: `<source>__<tool>` directly; a bare name among the key's unprefixed
@@ -93,5 +96,10 @@ export async function resolveToolName(
   const failed = unprefixed
     .filter((source) => catalog.status(workspace, source.name).error !== undefined)
     .map((source) => source.name);
-  return { reused, failed };
+  // Only on this path, over the lists already read: does the name belong to a tool the key's tool
+  // patterns hide? (Sources the key cannot see are never listed to answer it.)
+  const all = lists.flatMap((list) => list.tools);
+  const hidden = all.length === visible.length ? undefined : toolNames(principal, all).bareOwner.get(name);
+  const hiddenIn = hidden === undefined ? undefined : all.find((tool) => tool.name === hidden)?.source;
+  return hiddenIn === undefined ? { reused, failed } : { reused, failed, hiddenIn };
 }

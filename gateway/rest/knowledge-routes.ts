@@ -4,12 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import type { KnowledgeService } from '../knowledge/index.js';
 import { requirePrincipal } from '../platform/request-context.js';
 import { sendAgentBody } from './agent-reply.js';
-import { parseSearchBody } from './search-request.js';
+import { noteSearchScope, parseSearchBody } from './search-request.js';
 
 export function registerKnowledgeRoutes(app: FastifyInstance, knowledge: KnowledgeService): void {
   app.post('/agent/search', async (request, reply) => {
     const principal = requirePrincipal(request.principal);
     const { request: search, responseFormat } = parseSearchBody(request.body);
+    noteSearchScope(principal, search, 'target');
     const { records, retrieval } = await knowledge.search(principal, search);
     return sendAgentBody(
       request,
@@ -28,6 +29,7 @@ export function registerKnowledgeRoutes(app: FastifyInstance, knowledge: Knowled
   app.post('/agent/query', async (request, reply) => {
     const principal = requirePrincipal(request.principal);
     const { request: search, responseFormat } = parseSearchBody(request.body);
+    noteSearchScope(principal, search, 'target');
     const result = await knowledge.query(principal, search, request.snapshot.config.knowledge.answerer);
     return sendAgentBody(request, reply, result, responseFormat, result.sources.length);
   });

@@ -2,9 +2,11 @@
 // a 400 naming the field. Defaults: limit 10, options.snippet_chars 300 (bounds 40–2,000), options.mode
 // hybrid when the workspace has embeddings, else lexical.
 import { z } from 'zod';
+import { canSeeSource, type Principal } from '../auth/index.js';
 import { SOURCE_TYPES, formatPath } from '../config/index.js';
 import { GatewayError } from '../errors/index.js';
 import { RETRIEVAL_MODES, type SearchRequest } from '../knowledge/index.js';
+import { noteAudit, noteDenial, noteTarget } from '../telemetry/audit-context.js';
 
 export const QUERY_MAX_CHARS = 2000;
 export const DEFAULT_LIMIT = 10;
@@ -74,4 +76,24 @@ export function parseSearchBody(body: unknown): ParsedSearchBody {
     },
     responseFormat: value.options.response_format,
   };
+}
+
+/** For the audit record: a search narrowed to one data source (`connector_id`) names it; one the key
+ * cannot see is told to the auditor (`not_visible`), while the caller gets what a source that does
+ * not exist gives: no results. REST records the source as the request's target; the MCP `search`
+ * tool keeps the tool as its target and adds the source. */
+export function noteSearchScope(
+  principal: Principal,
+  search: SearchRequest,
+  recordAs: 'target' | 'source',
+): void {
+  const id = search.connectorId;
+  if (id === undefined) return;
+  const source = principal.workspace.dataSources.find((candidate) => candidate.name === id);
+  const visible = canSeeSource(principal, id);
+  if (recordAs === 'target') noteTarget('source', source, visible, { requested: id });
+  else if (source !== undefined) {
+    noteAudit({ source: source.name });
+    if (!visible) noteDenial('not_visible');
+  }
 }
