@@ -701,6 +701,10 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29 / RFC 7662: opaque tokens are introspected once, cached; unknown ones are inactive',
   'oauth:issuer-denied-address': 'issue 29 / D19: an issuer on a denied address is never fetched',
   'oauth:ways-around-no-leak': 'issue 29: no presented token or introspection secret reaches the log',
+  'oauth:other-workspace-issuer':
+    "issue 29: a genuine token of workspace A's issuer is refused (untrusted issuer) where only B's is trusted, and audited",
+  'oauth:ways-around-audit-no-token':
+    'issue 29: the audit files of the ways-around cases hold no presented token, whole or in 8-character pieces',
   'audit:schema-closed': 'issue 29: an audit record never has a key outside its schema, whatever the input',
   'audit:tools-call':
     'issue 29: a tools/call leaves one record: who, workspace, source, tool by both names, decision, outcome',

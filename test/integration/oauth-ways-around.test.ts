@@ -5,6 +5,8 @@
 // headers, and an issuer on an address the tenant policy denies. Opaque tokens go through RFC 7662
 // introspection, answered once and cached. An authorization server that does not answer (JWKS or
 // introspection) is a 503 with Retry-After, never `invalid_token`: the same token works once it is back.
+// Every refusal leaves exactly one audit record in the gateway's audit file, with its reason class,
+// and no presented token appears anywhere in an audit file.
 import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +15,11 @@ import { exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
-import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
+import {
+  AuditRecordSchema,
+  credentialDenial,
+  type AuditRecord,
+} from '../../gateway/telemetry/audit-record.js';
 import { demoSource, get, mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
 import { findLeaks } from '../support/leak-scan.js';
 import { until } from '../support/until.js';
@@ -32,6 +38,8 @@ let flakyJwks = '';
 /** How the key server of `keys-flaky` answers: down (500), slow (past the fetch deadline) or up. */
 let flaky: 'down' | 'slow' | 'up' = 'down';
 const presented: string[] = [];
+/** The audit files of gateways stopped before the end (read before their directory goes). */
+const auditTexts: string[] = [];
 
 async function clientCredentials(clientId: string, target: string): Promise<string> {
   const response = await fetch(`${as.issuer}/token`, {
@@ -82,6 +90,20 @@ async function expectRefused(token: string, reason: string) {
   expect(response.status).toBe(401);
   expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
   expect(lastReason()).toBe(reason);
+  await expectRefusalRecord(response, credentialDenial(reason));
+}
+
+/** Exactly one audit record for the response's request: a refusal with `reason`, no principal. */
+async function expectRefusalRecord(
+  response: Response,
+  reason: string,
+  outcome = 'proxy_authorization',
+  auditPath = h.auditPath,
+): Promise<void> {
+  const record = await recordOf(response, auditPath);
+  expect(record).toMatchObject({ decision: 'denied', reason, outcome, status: response.status });
+  expect(record.principal).toBeUndefined();
+  expect(record.workspace).toBeUndefined();
 }
 
 /** The answer to a token whose authorization server did not answer: not the caller's fault. */
@@ -93,14 +115,25 @@ async function expectUnavailable(response: Response) {
   expect(body.error).toMatchObject({ code: 'identity_provider_unavailable', class: 'upstream_reachability' });
 }
 
-async function recordOf(response: Response): Promise<AuditRecord> {
+async function recordOf(response: Response, auditPath = h.auditPath): Promise<AuditRecord> {
   const id = response.headers.get('x-request-id');
-  await response.arrayBuffer();
-  return until(`the audit record of ${id}`, async () => {
-    const text = await readFile(h.auditPath, 'utf8').catch(() => '');
-    const lines = text.split('\n').filter((line) => line.includes(`"request_id":"${id}"`));
+  expect(id).toBeTruthy();
+  await response.arrayBuffer().catch(() => undefined);
+  const record = await until(`the audit record of ${id}`, async () => {
+    const lines = (await auditLines(auditPath)).filter((line) => line.includes(`"request_id":"${id}"`));
+    if (lines.length > 1) throw new Error(`${lines.length} audit records for ${id}`);
     return lines.length === 1 ? AuditRecordSchema.parse(JSON.parse(lines[0]!)) : undefined;
   });
+  // Still one a moment later: nothing else is written for the same request.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const again = (await auditLines(auditPath)).filter((line) => line.includes(`"request_id":"${id}"`));
+  expect(again).toHaveLength(1);
+  return record;
+}
+
+async function auditLines(auditPath: string): Promise<string[]> {
+  const text = await readFile(auditPath, 'utf8').catch(() => '');
+  return text.split('\n').filter((line) => line !== '');
 }
 
 beforeAll(async () => {
@@ -261,11 +294,29 @@ describe('JWT access tokens', () => {
     const tokens = await Promise.all(
       Array.from({ length: 1000 }, () => forge(ownKey, {}, { kid: randomBytes(8).toString('hex') })),
     );
-    const answers = await Promise.all(
-      tokens.map((token) => get(`${gatewayUrl}/agent/tools`, token).then((r) => r.status)),
+    const responses = await Promise.all(
+      tokens.map(async (token) => {
+        const response = await get(`${gatewayUrl}/agent/tools`, token);
+        await response.arrayBuffer();
+        return response;
+      }),
     );
+    const answers = responses.map((response) => response.status);
     expect(new Set(answers)).toEqual(new Set([401]));
     expect((as.requests.get('/jwks') ?? 0) - before).toBeLessThanOrEqual(1);
+    // One refusal record per request, each with the reason class of an unknown key.
+    const ids = new Set(responses.map((response) => response.headers.get('x-request-id') ?? ''));
+    expect(ids.size).toBe(1000);
+    const records = await until('a record for each of the 1,000 requests', async () => {
+      const found = (await auditLines(h.auditPath))
+        .map((line) => AuditRecordSchema.parse(JSON.parse(line)))
+        .filter((record) => ids.has(record.request_id));
+      return found.length >= 1000 ? found : undefined;
+    });
+    expect(records).toHaveLength(1000);
+    expect(new Set(records.map((record) => `${record.decision} ${record.reason}`))).toEqual(
+      new Set(['denied credential_no_key']),
+    );
   }, 60_000);
 
   it('oauth:jwks-misbehaving — a slow, huge or failing key server answers 503 within the time-out', async () => {
@@ -322,6 +373,14 @@ describe('where tokens come from', () => {
     const query = await fetch(`${gatewayUrl}/agent/tools?access_token=${token}`);
     expect(query.status).toBe(401);
     expect(query.headers.get('www-authenticate')).not.toContain('invalid_token');
+    await expectRefusalRecord(query, 'credential_missing');
+    const mcpQuery = await fetch(`${gatewayUrl}/mcp?access_token=${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'mcp-method': 'tools/list' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcpQuery.status).toBe(401);
+    await expectRefusalRecord(mcpQuery, 'credential_missing');
     const cookie = await fetch(`${gatewayUrl}/agent/tools`, { headers: { cookie: `access_token=${token}` } });
     expect(cookie.status).toBe(401);
     expect(cookie.headers.get('www-authenticate')).not.toContain('invalid_token');
@@ -395,9 +454,67 @@ describe('tenant reach policy', () => {
       expect(response.status).toBe(503);
       expect([...as.requests.values()].reduce((a, b) => a + b, 0)).toBe(before);
       expect(denied.logs.some((l) => l.includes('"reason":"keys-unavailable"'))).toBe(true);
+      await expectRefusalRecord(
+        response,
+        'credential_keys_unavailable',
+        'upstream_reachability',
+        denied.auditPath,
+      );
     } finally {
+      auditTexts.push(await readFile(denied.auditPath, 'utf8').catch(() => ''));
       await denied.stop();
     }
+  });
+
+  it("oauth:other-workspace-issuer — a real token from workspace A's issuer, where only B's issuer is trusted, is refused and audited", async () => {
+    const only = await startHarness({
+      server: { host: '127.0.0.1', port: 0, publicUrl: gatewayUrl },
+      oauth: {},
+      workspaces: [
+        {
+          name: 'b',
+          mcpSources: [demoSource('demo')],
+          identity: {
+            issuers: [{ issuer: `${stubUrl}/keys-flaky`, jwksUri: `${stubUrl}/flaky` }],
+            rules: [{ name: 'any', issuer: `${stubUrl}/keys-flaky` }],
+          },
+        },
+      ],
+    });
+    try {
+      const before = as.requests.get('/jwks') ?? 0;
+      // A genuine token of workspace A's authorization server, for this very resource.
+      const token = await clientCredentials('machine', resource);
+      const response = await get(`${only.url}/agent/tools`, token);
+      expect(response.status).toBe(401);
+      expect(only.logs.some((l) => l.includes('"reason":"untrusted-issuer"'))).toBe(true);
+      expect(as.requests.get('/jwks') ?? 0).toBe(before);
+      await expectRefusalRecord(
+        response,
+        'credential_untrusted_issuer',
+        'proxy_authorization',
+        only.auditPath,
+      );
+    } finally {
+      auditTexts.push(await readFile(only.auditPath, 'utf8').catch(() => ''));
+      await only.stop();
+    }
+  });
+
+  it('oauth:ways-around-audit-no-token — no presented token, nor any 8-character piece of one, is in an audit file', async () => {
+    const texts = [await readFile(h.auditPath, 'utf8'), ...auditTexts];
+    expect(texts[0]!.length).toBeGreaterThan(0);
+    expect(auditTexts).toHaveLength(2);
+    for (const text of texts)
+      for (const line of text.trimEnd().split('\n')) AuditRecordSchema.parse(JSON.parse(line));
+    // Whole tokens, and every window of each token's last 40 characters (the signature, or for
+    // an unsigned token its claims): a fragment of a token is as bad as the token.
+    const needles = presented.flatMap((value, i) => [
+      { label: `token ${i}`, value },
+      { label: `token ${i} tail`, value: value.slice(-40), windows: true },
+    ]);
+    needles.push({ label: 'introspection secret', value: INTROSPECTION_SECRET });
+    expect(findLeaks(texts, needles)).toEqual([]);
   });
 
   it('oauth:ways-around-no-leak — no presented token reaches the log', () => {
