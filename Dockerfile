@@ -19,11 +19,15 @@ COPY examples ./examples
 COPY test/bench ./test/bench
 COPY test/fixtures ./test/fixtures
 COPY test/infra ./test/infra
+# The workspace console's static files (docs/console.md), served only when server.console.enabled.
+COPY console ./console
 RUN npx tsc -p tsconfig.build.json \
+ && npx tsc -p console/tsconfig.json \
+ && cp console/static/index.html console/static/console.css dist/console/ \
  && npm prune --omit=dev --ignore-scripts \
  && mkdir -p /out/app/dist /out/data \
  && cp -r package.json bin node_modules /out/app/ \
- && cp -r dist/gateway dist/operator dist/examples /out/app/dist/
+ && cp -r dist/gateway dist/operator dist/examples dist/console /out/app/dist/
 
 FROM gcr.io/distroless/cc-debian12:nonroot AS runtime
 COPY --from=build /usr/local/bin/node /usr/local/bin/node

@@ -41,6 +41,7 @@ import {
 } from './rest/index.js';
 import type { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 import { count, recordDuration } from './telemetry/metrics.js';
+import { loadConsoleAssets, registerConsoleRoutes, type ConsoleAsset } from './console/index.js';
 
 export interface AppDeps {
   readonly config: ConfigSource;
@@ -68,6 +69,8 @@ export interface AppDeps {
   readonly oauth?: OAuthAuthenticator;
   /** The audit trail (issue 29): one record per request to a protected route; none when absent. */
   readonly audit?: AuditSink;
+  /** The console's files (issue 25); read from dist/console when `server.console.enabled` and absent. */
+  readonly consoleAssets?: ReadonlyMap<string, ConsoleAsset>;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -180,6 +183,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const toolSearch = deps.toolSearch ?? new ToolSearch(undefined);
   registerToolsRoute(app, deps.catalog, toolSearch);
   registerMcpConfigRoute(app);
+  // The console exists only when enabled: otherwise /console is any unknown route (authenticated, 404).
+  if (server.console.enabled) registerConsoleRoutes(app, deps.consoleAssets ?? loadConsoleAssets());
   if (deps.subscriptions !== undefined)
     registerSubscriptionRoutes(app, deps.subscriptions, {
       pool: deps.pool,

@@ -59,7 +59,7 @@ cp package.json package-lock.json "$work/"
 (cd "$work" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline >/dev/null)
 cp -r "$work/node_modules" package.json bin "$root/app/"
 # examples/: the demo MCP server, which test/e2e/kind runs from this image next to the gateway.
-cp -r dist/gateway dist/operator dist/examples "$root/app/dist/"
+cp -r dist/gateway dist/operator dist/examples dist/console "$root/app/dist/"
 # Not needed at run time: source maps, type declarations, docs.
 find "$root/app/node_modules" \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' \) -type f -delete
 rm -rf "$root/app/node_modules/@types"

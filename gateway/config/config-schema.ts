@@ -588,6 +588,18 @@ const SubscriptionsSchema = z
   })
   .describe('Bounds on notification streams (subscriptions/listen and the legacy GET /mcp stream).');
 
+/** The workspace console (issue 25, docs/console.md): static pages at /console, off by default. */
+const ConsoleSchema = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Serve the workspace console at /console (sign in with an API key; no key needed to load the page).',
+      ),
+  })
+  .describe('The browser console for the owners of API keys (docs/console.md).');
+
 const ServerFieldsSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65_535).default(8080),
@@ -615,6 +627,7 @@ const ServerFieldsSchema = z.strictObject({
   multiRound: MultiRoundSchema.default(MULTI_ROUND_DEFAULTS),
   subscriptions: SubscriptionsSchema.default(SUBSCRIPTION_DEFAULTS),
   timeouts: InboundTimeoutsSchema.default(INBOUND_TIMEOUT_DEFAULTS),
+  console: ConsoleSchema.default({ enabled: false }),
 });
 
 export const ServerSchema = ServerFieldsSchema.superRefine((server, ctx) => {
@@ -739,6 +752,7 @@ export const GatewayConfigSchema = z
       multiRound: MULTI_ROUND_DEFAULTS,
       subscriptions: SUBSCRIPTION_DEFAULTS,
       timeouts: INBOUND_TIMEOUT_DEFAULTS,
+      console: { enabled: false },
     }),
     workspaces: z.array(WorkspaceSchema).default([]),
     knowledge: KnowledgeSchema.default({ sqlitePath: ':memory:', usageHints: false }),

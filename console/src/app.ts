@@ -1,0 +1,152 @@
+// The workspace console (issue 25, docs/console.md): sign in with an API key kept in this tab's
+// sessionStorage only, then one panel per view of the workspace as that key sees it. Sign-out (or a
+// 401 from the gateway) forgets the key and empties every panel. Loaded as a module from /console/;
+// the page has no inline script or style (the CSP allows none).
+import { ApiError, GatewayApi } from './api.js';
+import { byId, el, replace } from './dom.js';
+import { KeyStore } from './key-store.js';
+import { McpClient } from './mcp.js';
+import type { View, ViewContext } from './view.js';
+import { activityView } from './views/activity-view.js';
+import { callView, chooseTool } from './views/call-view.js';
+import { clientsView } from './views/clients-view.js';
+import { playgroundView } from './views/playground-view.js';
+import type { SourcesBody } from './views/sources-view.js';
+import { sourcesView } from './views/sources-view.js';
+import { toolsView } from './views/tools-view.js';
+import { usageView } from './views/usage-view.js';
+
+const VIEWS: readonly View[] = [
+  sourcesView,
+  toolsView,
+  playgroundView,
+  callView,
+  clientsView,
+  usageView,
+  activityView,
+];
+
+const keys = new KeyStore(sessionStorage);
+let context: ViewContext | undefined;
+
+const signInView = byId<HTMLElement>('sign-in-view');
+const workspaceView = byId<HTMLElement>('workspace-view');
+const keyInput = byId<HTMLInputElement>('api-key');
+const signInStatus = byId<HTMLElement>('sign-in-status');
+const who = byId<HTMLElement>('who');
+const signOutButton = byId<HTMLButtonElement>('sign-out');
+const nav = byId<HTMLElement>('views-nav');
+const panels = byId<HTMLElement>('panels');
+const live = byId<HTMLElement>('live');
+
+function announce(message: string): void {
+  // Emptied first so the same message twice is read twice.
+  live.textContent = '';
+  window.setTimeout(() => (live.textContent = message), 50);
+}
+
+function panelOf(view: View): HTMLElement {
+  return byId<HTMLElement>(`panel-${view.id}`);
+}
+
+async function open(view: View, focus: boolean): Promise<void> {
+  if (context === undefined) return;
+  for (const button of nav.querySelectorAll('button'))
+    button.setAttribute('aria-current', String(button.dataset['view'] === view.id));
+  for (const other of VIEWS) panelOf(other).hidden = other !== view;
+  const body = panelOf(view).querySelector<HTMLElement>('.panel-body');
+  if (body === null) return;
+  replace(body, el('p', { class: 'muted' }, 'Loading…'));
+  if (focus) panelOf(view).querySelector<HTMLElement>('h2')?.focus();
+  try {
+    await view.render(body, context);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 401)) throw error;
+  }
+}
+
+function buildShell(): void {
+  for (const view of VIEWS) {
+    nav.append(
+      el(
+        'button',
+        {
+          type: 'button',
+          'data-view': view.id,
+          'aria-controls': `panel-${view.id}`,
+          onclick: () => void open(view, true),
+        },
+        view.label,
+      ),
+    );
+    panels.append(
+      el(
+        'section',
+        { id: `panel-${view.id}`, class: 'panel', 'aria-labelledby': `heading-${view.id}`, hidden: true },
+        el(
+          'div',
+          { class: 'row spread' },
+          el('h2', { id: `heading-${view.id}`, tabindex: -1 }, view.label),
+          el('button', { type: 'button', class: 'small', onclick: () => void open(view, false) }, 'Reload'),
+        ),
+        el('div', { class: 'panel-body' }),
+      ),
+    );
+  }
+}
+
+function signOut(message: string): void {
+  keys.clear();
+  context = undefined;
+  for (const view of VIEWS) panelOf(view).querySelector('.panel-body')?.replaceChildren();
+  who.textContent = '';
+  workspaceView.hidden = true;
+  signOutButton.hidden = true;
+  signInView.hidden = false;
+  signInStatus.textContent = message;
+  keyInput.focus();
+}
+
+async function signIn(key: string): Promise<void> {
+  const api = new GatewayApi(key, (message) => signOut(`Signed out: ${message}`));
+  signInStatus.textContent = 'Signing in…';
+  let sources: SourcesBody;
+  try {
+    sources = await api.get<SourcesBody>('/agent/sources');
+  } catch (error) {
+    keys.clear();
+    signInStatus.textContent = `Sign-in failed: ${error instanceof Error ? error.message : String(error)}`;
+    keyInput.focus();
+    return;
+  }
+  keys.set(key);
+  keyInput.value = '';
+  signInStatus.textContent = '';
+  context = {
+    api,
+    mcp: new McpClient(api),
+    announce,
+    openCall: (tool) => {
+      chooseTool(tool);
+      void open(callView, true);
+    },
+  };
+  who.textContent = `Workspace ${sources.workspace}`;
+  signInView.hidden = true;
+  workspaceView.hidden = false;
+  signOutButton.hidden = false;
+  announce(`Signed in to workspace ${sources.workspace}.`);
+  await open(sourcesView, true);
+}
+
+buildShell();
+byId<HTMLFormElement>('sign-in-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const key = keyInput.value.trim();
+  if (key !== '') void signIn(key);
+});
+signOutButton.addEventListener('click', () =>
+  signOut('Signed out. The key is no longer stored in this tab.'),
+);
+const stored = keys.get();
+if (stored !== undefined) void signIn(stored);
