@@ -807,6 +807,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 25: in chromium the console signs in, shows sources, searches, answers, calls a tool, shows a refusal and signs out with no console error',
   'console:isolation-and-key-storage':
     "issue 25: a console session never shows or receives another workspace's data; the key stays in the tab's sessionStorage and the Authorization header",
-  'console:static-headers': 'issue 25: the console files carry the strict CSP and security headers and revalidate by ETag',
+  'console:static-headers':
+    'issue 25: the console files carry the strict CSP and security headers and revalidate by ETag',
   'console:off-by-default': 'issue 25: without server.console.enabled /console is an unknown route',
+  'helm:console-value': 'issue 25: the chart value console.enabled renders server.console.enabled',
 };

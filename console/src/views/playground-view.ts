@@ -39,7 +39,7 @@ function record(r: SearchRecord): HTMLElement {
     el(
       'p',
       { class: 'meta' },
-      `${r.connector_id} (${r.source_type}) · ${show(r.url)} · score ${r.score.toFixed(3)} · ${r.chunk_id} · ${when(r.updated_at)}`,
+      `${r.connector_id} (${r.source_type}) · ${show(r.url)} · score ${r.score.toPrecision(3)} · ${r.chunk_id} · ${when(r.updated_at)}`,
     ),
   );
 }
@@ -92,9 +92,17 @@ async function run(
         el(
           'ol',
           { class: 'citations' },
-          ...answer.citations.map((c) =>
-            el('li', { value: c.n }, el('blockquote', {}, c.text), el('p', { class: 'meta' }, c.chunk_id)),
-          ),
+          ...answer.citations.map((c) => {
+            const cited = answer.sources.find((s) => s.chunk_id === c.chunk_id);
+            const from =
+              cited === undefined ? '' : `${cited.title ?? cited.doc_id} · ${cited.connector_id} · `;
+            return el(
+              'li',
+              { value: c.n },
+              el('blockquote', {}, c.text),
+              el('p', { class: 'meta' }, `${from}${c.chunk_id}`),
+            );
+          }),
         ),
         el('h3', {}, 'Sources'),
         el('ol', { class: 'results' }, ...answer.sources.map(record)),
