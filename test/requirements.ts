@@ -513,6 +513,29 @@ export const REQUIREMENTS: Record<string, string> = {
   'helm:oauth-values': 'issue 29: the chart renders the admin’s oauth section from values, off by default',
   'helm:oauth-refusals':
     'issue 29: oauth.enabled needs oauth.resource; the values schema bounds the oauth values',
+  'helm:monitoring-off': 'issue 25: the default values render no monitoring object and no metrics port',
+  'helm:monitoring-on':
+    'issue 25: service/pod monitors, the dashboard ConfigMap and the PrometheusRule render from their values; the metrics port is on without tracing',
+  'helm:monitoring-refusals':
+    'issue 25: a monitor without a metrics port, a malformed duration and an unknown monitoring key are refused',
+  'helm:monitoring-runbooks': 'issue 25: every alert links its own section of docs/runbooks.md',
+  'helm:monitoring-dry-run':
+    'issue 25: the monitoring objects pass a server-side dry run against the prometheus-operator CRDs',
+  'helm:monitoring-promtool-check': 'issue 25: promtool check rules accepts the rendered PrometheusRule',
+  'helm:monitoring-promtool-test':
+    'issue 25: promtool unit tests: each alert fires and stays silent when it should',
+  'helm:monitoring-dashboard-promql': 'issue 25: every dashboard query parses as PromQL',
+  'monitoring:dashboard-metrics':
+    'issue 25: every dashboard panel has a data source and a query, and every metric and label it names is in a real gateway or operator scrape',
+  'monitoring:rule-metrics': 'issue 25: every metric the alerts use is in a real gateway or operator scrape',
+  'otel:shared-state-up':
+    'issue 25: agw_shared_state_up is 1 with Redis, 0 once Redis is stopped, 1 again when it is back',
+  'config:digest':
+    'issue 25: the config digest is equal for the same config whatever the revision or listening address',
+  'config:digest-kube':
+    'issue 25: in the Kubernetes shape the digest covers the rendered revisions in any arrival order',
+  'otel:config-digest':
+    'issue 25: agw_config_digest is equal on replicas serving the same config (whatever their revisions) and changes with it',
   'kube:e2e-identity':
     'issue 29: a token signs in to a CR-defined workspace on two gateways; a changed claim condition revokes it within 2 s',
   'kube:identity-too-large':

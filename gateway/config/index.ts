@@ -45,6 +45,7 @@ export { parseConfigText, validateConfig, formatProblems, formatPath } from './c
 export type { ConfigProblem, ConfigParseResult } from './config-loader.js';
 export { MemoryConfigSource, InvalidConfigError, SnapshotHolder } from './config-source.js';
 export type { ConfigSource, ConfigSnapshot, ConfigListener } from './config-source.js';
+export { configDigest } from './config-digest.js';
 export { FileConfigSource } from './file-config-source.js';
 export type { FileConfigSourceOptions } from './file-config-source.js';
 export {

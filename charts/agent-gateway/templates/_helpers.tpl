@@ -52,6 +52,18 @@ app.kubernetes.io/component: operator
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
+{{/* The metrics port of both Deployments, or nothing: on with tracing (otel.enabled), with metrics
+only (metrics.enabled) or for the service/pod monitors, unless otel.prometheusPort is 0. */}}
+{{- define "agent-gateway.metricsPort" -}}
+{{- $m := .Values.metrics -}}
+{{- if or .Values.otel.enabled $m.enabled $m.serviceMonitor.enabled $m.podMonitor.enabled -}}
+{{- if and (or $m.serviceMonitor.enabled $m.podMonitor.enabled) (not .Values.otel.prometheusPort) -}}
+{{- fail "metrics.serviceMonitor and metrics.podMonitor scrape the metrics port: set otel.prometheusPort (0 turns it off)" -}}
+{{- end -}}
+{{- with .Values.otel.prometheusPort }}{{ . }}{{ end -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "agent-gateway.otelEnv" -}}
 {{- if .Values.otel.enabled }}
 - name: OTEL_SDK_DISABLED
@@ -74,6 +86,16 @@ app.kubernetes.io/component: operator
 - name: OTEL_RESOURCE_ATTRIBUTES
   value: {{ . | quote }}
 {{- end }}
+{{- else if include "agent-gateway.metricsPort" . }}
+# Metrics only (metrics.*): the SDK runs for the Prometheus exposition, with no trace sampled.
+- name: OTEL_SDK_DISABLED
+  value: "false"
+- name: OTEL_TRACES_SAMPLER
+  value: "always_off"
+- name: OTEL_EXPORTER_PROMETHEUS_PORT
+  value: {{ .Values.otel.prometheusPort | quote }}
+- name: OTEL_EXPORTER_PROMETHEUS_HOST
+  value: "0.0.0.0"
 {{- end }}
 {{- end -}}
 
