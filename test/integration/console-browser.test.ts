@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoSource, get, keyRecord, newKey, startHarness } from '../support/gateway-harness.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { launchChromium, watchPage, type PageWatch } from '../support/browser.js';
+import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { everythingStdioParams } from '../fixtures/upstreams/everything-server.js';
 
 const alphaWrite = newKey();
 const alphaRead = newKey();
@@ -27,6 +29,8 @@ let shots: string;
 let configPath: string;
 let gateway: GatewayProcess;
 let browser: Browser;
+/** A 2026-07-28 upstream whose `regional_lookup` mirrors its argument into Mcp-Param-Region. */
+let modern: RunningModernServer;
 
 function config(alphaAccess: 'read' | 'write') {
   return {
@@ -35,7 +39,21 @@ function config(alphaAccess: 'read' | 'write') {
     workspaces: [
       {
         name: 'ws-alpha',
-        mcpSources: [demoSource('demo', { description: 'Demo tools from the bundled example MCP server' })],
+        mcpSources: [
+          demoSource('demo', { description: 'Demo tools from the bundled example MCP server' }),
+          {
+            name: 'regional',
+            transport: 'streamable-http',
+            url: modern.url,
+            tools: { include: ['regional_lookup'] },
+          },
+          {
+            name: 'everything',
+            transport: 'stdio',
+            ...everythingStdioParams(),
+            tools: { include: ['get-annotated-message'] },
+          },
+        ],
         dataSources: [
           { name: 'handbook', type: 'files', path: join(dir, 'alpha'), description: 'Team handbook' },
         ],
@@ -100,6 +118,7 @@ beforeAll(async () => {
     join(dir, 'bravo', 'ledger.md'),
     '# bravox7 ledger\n\nThe BRAVOX7 rotation is secret: the bravox7 vault opens on Mondays.\n',
   );
+  modern = await startModernServer();
   configPath = join(dir, 'gateway.yaml');
   await writeConfig(config('write'));
   [gateway] = (await startGatewayProcesses(configPath, 1)) as [GatewayProcess];
@@ -111,6 +130,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await gateway?.child.stop();
+  await modern?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -235,6 +255,18 @@ describe('console', () => {
     await page.getByRole('button', { name: 'Call demo__add' }).click();
     await expect.poll(() => page.locator('#panel-call pre.content').textContent()).toBe('42');
     await shoot(page, 'call');
+
+    // An enum as a list and a boolean as a check box (the published reference server's tool), and a
+    // string the gateway wants mirrored in Mcp-Param-Region, Base64-encoded when it is not ASCII.
+    await page.getByLabel('Tool', { exact: true }).selectOption('everything__get-annotated-message');
+    await page.getByLabel('messageType (required) — enum').selectOption('debug');
+    expect(await page.getByLabel('includeImage — boolean').isChecked()).toBe(false);
+    await page.getByRole('button', { name: 'Call everything__get-annotated-message' }).click();
+    await expect.poll(() => page.locator('#panel-call pre.content').first().textContent()).toMatch(/debug/i);
+    await page.getByLabel('Tool', { exact: true }).selectOption('regional__regional_lookup');
+    await page.getByLabel('region (required) — string').fill('Zürich');
+    await page.getByRole('button', { name: 'Call regional__regional_lookup' }).click();
+    await expect.poll(() => page.locator('#panel-call pre.content').textContent()).toBe('region=Zürich');
 
     // Client configs with a working copy button; the key is never in them.
     await openView(page, 'Client configs');
