@@ -87,7 +87,16 @@ function buildShell(): void {
           'div',
           { class: 'row spread' },
           el('h2', { id: `heading-${view.id}`, tabindex: -1 }, view.label),
-          el('button', { type: 'button', class: 'small', onclick: () => void open(view, false) }, 'Reload'),
+          el(
+            'button',
+            {
+              type: 'button',
+              class: 'small',
+              'aria-label': `Reload ${view.label}`,
+              onclick: () => void open(view, false),
+            },
+            'Reload',
+          ),
         ),
         el('div', { class: 'panel-body' }),
       ),
