@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeBinDir } from '../infra/control-plane.js';
 import { freshNamespace, kubectl, kubectlOk } from '../support/kube-harness.js';
 import { monitoringCrdsDir, promtoolPath } from '../support/monitoring-tools.js';
+import { until } from '../support/until.js';
 import { ALERT_CASES, expandAnnotations } from '../support/alert-cases.js';
 
 const run = promisify(execFile);
@@ -238,14 +239,21 @@ describe('against the real prometheus-operator API', () => {
   beforeAll(async () => {
     // The CRDs are cluster-wide and harmless to the other test files sharing this API server.
     await kubectlOk(['apply', '--server-side', '-f', monitoringCrdsDir()]);
-    await kubectlOk([
-      'wait',
-      '--for=condition=Established',
-      '--timeout=60s',
-      'crd/servicemonitors.monitoring.coreos.com',
-      'crd/podmonitors.monitoring.coreos.com',
-      'crd/prometheusrules.monitoring.coreos.com',
-    ]);
+    // Retried: right after creation a CRD has no status.conditions yet, which `kubectl wait` refuses.
+    await until('the CRDs to be established', async () =>
+      (
+        await kubectl([
+          'wait',
+          '--for=condition=Established',
+          '--timeout=10s',
+          'crd/servicemonitors.monitoring.coreos.com',
+          'crd/podmonitors.monitoring.coreos.com',
+          'crd/prometheusrules.monitoring.coreos.com',
+        ])
+      ).code === 0
+        ? true
+        : undefined,
+    );
     namespace = await freshNamespace('agw-mon');
     elsewhere = await freshNamespace('agw-mon-obs');
   });
