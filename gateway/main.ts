@@ -43,7 +43,13 @@ import { InflightTracker } from './platform/inflight-tracker.js';
 import { ConnectionDrain } from './platform/connection-drain.js';
 import { BreakerRegistry, UpstreamPool, UpstreamTokens } from './upstream/index.js';
 import { GATEWAY_VERSION } from './version.js';
-import { ReachPolicy, TenantReach, discoverOwnAddresses, effectivePolicy } from './reach/index.js';
+import {
+  AuthorizationServerPool,
+  ReachPolicy,
+  TenantReach,
+  discoverOwnAddresses,
+  effectivePolicy,
+} from './reach/index.js';
 import { observeGauge } from './telemetry/metrics.js';
 import { createAuditSink } from './telemetry/audit-sink.js';
 import { expandOAuthEnv } from './config/env-expansion.js';
@@ -233,7 +239,9 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     () => config.current().config.server.multiRound,
   );
   // Upstream OAuth tokens, per replica and in memory only (issue 29; docs/security.md).
-  const upstreamTokens = new UpstreamTokens({ secrets });
+  // Connections to authorization servers: pools of their own with idle and stall bounds (security.md).
+  const authorizationServers = new AuthorizationServerPool();
+  const upstreamTokens = new UpstreamTokens({ secrets, authorizationServers });
   const pool = new UpstreamPool({
     secrets,
     tokens: upstreamTokens,
@@ -338,9 +346,10 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     secrets,
     fetchFor: (workspace) => {
       const guard = reach.guard(workspace);
-      return guard === undefined
-        ? { key: '', fetch }
-        : { key: `${guard.scope.namespace}/${guard.scope.workspace}`, fetch: guard.fetch() };
+      return {
+        key: guard === undefined ? '' : `${guard.scope.namespace}/${guard.scope.workspace}`,
+        fetch: authorizationServers.fetchFor(guard),
+      };
     },
   });
   const app = buildApp({
@@ -401,6 +410,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       sync.stop();
       await store.close();
       await reach.close();
+      await authorizationServers.close();
       await config.close();
       await audit?.close();
       logger.info({}, 'agent gateway stopped');

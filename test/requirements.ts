@@ -728,6 +728,16 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 29: a genuine token of workspace A's issuer is refused (untrusted issuer) where only B's is trusted, and audited",
   'oauth:ways-around-audit-no-token':
     'issue 29: the audit files of the ways-around cases hold no presented token, whole or in 8-character pieces',
+  'oauth:as-stall-timeout':
+    'issue 29: an authorization server that never answers, or stalls its body, fails the request at its deadline and its socket is closed',
+  'oauth:as-idle-closed':
+    'issue 29: an idle connection to an authorization server is closed after 4 s, whatever Keep-Alive it asks for',
+  'upstream-oauth:secret-rotation':
+    'issue 29: a rotated upstream client secret is used at the next hop, the token cache keyed by a digest of it',
+  'oauth:introspection-ttl-config':
+    'issue 29: oauth.introspectionCacheTtlMs defaults to 30 s, accepts 0 to 300 s and refuses the rest naming the field',
+  'oauth:introspection-ttl':
+    'issue 29: a revoked opaque token is admitted only within the introspection TTL; a lowered TTL applies to cached answers',
   'audit:schema-closed': 'issue 29: an audit record never has a key outside its schema, whatever the input',
   'audit:tools-call':
     'issue 29: a tools/call leaves one record: who, workspace, source, tool by both names, decision, outcome',

@@ -2,7 +2,9 @@
 // issuer's introspection endpoint with its own client secret (a secret reference, read per call),
 // and accepts an answer only when it is active, from that issuer, for our resource (RFC 8707) and
 // in its validity window. Answers are cached briefly by a digest of the token (never the token),
-// in a bounded map; concurrent requests with the same token share one call.
+// in a bounded map; concurrent requests with the same token share one call. How long is
+// `oauth.introspectionCacheTtlMs`, read at each lookup: a reload that lowers it (0: ask every time)
+// applies to answers already cached. docs/security.md.
 import { createHash } from 'node:crypto';
 import { resolveSecret, type SecretReader } from '../config/index.js';
 import type { IssuerConfig } from '../config/oauth-schema.js';
@@ -16,11 +18,13 @@ export interface IntrospectionOptions {
   readonly bounds: OAuthFetchBounds;
   readonly secrets: SecretReader;
   readonly cache: IntrospectionCache;
-  readonly ttlMs: number;
 }
 
 interface CachedAnswer {
   readonly outcome: VerifyOutcome;
+  /** When the answer was received. */
+  readonly at: number;
+  /** Never used past this (the token's `exp` for an active answer). */
   readonly until: number;
 }
 
@@ -31,19 +35,20 @@ export class IntrospectionCache {
 
   constructor(private readonly maxEntries: number) {}
 
-  get(key: string, now: number): VerifyOutcome | undefined {
+  /** The answer cached for `key` if it is younger than `ttlMs` and before its own end. */
+  get(key: string, now: number, ttlMs: number): VerifyOutcome | undefined {
     const hit = this.entries.get(key);
     if (hit === undefined) return undefined;
     this.entries.delete(key);
-    if (hit.until <= now) return undefined;
+    if (hit.until <= now || hit.at + ttlMs <= now) return undefined;
     this.entries.set(key, hit);
     return hit.outcome;
   }
 
-  set(key: string, outcome: VerifyOutcome, until: number): void {
+  set(key: string, outcome: VerifyOutcome, at: number, until: number): void {
     if (this.maxEntries === 0) return;
     this.entries.delete(key);
-    this.entries.set(key, { outcome, until });
+    this.entries.set(key, { outcome, at, until });
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (oldest.done === true) break;
@@ -66,20 +71,21 @@ export class Introspector {
     private readonly options: IntrospectionOptions,
   ) {}
 
-  async introspect(token: string, resource: string, now: Date): Promise<VerifyOutcome> {
+  /** The answer for `token`: cached for up to `ttlMs` (the current `introspectionCacheTtlMs`). */
+  async introspect(token: string, resource: string, now: Date, ttlMs: number): Promise<VerifyOutcome> {
     const key = `${this.id}\n${createHash('sha256').update(token).digest('base64url')}`;
     const cache = this.options.cache;
-    const cached = cache.get(key, now.getTime());
+    const cached = cache.get(key, now.getTime(), ttlMs);
     if (cached !== undefined) return cached;
     let pending = cache.inflight.get(key);
     if (pending === undefined) {
-      pending = this.ask(token, resource, now).finally(() => cache.inflight.delete(key));
+      pending = this.ask(token, resource, now, key).finally(() => cache.inflight.delete(key));
       cache.inflight.set(key, pending);
     }
     return pending;
   }
 
-  private async ask(token: string, resource: string, now: Date): Promise<VerifyOutcome> {
+  private async ask(token: string, resource: string, now: Date, key: string): Promise<VerifyOutcome> {
     const settings = this.options.issuer.introspection;
     if (settings === undefined) return { ok: false, reason: 'introspection-failed' };
     let answer: Record<string, unknown>;
@@ -104,12 +110,7 @@ export class Introspector {
     }
     const outcome = this.judge(answer, resource, now);
     const exp = typeof answer['exp'] === 'number' ? answer['exp'] * 1000 : Number.POSITIVE_INFINITY;
-    const until = Math.min(now.getTime() + this.options.ttlMs, outcome.ok ? exp : Number.POSITIVE_INFINITY);
-    this.options.cache.set(
-      `${this.id}\n${createHash('sha256').update(token).digest('base64url')}`,
-      outcome,
-      until,
-    );
+    this.options.cache.set(key, outcome, now.getTime(), outcome.ok ? exp : Number.POSITIVE_INFINITY);
     return outcome;
   }
 

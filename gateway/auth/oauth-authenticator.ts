@@ -18,7 +18,7 @@ import {
   type IssuerEndpoints,
   type OAuthFetchBounds,
 } from './oauth-fetch.js';
-import { oauthUrlProblem } from '../config/oauth-schema.js';
+import { OAUTH_DEFAULTS, oauthUrlProblem } from '../config/oauth-schema.js';
 import type { Principal } from './principal.js';
 
 /** The checked network path of a workspace: its reach scope's name and fetch. */
@@ -192,7 +192,13 @@ export class OAuthAuthenticator {
     const group = candidates[0];
     if (group === undefined) return { ok: false, reason: 'malformed' };
     if (candidates.length > 1) return { ok: false, reason: 'ambiguous-opaque' };
-    const outcome: VerifyOutcome = await this.introspectorOf(group, config).introspect(token, resource, now);
+    const ttlMs = config.oauth?.introspectionCacheTtlMs ?? OAUTH_DEFAULTS.introspectionCacheTtlMs;
+    const outcome: VerifyOutcome = await this.introspectorOf(group, config).introspect(
+      token,
+      resource,
+      now,
+      ttlMs,
+    );
     if (!outcome.ok) return outcome;
     return {
       ok: true,
@@ -294,7 +300,6 @@ export class OAuthAuthenticator {
       bounds: this.bounds(group, config, 65_536),
       secrets: this.options.secrets,
       cache: this.cache,
-      ttlMs: oauth?.introspectionCacheTtlMs ?? 30_000,
     });
     return state.introspector;
   }

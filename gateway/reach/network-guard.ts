@@ -8,6 +8,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Socket, isIP } from 'node:net';
 import type { Agent, buildConnector } from 'undici';
 import { undici } from '../platform/undici-lazy.js';
+import { AUTHORIZATION_SERVER_POOL, fetchThrough } from './authorization-server-pool.js';
 import { ReachDeniedError } from './reach-denied-error.js';
 import type { ReachPolicy, ReachScope } from './reach-policy.js';
 
@@ -28,6 +29,7 @@ export interface ResolvedTarget {
 
 export class NetworkGuard {
   private sharedAgent: Agent | undefined;
+  private authorizationServerAgent: Agent | undefined;
 
   constructor(
     private readonly policy: ReachPolicy,
@@ -88,8 +90,12 @@ export class NetworkGuard {
     return new (undici().Agent)({ ...options, connect: this.connector() });
   }
 
-  /** fetch through one shared checked pool (redirects included: each hop dials through it). */
-  fetch(): typeof fetch {
+  /** fetch through one shared checked pool (redirects included: each hop dials through it); calls to
+   * an authorization server through a checked pool of their own, with its idle and stall bounds
+   * (authorization-server-pool.ts). */
+  fetch(pool: 'shared' | 'authorization-server' = 'shared'): typeof fetch {
+    if (pool === 'authorization-server')
+      return fetchThrough(() => (this.authorizationServerAgent ??= this.agent(AUTHORIZATION_SERVER_POOL)));
     return (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
       this.sharedAgent ??= this.agent();
       const undiciFetch = undici().fetch;
@@ -130,8 +136,9 @@ export class NetworkGuard {
   }
 
   async close(): Promise<void> {
-    const agent = this.sharedAgent;
+    const agents = [this.sharedAgent, this.authorizationServerAgent];
     this.sharedAgent = undefined;
-    await agent?.close().catch(() => undefined);
+    this.authorizationServerAgent = undefined;
+    for (const agent of agents) await agent?.close().catch(() => undefined);
   }
 }

@@ -2,15 +2,19 @@
 // hears when the upstream refused them. Static secrets are read at use time; OAuth client
 // credentials and RFC 8693 token exchange draw on this replica's TokenCache (one token per
 // credential, one per credential and subject for exchange) and fetch through the workspace's
-// network guard. `authorizedFetch` and the modern relay retry a hop the upstream answered 401 once,
-// with a fresh token; a second 401 is reported (upstream_unauthorized). Nothing here logs.
+// network guard, in a pool bounded for authorization servers (reach/authorization-server-pool.ts).
+// A cached token is keyed by a digest of the client id and secret as they read at each hop, so a
+// rotated secret is used at once. `authorizedFetch` and the modern relay retry a hop the upstream
+// answered 401 once, with a fresh token; a second 401 is reported (upstream_unauthorized). Nothing
+// here logs.
+import { createHash } from 'node:crypto';
 import {
   resolveSecret,
   type OAuthCredential,
   type SecretReader,
   type UpstreamCredential,
 } from '../config/index.js';
-import type { NetworkGuard } from '../reach/index.js';
+import { AuthorizationServerPool, type NetworkGuard } from '../reach/index.js';
 import { capAt, TokenCache, type IssuedToken } from './token-cache.js';
 import { discoverTokenEndpoint, requestToken, type EndpointDeps } from './token-endpoint.js';
 import {
@@ -50,6 +54,9 @@ export interface UpstreamTokensOptions {
   /** Cached client-credentials tokens, and exchanged tokens (per subject), per replica. */
   readonly maxTokens?: number;
   readonly maxSubjectTokens?: number;
+  /** Connections to authorization servers of workspaces without a reach policy (one per process;
+   * its own when not given). Guarded workspaces use their guard's pool with the same bounds. */
+  readonly authorizationServers?: Pick<AuthorizationServerPool, 'fetchFor'>;
 }
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -74,6 +81,19 @@ export function staticTokenSource(
   };
 }
 
+/** The SHA-256 of a credential's client id and secret as they read now (never the secret itself),
+ * recomputed only when either changed. */
+function credentialDigest(credential: OAuthCredential, secrets: SecretReader): () => string {
+  let last: { id: string; secret: string; digest: string } | undefined;
+  return () => {
+    const id = resolveSecret(credential.clientId, secrets);
+    const secret = resolveSecret(credential.clientSecret, secrets);
+    if (last?.id !== id || last.secret !== secret)
+      last = { id, secret, digest: createHash('sha256').update(`${id}\0${secret}`).digest('base64url') };
+    return last.digest;
+  };
+}
+
 function bearerOf(headers: Record<string, string>): string | undefined {
   const value = headers['authorization'];
   return value?.startsWith('Bearer ') === true ? value.slice('Bearer '.length) : undefined;
@@ -84,9 +104,11 @@ export class UpstreamTokens {
   private readonly exchanged: TokenCache;
   private readonly endpoints = new Map<string, { endpoint: Promise<string>; until: number }>();
   private readonly now: () => number;
+  private readonly authorizationServers: Pick<AuthorizationServerPool, 'fetchFor'>;
 
   constructor(private readonly options: UpstreamTokensOptions) {
     this.now = options.now ?? Date.now;
+    this.authorizationServers = options.authorizationServers ?? new AuthorizationServerPool();
     this.tokens = new TokenCache(options.maxTokens ?? 4096, this.now);
     this.exchanged = new TokenCache(options.maxSubjectTokens ?? 4096, this.now);
   }
@@ -95,15 +117,19 @@ export class UpstreamTokens {
   forCredential(credential: UpstreamCredential | undefined, target: TokenTarget): TokenSource {
     if (credential === undefined || credential.type === 'bearer' || credential.type === 'header')
       return staticTokenSource(credential, this.options.secrets);
-    const base = `${target.workspace}\0${target.source}\0${target.url}\0${JSON.stringify(credential)}`;
+    const reference = `${target.workspace}\0${target.source}\0${target.url}\0${JSON.stringify(credential)}`;
+    // The key names the credential's current values by a digest: a rotated secret (a reloaded file,
+    // a changed Kubernetes Secret) takes effect at the next hop, not when the cached token expires.
+    const digest = credentialDigest(credential, this.options.secrets);
+    const base = () => `${reference}\0${digest()}`;
     if (credential.type === 'oauthClientCredentials') {
       const issue = () => this.issue(credential, target, {});
-      return this.cached(this.tokens, () => base, issue);
+      return this.cached(this.tokens, base, issue);
     }
     const bound = target.subject;
     const key = () => {
       const subject = this.subjectOf(bound);
-      return `${base}\0${subject}`;
+      return `${base()}\0${subject}`;
     };
     const issue = async () => {
       const identity = requireIdentity();
@@ -192,7 +218,7 @@ export class UpstreamTokens {
     timeoutMs: number | undefined,
   ): EndpointDeps & { readonly scope: string } {
     return {
-      fetch: guard?.fetch() ?? fetch,
+      fetch: this.authorizationServers.fetchFor(guard),
       timeoutMs: timeoutMs ?? this.options.timeoutMs ?? 10_000,
       now: this.now,
       scope: guard === undefined ? '' : JSON.stringify(guard.scope),

@@ -1,5 +1,8 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { UpstreamCredential } from '../../../gateway/config/index.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { processSecretReader, type UpstreamCredential } from '../../../gateway/config/index.js';
 import { capAt, issuedToken, TokenCache } from '../../../gateway/upstream/token-cache.js';
 import { UpstreamTokens } from '../../../gateway/upstream/token-source.js';
 import {
@@ -92,8 +95,6 @@ describe('client_secret_basic', () => {
 });
 
 describe('exchanged tokens end with the caller token', () => {
-  afterEach(() => vi.unstubAllGlobals());
-
   it('upstream-oauth:cap-at-caller-exp — capAt shortens a token to the caller token exp, never lengthens it', () => {
     const token = issuedToken('t', 3_600_000, 0);
     expect(capAt(token, undefined)).toBe(token);
@@ -105,7 +106,8 @@ describe('exchanged tokens end with the caller token', () => {
   it('upstream-oauth:exchange-capped — an exchanged token is not reused past the caller token exp; a fresh caller token gets a new exchange', async () => {
     const time = clock(1_000_000_000);
     const subjectTokens: string[] = [];
-    vi.stubGlobal('fetch', (_url: unknown, init?: RequestInit) => {
+    // The authorization server's twin, in place of the pool's fetch.
+    const asTwin = (_url: unknown, init?: RequestInit) => {
       subjectTokens.push(new URLSearchParams(init?.body as string).get('subject_token') ?? '');
       const body = {
         access_token: `exchanged-${subjectTokens.length}`,
@@ -115,10 +117,11 @@ describe('exchanged tokens end with the caller token', () => {
       return Promise.resolve(
         new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } }),
       );
-    });
+    };
     const tokens = new UpstreamTokens({
       secrets: { readEnv: () => 'x', readFile: () => 'x' },
       now: time.now,
+      authorizationServers: { fetchFor: () => asTwin },
     });
     const credential = {
       type: 'tokenExchange',
@@ -166,5 +169,48 @@ describe('exchanged tokens end with the caller token', () => {
       enumerable: false,
     });
     expect(upstreamCallerOf(principal).identity?.expiresAtMs).toBe(42_000);
+  });
+});
+
+describe('a rotated client secret', () => {
+  it('upstream-oauth:secret-rotation — a new client secret takes effect at the next hop, not when the cached token expires', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agw-rotation-'));
+    const secretFile = join(dir, 'client-secret');
+    await writeFile(secretFile, 'first-secret-0123456789\n');
+    const seen: string[] = [];
+    // The authorization server's twin: one token per request, naming the secret it was asked with.
+    const asTwin = (_url: unknown, init?: RequestInit) => {
+      const basic = new Headers(init?.headers).get('authorization') ?? '';
+      const secret = Buffer.from(basic.slice('Basic '.length), 'base64').toString('utf8').split(':')[1] ?? '';
+      seen.push(secret);
+      const body = { access_token: `token-${seen.length}`, token_type: 'Bearer', expires_in: 3600 };
+      return Promise.resolve(
+        new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } }),
+      );
+    };
+    const tokens = new UpstreamTokens({
+      secrets: processSecretReader({ UP_ID: 'gateway-client' }),
+      authorizationServers: { fetchFor: () => asTwin },
+    });
+    const credential = {
+      type: 'oauthClientCredentials',
+      tokenEndpoint: 'https://as.example/token',
+      clientId: { env: 'UP_ID' },
+      clientSecret: { file: secretFile },
+      authMethod: 'client_secret_basic',
+      scopes: [],
+    } as UpstreamCredential;
+    const source = tokens.forCredential(credential, { workspace: 'w', source: 's', url: 'https://up/mcp' });
+    try {
+      expect(await source.headers()).toEqual({ authorization: 'Bearer token-1' });
+      expect(await source.headers()).toEqual({ authorization: 'Bearer token-1' });
+      // The mounted Secret changes (or the file a reloaded config names): the next hop asks anew.
+      await writeFile(secretFile, 'second-secret-0123456789\n');
+      expect(await source.headers()).toEqual({ authorization: 'Bearer token-2' });
+      expect(await source.headers()).toEqual({ authorization: 'Bearer token-2' });
+      expect(seen).toEqual(['first-secret-0123456789', 'second-secret-0123456789']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
