@@ -738,6 +738,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: oauth.introspectionCacheTtlMs defaults to 30 s, accepts 0 to 300 s and refuses the rest naming the field',
   'oauth:introspection-ttl':
     'issue 29: a revoked opaque token is admitted only within the introspection TTL; a lowered TTL applies to cached answers',
+  'oauth:introspection-ttl-reload':
+    'issue 29: with a real authorization server, a revoked opaque token cached as active is refused at once after a reload to TTL 0',
   'audit:schema-closed': 'issue 29: an audit record never has a key outside its schema, whatever the input',
   'audit:tools-call':
     'issue 29: a tools/call leaves one record: who, workspace, source, tool by both names, decision, outcome',

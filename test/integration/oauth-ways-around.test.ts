@@ -38,6 +38,8 @@ let flakyJwks = '';
 /** How the key server of `keys-flaky` answers: down (500), slow (past the fetch deadline) or up. */
 let flaky: 'down' | 'slow' | 'up' = 'down';
 const presented: string[] = [];
+/** The gateway's config document (reloaded with changes by a test, then restored). */
+let document: Record<string, unknown>;
 /** The audit files of gateways stopped before the end (read before their directory goes). */
 const auditTexts: string[] = [];
 
@@ -189,52 +191,50 @@ beforeAll(async () => {
       rules: [{ name: 'any', issuer: `${stubUrl}/${name}` }],
     },
   });
-  h = await startHarness(
-    {
-      server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-      oauth: { fetchTimeoutMs: 500, jwksCooldownMs: 60_000, jwksMaxBytes: 65_536 },
-      workspaces: [
-        {
-          name: 'machines',
-          mcpSources: [demoSource('demo')],
-          identity: {
-            issuers: [
-              {
-                issuer: as.issuer,
-                introspection: { clientId: 'gateway', clientSecret: { env: 'AGW_INTROSPECTION_SECRET' } },
-              },
-            ],
-            rules: [{ name: 'any', issuer: as.issuer }],
-          },
+  document = {
+    server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
+    oauth: { fetchTimeoutMs: 500, jwksCooldownMs: 60_000, jwksMaxBytes: 65_536 },
+    workspaces: [
+      {
+        name: 'machines',
+        mcpSources: [demoSource('demo')],
+        identity: {
+          issuers: [
+            {
+              issuer: as.issuer,
+              introspection: { clientId: 'gateway', clientSecret: { env: 'AGW_INTROSPECTION_SECRET' } },
+            },
+          ],
+          rules: [{ name: 'any', issuer: as.issuer }],
         },
-        oddIssuer('keys-slow'),
-        oddIssuer('keys-huge'),
-        oddIssuer('keys-down'),
-        oddIssuer('keys-flaky'),
-        {
-          // Opaque tokens starting `down_` go to an introspection endpoint that answers 500.
-          name: 'introspect-down',
-          mcpSources: [demoSource('demo')],
-          identity: {
-            issuers: [
-              {
-                issuer: `${stubUrl}/introspect-down`,
-                jwksUri: `${stubUrl}/down`,
-                introspection: {
-                  endpoint: `${stubUrl}/introspect-down`,
-                  clientId: 'gateway',
-                  clientSecret: { env: 'AGW_INTROSPECTION_SECRET' },
-                  tokenPrefix: 'down_',
-                },
+      },
+      oddIssuer('keys-slow'),
+      oddIssuer('keys-huge'),
+      oddIssuer('keys-down'),
+      oddIssuer('keys-flaky'),
+      {
+        // Opaque tokens starting `down_` go to an introspection endpoint that answers 500.
+        name: 'introspect-down',
+        mcpSources: [demoSource('demo')],
+        identity: {
+          issuers: [
+            {
+              issuer: `${stubUrl}/introspect-down`,
+              jwksUri: `${stubUrl}/down`,
+              introspection: {
+                endpoint: `${stubUrl}/introspect-down`,
+                clientId: 'gateway',
+                clientSecret: { env: 'AGW_INTROSPECTION_SECRET' },
+                tokenPrefix: 'down_',
               },
-            ],
-            rules: [{ name: 'any', issuer: `${stubUrl}/introspect-down` }],
-          },
+            },
+          ],
+          rules: [{ name: 'any', issuer: `${stubUrl}/introspect-down` }],
         },
-      ],
-    },
-    { AGW_INTROSPECTION_SECRET: INTROSPECTION_SECRET },
-  );
+      },
+    ],
+  };
+  h = await startHarness(document, { AGW_INTROSPECTION_SECRET: INTROSPECTION_SECRET });
 }, 60_000);
 
 afterAll(async () => {
@@ -416,6 +416,39 @@ describe('opaque tokens', () => {
     const unknown = randomBytes(32).toString('base64url');
     presented.push(unknown);
     await expectRefused(unknown, 'inactive');
+  });
+
+  it('oauth:introspection-ttl-reload — a revoked opaque token is admitted within the cache TTL; a reload to TTL 0 refuses it at once', async () => {
+    const token = await clientCredentials('opaque', resource);
+    expect((await get(`${gatewayUrl}/agent/tools`, token)).status).toBe(200);
+    const revoked = await fetch(`${as.issuer}/token/revocation`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('opaque:opaque-secret-0123456789').toString('base64')}`,
+      },
+      body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
+    });
+    expect(revoked.status).toBe(200);
+    // The documented trade-off: within oauth.introspectionCacheTtlMs (30 s) the cached answer stands.
+    const before = as.requests.get('/token/introspection') ?? 0;
+    expect((await get(`${gatewayUrl}/agent/tools`, token)).status).toBe(200);
+    expect(as.requests.get('/token/introspection') ?? 0).toBe(before);
+    // An incident: the admin lowers the TTL to 0; the answer already cached no longer counts.
+    const oauth = document['oauth'] as Record<string, unknown>;
+    try {
+      let revision = h.gateway.config.current().revision;
+      await h.writeConfig({ ...document, oauth: { ...oauth, introspectionCacheTtlMs: 0 } });
+      await h.waitForRevision(revision);
+      await expectRefused(token, 'inactive');
+      expect(as.requests.get('/token/introspection') ?? 0).toBe(before + 1);
+      revision = h.gateway.config.current().revision;
+      await h.writeConfig(document);
+      await h.waitForRevision(revision);
+    } finally {
+      if (h.gateway.config.current().config.oauth?.introspectionCacheTtlMs === 0)
+        await h.writeConfig(document);
+    }
   });
 
   it('oauth:idp-outage-introspection — an introspection endpoint that fails answers 503 + Retry-After, not invalid_token', async () => {
