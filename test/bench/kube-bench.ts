@@ -6,17 +6,12 @@
 //  2. Reconcile throughput: 50 Workspaces and 1,000 ApiKeys applied at once → all Ready and served.
 //  3. The gateway with 20,000 keys in one workspace: memory and reload time (objects written in
 //     the rendered format directly, so the gateway side is measured on its own).
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { generateKey } from '../../gateway/auth/index.js';
 import { renderWorkspace } from '../../gateway/config/kube/index.js';
-import { startControlPlane, type ControlPlane } from '../infra/control-plane.js';
-import { startChild, type Child } from './child-process.js';
-
-const run = promisify(execFile);
+import { startControlPlane } from '../infra/control-plane.js';
+import { asObjects, Cluster, until } from './bench-cluster.js';
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -27,91 +22,6 @@ function spread(values: readonly number[]): string {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
   return `p50 ${at(0.5).toFixed(0)} ms, max ${at(1).toFixed(0)} ms (n=${sorted.length})`;
-}
-
-async function until(probe: () => Promise<boolean>, timeoutMs = 120_000, everyMs = 10): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error('benchmark step timed out');
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-class Cluster {
-  private readonly children: Child[] = [];
-  constructor(readonly plane: ControlPlane) {}
-
-  async kubectl(args: string[], input?: string): Promise<string> {
-    const child = run(join(this.plane.bin, 'kubectl'), ['--kubeconfig', this.plane.kubeconfig, ...args], {
-      maxBuffer: 256 << 20,
-    });
-    if (input !== undefined) child.child.stdin?.end(input);
-    return (await child).stdout;
-  }
-
-  async operator(): Promise<void> {
-    this.children.push(
-      await startChild(
-        [
-          'bin/agent-gateway.js',
-          'operator',
-          '--gateway-namespace',
-          'agw',
-          '--kubeconfig',
-          this.plane.kubeconfig,
-          '--log-level',
-          'silent',
-        ],
-        /watching/,
-        'stderr',
-      ),
-    );
-  }
-
-  async gateway(): Promise<{ url: string; pid: number }> {
-    const child = await startChild(
-      [
-        'bin/agent-gateway.js',
-        'serve',
-        '--kubernetes',
-        '--namespace',
-        'agw',
-        '--kubeconfig',
-        this.plane.kubeconfig,
-        '--port',
-        '0',
-        '--log-level',
-        'silent',
-      ],
-      /listening on/,
-      'stderr',
-    );
-    this.children.push(child);
-    return { url: /listening on (\S+)/.exec(child.line)?.[1] as string, pid: child.process.pid as number };
-  }
-
-  async issuedKey(namespace: string, name: string): Promise<string> {
-    let secret = '';
-    await until(async () => {
-      secret = await this.kubectl([
-        'get',
-        'apikey',
-        name,
-        '-n',
-        namespace,
-        '-o',
-        'jsonpath={.status.secretName}',
-      ]);
-      return secret !== '';
-    });
-    const data = await this.kubectl(['get', 'secret', secret, '-n', namespace, '-o', 'jsonpath={.data.key}']);
-    return Buffer.from(data, 'base64').toString('utf8');
-  }
-
-  async stop(): Promise<void> {
-    await Promise.all(this.children.map((c) => c.stop()));
-    await this.plane.stop();
-  }
 }
 
 const status = async (url: string, key: string) =>
@@ -225,23 +135,6 @@ async function convergence(): Promise<void> {
   } finally {
     await cluster.stop();
   }
-}
-
-/** Rendered parts as Kubernetes objects in the gateway namespace (Secret data base64-encoded). */
-function asObjects(parts: ReturnType<typeof renderWorkspace>['parts']): unknown[] {
-  return parts.map((part) => ({
-    apiVersion: 'v1',
-    kind: part.kind,
-    metadata: { name: part.name, namespace: 'agw', labels: part.labels, annotations: part.annotations },
-    ...(part.kind === 'Secret'
-      ? {
-          type: 'Opaque',
-          data: Object.fromEntries(
-            Object.entries(part.data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
-          ),
-        }
-      : { data: part.data }),
-  }));
 }
 
 async function largeWorkspace(): Promise<void> {

@@ -27,6 +27,8 @@ export async function runLoad(
     method?: 'GET' | 'POST';
     /** The body, or a function of the request's sequence number (e.g. for unique JSON-RPC ids). */
     body?: string | ((sequence: number) => string);
+    /** Headers per request (e.g. a different key each time), over `headers`. */
+    headersFor?: (sequence: number) => Record<string, string>;
   },
 ): Promise<LoadResult> {
   const dispatcher = new Agent({ connections: options.concurrency, pipelining: 1 });
@@ -38,12 +40,13 @@ export async function runLoad(
   const worker = async () => {
     while (performance.now() < end) {
       const start = performance.now();
+      const current = (sequence += 1);
       try {
         const response = await request(url, {
           dispatcher,
           method: options.method ?? 'GET',
-          headers: options.headers ?? {},
-          ...(body === undefined ? {} : { body: typeof body === 'string' ? body : body((sequence += 1)) }),
+          headers: { ...options.headers, ...options.headersFor?.(current) },
+          ...(body === undefined ? {} : { body: typeof body === 'string' ? body : body(current) }),
         });
         await response.body.arrayBuffer();
         if (response.statusCode >= 400) errors += 1;
