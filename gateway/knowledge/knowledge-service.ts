@@ -105,7 +105,16 @@ export interface KnowledgeServiceOptions {
   readonly fusion?: Fusion;
 }
 
-export class DocumentNotFound extends Error {}
+/** No document the key can see has this id. `hiddenIn` names the data source when the document
+ * exists in one the key cannot see: for the audit record only, never for the caller. */
+export class DocumentNotFound extends Error {
+  constructor(
+    docId: string,
+    readonly hiddenIn?: string,
+  ) {
+    super(docId);
+  }
+}
 export class InvalidCursor extends Error {}
 
 /** Upper bounds of one get_document page. */
@@ -289,8 +298,9 @@ export class KnowledgeService {
   async getDocument(principal: Principal, docId: string, cursor: string | undefined): Promise<DocumentPage> {
     const store = this.store.workspace(principal.workspace.name);
     const document = await store.getDocument(docId);
-    if (document === undefined || !this.visibleSources(principal).includes(document.sourceId))
-      throw new DocumentNotFound(docId);
+    if (document === undefined) throw new DocumentNotFound(docId);
+    if (!this.visibleSources(principal).includes(document.sourceId))
+      throw new DocumentNotFound(docId, document.sourceId);
     let from = 0;
     if (cursor !== undefined) {
       const decoded = decodeCursor(cursor);

@@ -22,6 +22,7 @@ import {
 import { McpError } from './jsonrpc.js';
 import type { McpResult } from './mcp-request.js';
 import { RPC } from './protocol.js';
+import { noteAudit, noteDenial } from '../telemetry/audit-context.js';
 
 /** The `mode` argument of the gateway's search tools (documents and tools rank the same ways). */
 export const MODE_PROPERTY: { type: string; enum: string[]; description: string } = {
@@ -127,7 +128,14 @@ export async function callKnowledgeTool(
   try {
     return toolResult(await knowledge.getDocument(principal, docId, cursor));
   } catch (error) {
-    if (error instanceof DocumentNotFound) throw invalid(`Unknown document: ${docId}`);
+    if (error instanceof DocumentNotFound) {
+      // A document of a data source the key cannot see: told to the auditor, never the caller.
+      if (error.hiddenIn !== undefined) {
+        noteAudit({ source: error.hiddenIn });
+        noteDenial('not_visible');
+      }
+      throw invalid(`Unknown document: ${docId}`);
+    }
     if (error instanceof InvalidCursor) throw invalid(`Invalid cursor: ${error.message}`);
     throw error;
   }

@@ -2,7 +2,8 @@
 // a key can name a tool, prompt, resource or data source of its workspace that its patterns hide is
 // answered exactly like a name that does not exist, and recorded as `decision: denied, reason:
 // not_visible` with the source. Real modern upstreams (one unprefixed, one prefixed), two files data
-// sources, the MCP face and REST search and query. A name that exists nowhere stays `allowed`.
+// sources, the MCP face (tools, prompts, resources, subscriptions, the knowledge tools) and REST
+// search and query. A name that exists nowhere stays `allowed`.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,8 @@ import { until } from '../support/until.js';
 const narrow = newKey();
 /** Sees `pub` only: no data source, so the knowledge tools are hidden from it. */
 const noData = newKey();
+/** Sees everything (finds the id of a document of `secret`). */
+const everything = newKey();
 const QUERY = 'where is the cobalt vault';
 
 let pub: RunningModernServer;
@@ -49,6 +52,7 @@ beforeAll(async () => {
             tools: ['pub__echo', 'search', 'get_document'],
           }),
           keyRecord(noData, { sources: ['pub'] }),
+          keyRecord(everything),
         ],
       },
     ],
@@ -175,7 +179,7 @@ describe('hidden items are recorded not_visible on every path', () => {
     expect(await recordOf(shown)).toMatchObject({ decision: 'allowed', outcome: 'ok', source: 'pub' });
   });
 
-  it('audit:not-visible-search — REST search and query, and the MCP search tool, narrowed to a hidden data source', async () => {
+  it('audit:not-visible-search — REST search and query, and the MCP search tool, narrowed to a hidden data source; get_document of its document', async () => {
     for (const path of ['/agent/search', '/agent/query']) {
       const hidden = await rest(path, narrow.key, { query: QUERY, connector_id: 'secret' });
       expect(hidden.status).toBe(200);
@@ -199,6 +203,27 @@ describe('hidden items are recorded not_visible on every path', () => {
       });
       expect(nowhere.source).toBeUndefined();
     }
+    // get_document of a document of the hidden source, found by a key that sees it.
+    const docId = await until('the secret source is indexed', async () => {
+      const found = await rest('/agent/search', everything.key, {
+        query: QUERY,
+        connector_id: 'secret',
+        options: { response_format: 'json' },
+      });
+      const body = (await found.json()) as { results: { doc_id: string }[] };
+      return body.results[0]?.doc_id;
+    });
+    const document = await call(narrow.key, 21, 'get_document', { doc_id: docId });
+    expect(await recordOf(document.clone())).toMatchObject({
+      ...HIDDEN,
+      source: 'secret',
+      target: { kind: 'tool', requested: 'get_document' },
+    });
+    const noDocument = await call(narrow.key, 22, 'get_document', { doc_id: 'no-such-document' });
+    expect(await answerOf(document, docId)).toEqual(await answerOf(noDocument, 'no-such-document'));
+    const noDocumentRecord = await recordOf(noDocument);
+    expect(noDocumentRecord).toMatchObject({ decision: 'allowed', outcome: 'request' });
+    expect(noDocumentRecord.reason).toBeUndefined();
     const tool = await call(narrow.key, 20, 'search', { query: QUERY, connector_id: 'secret' });
     expect(await recordOf(tool)).toMatchObject({
       ...HIDDEN,
