@@ -663,6 +663,13 @@ export const REQUIREMENTS: Record<string, string> = {
   'oauth:mcp-config':
     'issue 29 follow-up: /agent/mcp/config for an OAuth caller describes the MCP sign-in (no key, no header); keys keep the key answer',
   'oauth:no-token-in-logs': 'issue 29: no access token or claim value reaches the log',
+  'keycloak:sdk-login':
+    'issue 29: a Keycloak user signs in with the SDK v2 client (code + PKCE) and sees its group’s read tools',
+  'keycloak:scope-write': 'issue 29: the Keycloak mcp:write client scope gives a group member write',
+  'keycloak:no-group': 'issue 29: a Keycloak user in no admitted group is refused',
+  'keycloak:client-credentials': 'issue 29: a Keycloak client-credentials token admits a machine identity',
+  'keycloak:no-audience': 'issue 29: a Keycloak token without the gateway in aud is refused (invalid_token)',
+  'keycloak:bearer-type': 'issue 29: Keycloak typ Bearer tokens are accepted only with tokenTypes: [jwt]',
   'upstream-oauth:client-credentials':
     'issue 29: OAuth client credentials for MCP sources (relay and SDK), resource = the upstream URL',
   'upstream-oauth:cached': 'issue 29: an upstream token is reused across calls',
