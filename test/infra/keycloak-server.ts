@@ -113,7 +113,7 @@ export async function startKeycloak(timeoutMs = 180_000): Promise<Keycloak> {
   const logPath = join(dir, 'keycloak.log');
   const { openSync, closeSync } = await import('node:fs');
   const log = openSync(logPath, 'a');
-  progress(`starting Keycloak ${KEYCLOAK_VERSION} on ${url} (about 30–40 s)`);
+  progress(`starting Keycloak ${KEYCLOAK_VERSION} on ${url} (15–40 s)`);
   // `start --optimized` runs the build ensure-keycloak.sh made (dev-file H2, local caches: no
   // cluster transport is opened); the database and the transaction log live in the temp dir.
   const child = spawn(
