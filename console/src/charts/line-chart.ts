@@ -23,7 +23,7 @@ export interface ChartSpec {
 const SVG = 'http://www.w3.org/2000/svg';
 const W = 640;
 const H = 220;
-const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
+const PAD = { left: 48, right: 12, top: 26, bottom: 28 };
 export const PALETTE_SIZE = 8;
 
 function svg(tag: string, attrs: Readonly<Record<string, string | number>>, text?: string): SVGElement {
@@ -87,9 +87,7 @@ export function lineChart(spec: ChartSpec): HTMLElement {
       ),
     );
   }
-  root.append(
-    svg('text', { x: 4, y: PAD.top + 2, class: 'tick', 'dominant-baseline': 'hanging' }, spec.unit),
-  );
+  root.append(svg('text', { x: 4, y: 12, class: 'tick' }, spec.unit));
   spec.series.forEach((series, index) => {
     // A gap (null) breaks the line rather than drawing it down to zero.
     let run: string[] = [];
