@@ -667,6 +667,7 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: a Keycloak user signs in with the SDK v2 client (code + PKCE) and sees its group’s read tools',
   'keycloak:scope-write': 'issue 29: the Keycloak mcp:write client scope gives a group member write',
   'keycloak:no-group': 'issue 29: a Keycloak user in no admitted group is refused',
+  'keycloak:realm-roles': 'issue 29: a Keycloak realm role (realm_access.roles) admits its holder',
   'keycloak:client-credentials': 'issue 29: a Keycloak client-credentials token admits a machine identity',
   'keycloak:no-audience': 'issue 29: a Keycloak token without the gateway in aud is refused (invalid_token)',
   'keycloak:bearer-type': 'issue 29: Keycloak typ Bearer tokens are accepted only with tokenTypes: [jwt]',

@@ -1,8 +1,9 @@
 // Keycloak as the authorization server (issue 29): a real Keycloak 26 (test/infra/keycloak-server.ts,
 // one start for this file) and a real `agent-gateway serve` process that trusts its realm. Keycloak's
 // tokens are not oidc-provider's: header typ JWT with payload typ Bearer (not at+jwt), `aud` from an
-// audience mapper (an array, beside `account`), groups from a group-membership mapper, scopes in
-// `scope`. The SDK v2 client signs in with authorization code + PKCE through the gateway's 401.
+// audience mapper (an array, beside `account`), groups from a group-membership mapper, realm roles in
+// `realm_access.roles`, scopes in `scope`. The SDK v2 client signs in with authorization code + PKCE
+// through the gateway's 401.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ import {
 
 const REALM = 'agw';
 const secret = () => randomBytes(18).toString('base64url');
-const passwords: Record<string, string> = { alice: secret(), bob: secret() };
+const passwords: Record<string, string> = { alice: secret(), bob: secret(), carol: secret() };
 const MACHINE_SECRET = secret();
 const OTHER_SECRET = secret();
 
@@ -81,6 +82,7 @@ beforeAll(async () => {
     REDIRECT_URI: REDIRECT_URL,
     ALICE_PASSWORD: passwords['alice'] as string,
     BOB_PASSWORD: passwords['bob'] as string,
+    CAROL_PASSWORD: passwords['carol'] as string,
     MACHINE_SECRET,
     OTHER_SECRET,
   });
@@ -117,6 +119,16 @@ beforeAll(async () => {
           { name: 'machine', issuer, when: [{ claim: 'azp', equals: 'agw-machine' }], access: 'write' },
           // Would admit this client too: only the audience keeps its tokens out.
           { name: 'no-audience', issuer, when: [{ claim: 'azp', equals: 'agw-no-audience' }] },
+        ],
+      },
+    },
+    {
+      name: 'operators',
+      mcpSources: [demoSource('ops')],
+      identity: {
+        issuers: [{ issuer, ...(tokenTypes === undefined ? {} : { tokenTypes }) }],
+        rules: [
+          { name: 'operators', issuer, when: [{ claim: 'realm_access.roles', contains: 'agw-operator' }] },
         ],
       },
     },
@@ -188,6 +200,18 @@ describe('Keycloak users sign in with authorization code + PKCE', () => {
     await client.close();
   }, 60_000);
 
+  it('keycloak:realm-roles — a realm role in realm_access.roles admits its holder', async () => {
+    const provider = new KeycloakSignIn('carol');
+    const client = await connectWithLogin(gatewayUrl, provider, 'auto');
+    const claims = decodeJwt(provider.accessToken ?? '');
+    expect((claims['realm_access'] as { roles: string[] }).roles).toContain('agw-operator');
+    expect(claims['groups']).toBeUndefined(); // no group: Keycloak leaves the claim out
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('ops__add');
+    expect(names.some((n) => n.startsWith('demo__') || n.startsWith('robot__'))).toBe(false);
+    await client.close();
+  }, 60_000);
+
   it('keycloak:no-group — a user in no admitted group is refused', async () => {
     const provider = new KeycloakSignIn('bob');
     await expect(connectWithLogin(gatewayUrl, provider, 'auto')).rejects.toThrow();
@@ -198,7 +222,7 @@ describe('Keycloak users sign in with authorization code + PKCE', () => {
     expect(listed.status).toBe(403);
     const rest = await get(`${gatewayUrl}/agent/tools`, token);
     expect(rest.status).toBe(403);
-    expect(await rest.text()).not.toMatch(/payments|machines/);
+    expect(await rest.text()).not.toMatch(/payments|machines|operators/);
   }, 60_000);
 });
 
