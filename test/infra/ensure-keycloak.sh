@@ -9,9 +9,9 @@ version=26.7.3
 dir=${AGW_KEYCLOAK_DIR:-$HOME/.cache/agw-keycloak}
 home=$dir/keycloak-$version
 stamp=$home/.agw-built
-# The build-time options the test's `start --optimized` relies on (the dev-file H2 database, and local
-# caches so no cluster transport is opened); a change here re-runs the build.
-build_options=(--db=dev-file --cache=local)
+# The build-time options the test's `start --optimized` relies on (the dev-file H2 database); a
+# change here re-runs the build.
+build_options=(--db=dev-file)
 wanted="$version ${build_options[*]}"
 if [[ -f $stamp && $(cat "$stamp") == "$wanted" ]]; then exit 0; fi
 # Java 17+ and Maven come with the machine; where they do not, the Debian packages are installed.

@@ -114,8 +114,9 @@ export async function startKeycloak(timeoutMs = 180_000): Promise<Keycloak> {
   const { openSync, closeSync } = await import('node:fs');
   const log = openSync(logPath, 'a');
   progress(`starting Keycloak ${KEYCLOAK_VERSION} on ${url} (15–40 s)`);
-  // `start --optimized` runs the build ensure-keycloak.sh made (dev-file H2, local caches: no
-  // cluster transport is opened); the database and the transaction log live in the temp dir.
+  // `start --optimized` runs the build ensure-keycloak.sh made (dev-file H2). `--cache=local` is a
+  // start option: without it production mode opens a JGroups cluster transport on fixed ports (7800,
+  // 57800) and a non-loopback address. The database and the transaction log live in the temp dir.
   const child = spawn(
     join(home, 'bin', 'kc.sh'),
     [
@@ -125,6 +126,7 @@ export async function startKeycloak(timeoutMs = 180_000): Promise<Keycloak> {
       '--http-host=127.0.0.1',
       `--http-port=${port}`,
       '--hostname-strict=false',
+      '--cache=local',
       `--db-url=jdbc:h2:file:${join(dir, 'h2', 'keycloakdb')};NON_KEYWORDS=VALUE`,
     ],
     {
