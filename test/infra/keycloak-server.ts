@@ -143,7 +143,18 @@ export async function startKeycloak(timeoutMs = 180_000): Promise<Keycloak> {
     },
   );
   closeSync(log);
+  // Detached, Keycloak would outlive a test worker that dies without its afterAll.
+  const orphanGuard = () => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null)
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+  };
+  process.once('exit', orphanGuard);
   const stop = async () => {
+    process.off('exit', orphanGuard);
     await stopGroup(child);
     await rm(dir, { recursive: true, force: true });
   };
