@@ -671,6 +671,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'keycloak:client-credentials': 'issue 29: a Keycloak client-credentials token admits a machine identity',
   'keycloak:no-audience': 'issue 29: a Keycloak token without the gateway in aud is refused (invalid_token)',
   'keycloak:bearer-type': 'issue 29: Keycloak typ Bearer tokens are accepted only with tokenTypes: [jwt]',
+  'keycloak:no-secret-in-logs':
+    'issue 29: no Keycloak token, password, client secret or claim value in the gateway log or audit file',
   'upstream-oauth:client-credentials':
     'issue 29: OAuth client credentials for MCP sources (relay and SDK), resource = the upstream URL',
   'upstream-oauth:cached': 'issue 29: an upstream token is reused across calls',

@@ -12,9 +12,11 @@ import { ClientCredentialsProvider, type StreamableHTTPClientTransport } from '@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeGatewayConfig } from '../bench/bench-gateway.js';
+import { startChild, type Child } from '../bench/child-process.js';
 import { freePort } from '../infra/free-port.js';
 import { keycloakLogin, startKeycloak, type Keycloak } from '../infra/keycloak-server.js';
 import { demoSource, get, mcpPost } from '../support/gateway-harness.js';
+import { findLeaks } from '../support/leak-scan.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import {
   connectWithLogin,
@@ -30,6 +32,8 @@ const MACHINE_SECRET = secret();
 const OTHER_SECRET = secret();
 
 /** The SDK's OAuth client whose "browser" is Keycloak's login form. */
+const tokensSeen: string[] = [];
+
 class KeycloakSignIn extends HeadlessOAuthProvider {
   constructor(login: string) {
     super(login, 'agw-public');
@@ -45,14 +49,21 @@ class KeycloakSignIn extends HeadlessOAuthProvider {
     );
     this.authorizationUrl = undefined;
     this.logins += 1;
-    await transport.finishAuth(callback.searchParams);
+    try {
+      await transport.finishAuth(callback.searchParams);
+    } finally {
+      if (this.accessToken !== undefined) tokensSeen.push(this.accessToken);
+    }
   }
 }
 
 let kc: Keycloak;
 let issuer: string;
 let dir: string;
-let gateway: GatewayProcess;
+let gateway: Child;
+/** Everything the main gateway wrote (debug level) and its audit file's path. */
+const gatewayOutput: string[] = [];
+let auditPath: string;
 let strict: GatewayProcess;
 let gatewayUrl: string;
 let resource: string;
@@ -68,7 +79,9 @@ async function clientCredentialsToken(clientId: string, clientSecret: string): P
     }),
   });
   expect(response.status).toBe(200);
-  return ((await response.json()) as { access_token: string }).access_token;
+  const token = ((await response.json()) as { access_token: string }).access_token;
+  tokensSeen.push(token);
+  return token;
 }
 
 beforeAll(async () => {
@@ -90,6 +103,7 @@ beforeAll(async () => {
     await kc.addOptionalScope(REALM, scope, ['agw-public', 'agw-machine']);
 
   dir = await mkdtemp(join(tmpdir(), 'agw-keycloak-it-'));
+  auditPath = join(dir, 'audit.log');
   const workspaces = (tokenTypes: string[] | undefined) => [
     {
       name: 'payments',
@@ -136,6 +150,7 @@ beforeAll(async () => {
   const oauth = { scopesSupported: ['mcp:read', 'mcp:write'], challengeScopes: ['mcp:read'] };
   const config = await writeGatewayConfig(dir, {
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
+    telemetry: { audit: { sink: 'file', path: auditPath } },
     oauth,
     // Keycloak types its access tokens JWT (header) and Bearer (payload): accepted only when asked.
     workspaces: workspaces(['jwt']),
@@ -146,12 +161,18 @@ beforeAll(async () => {
     { oauth: { ...oauth, resource }, workspaces: workspaces(undefined) },
     'strict',
   );
-  [gateway] = (await startGatewayProcesses(config, 1)) as [GatewayProcess];
+  gateway = await startChild(
+    ['bin/agent-gateway.js', 'serve', '--config', config, '--log-level', 'debug'],
+    /listening on/,
+    'stderr',
+  );
+  for (const stream of [gateway.process.stdout, gateway.process.stderr])
+    stream?.on('data', (chunk: Buffer) => gatewayOutput.push(chunk.toString('utf8')));
   [strict] = (await startGatewayProcesses(strictConfig, 1)) as [GatewayProcess];
 }, 240_000);
 
 afterAll(async () => {
-  await gateway?.child.stop();
+  await gateway?.stop();
   await strict?.child.stop();
   await kc?.stop();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
@@ -246,8 +267,9 @@ describe('Keycloak machines and refusals', () => {
       arguments: { title: 'm', body: 'n' },
     });
     expect(created.isError ?? false).toBe(false);
-    const claims = decodeJwt(provider.tokens()?.access_token ?? '');
-    expect(claims['azp']).toBe('agw-machine');
+    const token = provider.tokens()?.access_token ?? '';
+    tokensSeen.push(token);
+    expect(decodeJwt(token)['azp']).toBe('agw-machine');
     await client.close();
   }, 60_000);
 
@@ -273,7 +295,32 @@ describe('Keycloak machines and refusals', () => {
     const refused = await mcpPost(strict.url, token, { method: 'tools/list' });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    const accepted = await mcpPost(gateway.url, token, { method: 'tools/list' });
+    const accepted = await mcpPost(gatewayUrl, token, { method: 'tools/list' });
     expect(accepted.status).toBe(200);
+  });
+});
+
+describe('what the gateway writes', () => {
+  it('keycloak:no-secret-in-logs — no Keycloak token, password, client secret or claim value in the log or audit file', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const audit = await readFile(auditPath, 'utf8');
+    expect(audit).toContain('"outcome"'); // the audit file was written, so scanning it means something
+    expect(gatewayOutput.join('').length).toBeGreaterThan(0);
+    const needles = [
+      ...tokensSeen
+        .filter((t) => t !== '')
+        .map((value, i) => ({ label: `token ${i}`, value, windows: false })),
+      ...Object.entries(passwords).map(([user, value]) => ({
+        label: `${user}'s password`,
+        value,
+        windows: true,
+      })),
+      { label: 'machine secret', value: MACHINE_SECRET, windows: true },
+      { label: 'other secret', value: OTHER_SECRET, windows: true },
+      { label: 'group claim', value: 'payments-agents', windows: false },
+      { label: 'email claim', value: 'alice@example.test', windows: false },
+    ];
+    expect(tokensSeen.length).toBeGreaterThan(6);
+    expect(findLeaks([...gatewayOutput, audit], needles)).toEqual([]);
   });
 });
