@@ -1,6 +1,8 @@
 // The requirement list (STYLE 14), keyed by spec section or issue. Every id must appear in the name
 // of at least one test; test/unit/requirements.test.ts fails when one has none.
 export const REQUIREMENTS: Record<string, string> = {
+  'memory:files-watch-bounded':
+    'issue 26: a files source watches one directory per directory its walk enters, never excluded ones, at most a bound',
   'memory:lazy-loads':
     'issue 26: a gateway loads the Kubernetes client, tokenizer, Redis, PostgreSQL, MCP client, undici and jose only when its config uses them',
   'reach:connection-string-edges':

@@ -3,12 +3,12 @@
 // `maxFileBytes` and files that are not valid UTF-8 text are skipped. Under a tenant reach policy
 // (D19) the root must lie inside an allowed root, as written and after symbolic links; every file is
 // read through readConfined, which refuses one whose real location left the root.
-import { watch } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { DataSourceConfig } from '../../config/index.js';
 import { confineRoot, readConfined, type ReachPolicy, type ReachScope } from '../../reach/index.js';
 import type { Connector, SourceItem } from './connector.js';
+import { DEFAULT_MAX_WATCHED_DIRECTORIES, watchDirectories } from './directory-watch.js';
 import { matchesGlobs } from './glob-match.js';
 import { extractText } from './text-extract.js';
 
@@ -64,17 +64,13 @@ export function filesConnector(source: FilesSource, bounds?: FileBounds): Connec
     ...(source.watch
       ? {
           watch(changed: () => void): () => void {
-            try {
-              const watcher = watch(root, { recursive: true, persistent: false }, (_event, name) => {
-                const rel = name === null ? undefined : name.split(sep).join('/');
-                if (rel === undefined || !matchesGlobs(rel, source.exclude)) changed();
-              });
-              // A watcher that fails (directory removed, too many watches) leaves the schedule in charge.
-              watcher.on('error', () => watcher.close());
-              return () => watcher.close();
-            } catch {
-              return () => undefined;
-            }
+            const watching = watchDirectories({
+              root,
+              excluded: (rel) => matchesGlobs(rel, source.exclude),
+              changed,
+              maxDirectories: DEFAULT_MAX_WATCHED_DIRECTORIES,
+            });
+            return () => watching.close();
           },
         }
       : {}),
