@@ -11,6 +11,7 @@ import { admit, principalForIdentity, subjectOf } from './identity-mapping.js';
 import { IntrospectionCache, Introspector } from './introspection.js';
 import { JwksCache } from './jwks-cache.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
+import { exchangesCallerToken } from './caller-token.js';
 import { unverifiedIssuer, verifyJwt, type TokenFailure, type VerifyOutcome } from './jwt-verifier.js';
 import {
   discoverIssuer,
@@ -42,6 +43,10 @@ interface VerifiedWithWorkspaces {
   readonly issuer: string;
   readonly claims: Readonly<Record<string, unknown>>;
   readonly workspaces: WorkspaceConfig[];
+  /** What admission made of it, per face: it depends only on the claims and the config version,
+   * which the cache entry is already bound to (issue 29 benchmark: rebuilding it per request was
+   * most of the JWT path's extra cost at c=32). */
+  admitted?: Partial<Record<'mcp' | 'rest', OAuthOutcome>>;
 }
 
 /** Workspaces that declare one issuer the same way, fetching through the same reach scope. */
@@ -85,13 +90,9 @@ export class OAuthAuthenticator {
     // A JWT verified before under this config version is not parsed or verified again.
     const cacheKey = VerifiedTokenCache.keyOf(token);
     const known = this.verifiedOf(index).get(cacheKey, now.getTime());
-    if (known !== undefined) return this.admitted(known, config, face);
+    if (known !== undefined) return this.admittedOnce(known, config, face);
     const iss = unverifiedIssuer(token);
-    let verified: {
-      issuer: string;
-      claims: Readonly<Record<string, unknown>>;
-      workspaces: WorkspaceConfig[];
-    };
+    let verified: VerifiedWithWorkspaces;
     if (iss === null) return { ok: false, reason: 'malformed' };
     if (iss === undefined) {
       const outcome = await this.introspect(token, index, config, resource, now);
@@ -119,8 +120,23 @@ export class OAuthAuthenticator {
       if (claims === undefined) return { ok: false, reason: failure };
       verified = { issuer: iss, claims, workspaces };
       this.verifiedOf(index).set(cacheKey, verified, now.getTime());
+      return this.admittedOnce(verified, config, face);
     }
     return this.admitted(verified, config, face);
+  }
+
+  /** Admission of a cached verified JWT, made once per face. A principal that will carry the
+   * caller's token for token exchange (sealCallerToken) is copied, so no request's token lands on a
+   * shared object. */
+  private admittedOnce(
+    verified: VerifiedWithWorkspaces,
+    config: GatewayConfig,
+    face: 'mcp' | 'rest',
+  ): OAuthOutcome {
+    const memo = (verified.admitted ??= {});
+    const outcome = (memo[face] ??= this.admitted(verified, config, face));
+    if (!outcome.ok || !exchangesCallerToken(outcome.principal.workspace)) return outcome;
+    return { ok: true, principal: { ...outcome.principal } };
   }
 
   /** Maps a verified identity to exactly one workspace and builds its principal. */
