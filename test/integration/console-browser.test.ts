@@ -296,7 +296,7 @@ describe('console', () => {
     await openView(page, 'Call a tool');
     await page.getByLabel('Tool', { exact: true }).selectOption('demo__create_note');
     await page.getByLabel('title (required) — string').fill('Release notes');
-    await page.getByLabel('body — string').fill('Ship on Thursday');
+    await page.getByLabel('body (required) — string').fill('Ship on Thursday');
     await writeConfig(config('read'));
     await until('the key to lose write access', async () => {
       const body = (await (
