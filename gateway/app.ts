@@ -42,6 +42,9 @@ import {
 import type { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 import { count, recordDuration } from './telemetry/metrics.js';
 import { loadConsoleAssets, registerConsoleRoutes, type ConsoleAsset } from './console/index.js';
+import { ActivityRecorder } from './telemetry/activity-recorder.js';
+import { registerActivityRoute } from './rest/activity-route.js';
+import { registerUsageRoute } from './rest/usage-route.js';
 
 export interface AppDeps {
   readonly config: ConfigSource;
@@ -71,6 +74,8 @@ export interface AppDeps {
   readonly audit?: AuditSink;
   /** The console's files (issue 25); read from dist/console when `server.console.enabled` and absent. */
   readonly consoleAssets?: ReadonlyMap<string, ConsoleAsset>;
+  /** The workspace activity behind GET /agent/activity (issue 25); a fresh one when absent. */
+  readonly activity?: ActivityRecorder;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -128,10 +133,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     await Promise.resolve();
   });
   const limiter = deps.limiter ?? new MemoryRateLimiter();
-  app.addHook(
-    'preHandler',
-    limitHook(limiter, () => deps.config.current().config.sharedState.redis?.keyPrefix ?? 'agw:'),
-  );
+  const limitPrefix = () => deps.config.current().config.sharedState.redis?.keyPrefix ?? 'agw:';
+  app.addHook('preHandler', limitHook(limiter, limitPrefix));
+  // Activity routes are the app's own routes (a closed set); workspaces those of the config.
+  const activity = deps.activity ?? new ActivityRecorder();
+  app.addHook('onRoute', (route) => activity.addRoute(route.url));
+  let activityRevision = -1;
   // REST input is made well-formed before validation (/mcp bodies are relayed as sent).
   app.addHook('preValidation', async (request) => {
     if (request.routeOptions.url?.startsWith('/agent/') === true) {
@@ -149,6 +156,19 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     };
     count('agw.requests', labels);
     recordDuration('agw.request.duration', reply.elapsedTime / 1000, labels);
+    const principal = request.principal;
+    if (principal !== undefined) {
+      if (request.snapshot.revision > activityRevision) {
+        activityRevision = request.snapshot.revision;
+        activity.retain(new Set(request.snapshot.config.workspaces.map((w) => w.name)));
+      }
+      activity.record(
+        principal.workspace.name,
+        request.routeOptions.url,
+        request.errorClass,
+        reply.elapsedTime,
+      );
+    }
     request.log.info(
       {
         method: request.method,
@@ -183,6 +203,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const toolSearch = deps.toolSearch ?? new ToolSearch(undefined);
   registerToolsRoute(app, deps.catalog, toolSearch);
   registerMcpConfigRoute(app);
+  registerUsageRoute(app, limiter, limitPrefix);
+  registerActivityRoute(app, activity, deps.sync);
   // The console exists only when enabled: otherwise /console is any unknown route (authenticated, 404).
   if (server.console.enabled) registerConsoleRoutes(app, deps.consoleAssets ?? loadConsoleAssets());
   if (deps.subscriptions !== undefined)

@@ -400,6 +400,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'limits:all-or-nothing': 'issue 10: a request refused by one rule is counted by none',
   'limits:quota-daily': 'issue 10: daily quotas reset at the UTC day; retries never add quota',
   'limits:contract': 'issue 10 / D6: one contract for the memory and Redis limiters',
+  'limits:peek': 'issue 25: RateLimiter.peek reads rates and quotas without counting, memory and Redis alike',
   'limits:shared-exact': 'issue 10: replicas sharing Redis admit exactly N between them',
   'limits:redis-down-fallback':
     'issue 10: with Redis down each replica enforces its share and no request fails; sharing resumes',
@@ -857,5 +858,23 @@ export const REQUIREMENTS: Record<string, string> = {
   'console:static-headers':
     'issue 25: the console files carry the strict CSP and security headers and revalidate by ETag',
   'console:off-by-default': 'issue 25: without server.console.enabled /console is an unknown route',
+  'console:usage-endpoint':
+    "issue 25: GET /agent/usage in JSON and TOON: the caller's key and every rate and quota that applies to it",
+  'console:usage-moves':
+    'issue 25: usage moves with requests on any replica; rates count every request, quotas only their kind',
+  'console:usage-refused-rate':
+    'issue 25: a spent rate reads used = limit, remaining 0; /agent/usage counts against the caller’s rate',
+  'console:activity-endpoint':
+    'issue 25: GET /agent/activity in JSON and TOON: last hour by route and error class, per replica',
+  'console:activity-read-key': 'issue 25: a read key sees the same workspace-level activity as a write key',
+  'console:activity-sync':
+    'issue 25: activity shows data-source sync state (documents, chunks, start, finish)',
+  'console:data-isolation':
+    'issue 25: usage and activity show only the key’s own workspace; no parameter reaches another',
+  'console:data-no-content-in-logs': 'issue 25: the console endpoints log neither keys nor retrieved content',
+  'console:activity-bounds':
+    'issue 25: the activity recorder is bounded: closed routes, error classes and workspaces; slots recycled',
+  'console:activity-buckets':
+    'issue 25: one-minute buckets over the last hour with p50/p95 from a fixed histogram',
   'helm:console-value': 'issue 25: the chart value console.enabled renders server.console.enabled',
 };

@@ -55,6 +55,11 @@ export interface SyncState {
   readonly lastSuccessAt: string | undefined;
   readonly lastError: string | undefined;
   readonly documents: number;
+  /** When the last sync run ended, successfully or not (issue 25). */
+  readonly lastFinishedAt?: string | undefined;
+  /** Chunks indexed for the source after its last sync run (issue 25). */
+  readonly chunks?: number | undefined;
+  /** Items done so far in a running sync; `total` stays unknown because connectors stream. */
   readonly progress: { readonly done: number; readonly total: number | undefined } | undefined;
   /** The source's chunk vectors when its workspace has embeddings (undefined otherwise). */
   readonly vectors: VectorState | undefined;

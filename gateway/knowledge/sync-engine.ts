@@ -39,6 +39,9 @@ const IDLE: SyncState = {
   vectors: undefined,
 };
 
+/** A space no provider has (dimensions 0): `vectorProgress` in it counts chunks and nothing else. */
+const NO_SPACE = { model: '', dimensions: 0 } as const;
+
 /** Chunks embedded per page of the embedding pass (progress is reported after each). */
 const EMBED_PAGE_MIN = 64;
 
@@ -160,8 +163,11 @@ export class SyncEngine {
       const gone = [...known.keys()].filter((docId) => !seen.has(docId));
       report.removed = await store.deleteDocuments(source.name, gone);
       const documents = await store.countDocuments(source.name);
+      const finishedAt = new Date().toISOString();
       this.update(workspace, source.name, {
-        lastSuccessAt: new Date().toISOString(),
+        lastSuccessAt: finishedAt,
+        lastFinishedAt: finishedAt,
+        chunks: await this.chunkCount(store, source.name),
         lastError: undefined,
         documents,
         progress: undefined,
@@ -189,6 +195,8 @@ export class SyncEngine {
               : 'sync failed';
       const documents = await store.countDocuments(source.name).catch(() => 0);
       this.update(workspace, source.name, {
+        lastFinishedAt: new Date().toISOString(),
+        chunks: await this.chunkCount(store, source.name).catch(() => undefined),
         status: 'failed',
         lastError: message,
         documents,
@@ -201,6 +209,12 @@ export class SyncEngine {
       count('agw.sync.failures', { 'agw.workspace': workspace, 'agw.source': source.name });
       throw error;
     }
+  }
+
+  /** A source's chunks: the store counts them with its vector progress, read for a space no vector
+   * is ever in (so nothing else is counted). */
+  private async chunkCount(store: ReturnType<KnowledgeStore['workspace']>, source: string): Promise<number> {
+    return (await store.vectorProgress(source, NO_SPACE)).chunks;
   }
 
   /** The embedding pass after a successful sync, when the workspace has embeddings. Its failure is

@@ -35,3 +35,17 @@ export function gcra(storedTat: number | undefined, now: number, limit: number, 
     resetMs: Math.ceil(next - now),
   };
 }
+
+/** The state of a counter without a request: how much of the burst is spent and when it is full
+ * again. `remaining` is what `gcra` would still admit back to back from `now`. */
+export function gcraPeek(
+  storedTat: number | undefined,
+  now: number,
+  limit: number,
+  periodMs: number,
+): { used: number; remaining: number; resetMs: number } {
+  const interval = periodMs / limit;
+  const backlog = Math.max(0, (storedTat ?? now) - now);
+  const remaining = Math.max(0, Math.min(limit, Math.floor((periodMs - backlog) / interval)));
+  return { used: limit - remaining, remaining, resetMs: Math.ceil(backlog) };
+}

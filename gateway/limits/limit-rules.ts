@@ -27,6 +27,16 @@ export interface LimitVerdict {
   readonly resetMs: number;
 }
 
+/** One rule's counter as it stands, read without counting anything (`RateLimiter.peek`). */
+export interface RuleUsage {
+  readonly rule: LimitRule;
+  /** Requests the counter holds now: for a rate, the burst already spent (GCRA); for a quota, today's count. */
+  readonly used: number;
+  readonly remaining: number;
+  /** Until the counter is back to full (rate; 0 when nothing is spent) or the UTC day ends (quota). */
+  readonly resetMs: number;
+}
+
 export const ADMITTED: LimitVerdict = {
   allowed: true,
   rule: undefined,

@@ -1,11 +1,21 @@
 // The RateLimiter port (D6) and its in-memory twin (embedded shape, unit tests, and the per-replica
 // fallback while Redis is unreachable). `admit` checks every rule and counts the request against
-// all of them only when every one admits it.
-import { gcra } from './gcra.js';
-import { ADMITTED, dayStart, DAY_MS, type LimitRule, type LimitVerdict } from './limit-rules.js';
+// all of them only when every one admits it. `peek` reads the counters without counting (GET
+// /agent/usage, issue 25).
+import { gcra, gcraPeek } from './gcra.js';
+import {
+  ADMITTED,
+  dayStart,
+  DAY_MS,
+  type LimitRule,
+  type LimitVerdict,
+  type RuleUsage,
+} from './limit-rules.js';
 
 export interface RateLimiter {
   admit(rules: readonly LimitRule[]): Promise<LimitVerdict>;
+  /** Each rule's counter as it stands now, in the order given; changes nothing. */
+  peek(rules: readonly LimitRule[]): Promise<RuleUsage[]>;
   /** Whether decisions are shared with the other replicas right now. */
   readonly shared: boolean;
   close(): Promise<void>;
@@ -34,6 +44,20 @@ export class MemoryRateLimiter implements RateLimiter {
       rule.kind === 'rate' ? this.rate(rule, now) : this.quota(rule, now),
     );
     return Promise.resolve(decide(evaluated));
+  }
+
+  peek(rules: readonly LimitRule[]): Promise<RuleUsage[]> {
+    const now = this.now();
+    return Promise.resolve(
+      rules.map((rule) => {
+        if (rule.kind === 'rate')
+          return { rule, ...gcraPeek(this.tats.get(rule.key), now, rule.limit, rule.periodMs) };
+        const day = dayStart(now);
+        const stored = this.counts.get(rule.key);
+        const used = Math.min(rule.limit, stored !== undefined && stored.day === day ? stored.count : 0);
+        return { rule, used, remaining: rule.limit - used, resetMs: day + DAY_MS - now };
+      }),
+    );
   }
 
   close(): Promise<void> {

@@ -6,7 +6,7 @@
 // to Redis on the next request that gets an answer. A Redis outage never fails a request.
 import type { RedisClient } from '../shared-state/redis-connection.js';
 import type { Logger } from '../telemetry/logger.js';
-import { ADMITTED, type LimitRule, type LimitVerdict } from './limit-rules.js';
+import { ADMITTED, type LimitRule, type LimitVerdict, type RuleUsage } from './limit-rules.js';
 import { within } from '../shared-state/within.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 
@@ -58,6 +58,39 @@ end
 return {1, best, bestRemaining, 0, bestReset}
 `;
 
+// The same counters read without writing (GET /agent/usage). Returns per rule {used, remaining, resetMs}.
+const PEEK_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local day = math.floor(now / 86400000) * 86400000
+local out = {}
+for i = 1, #KEYS do
+  local kind = ARGV[(i - 1) * 3 + 1]
+  local limit = tonumber(ARGV[(i - 1) * 3 + 2])
+  local period = tonumber(ARGV[(i - 1) * 3 + 3])
+  if kind == 'rate' then
+    local interval = period / limit
+    local backlog = (tonumber(redis.call('GET', KEYS[i])) or now) - now
+    if backlog < 0 then backlog = 0 end
+    local remaining = math.floor((period - backlog) / interval)
+    if remaining < 0 then remaining = 0 end
+    if remaining > limit then remaining = limit end
+    out[#out + 1] = limit - remaining
+    out[#out + 1] = remaining
+    out[#out + 1] = math.ceil(backlog)
+  else
+    local stored = redis.call('HMGET', KEYS[i], 'day', 'count')
+    local used = 0
+    if tonumber(stored[1]) == day then used = tonumber(stored[2]) or 0 end
+    if used > limit then used = limit end
+    out[#out + 1] = used
+    out[#out + 1] = limit - used
+    out[#out + 1] = day + 86400000 - now
+  end
+end
+return out
+`;
+
 export interface RedisRateLimiterOptions {
   readonly redis: RedisClient;
   readonly logger: Logger;
@@ -73,6 +106,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   constructor(private readonly options: RedisRateLimiterOptions) {
     options.redis.defineCommand('agwAdmit', { lua: SCRIPT });
+    options.redis.defineCommand('agwPeek', { lua: PEEK_SCRIPT, readOnly: true });
   }
 
   get shared(): boolean {
@@ -113,6 +147,33 @@ export class RedisRateLimiter implements RateLimiter {
       }
       const share = Math.max(1, this.options.replicas());
       return this.local.admit(
+        rules.map((rule) => ({ ...rule, limit: Math.max(1, Math.ceil(rule.limit / share)) })),
+      );
+    }
+  }
+
+  /** Reads Redis's counters; while Redis is unreachable, this replica's own share (as `admit` uses). */
+  async peek(rules: readonly LimitRule[]): Promise<RuleUsage[]> {
+    if (rules.length === 0) return [];
+    const args = rules.flatMap((rule) => [rule.kind, String(rule.limit), String(rule.periodMs)]);
+    try {
+      const raw = (await within(
+        (this.options.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)['agwPeek']!(
+          rules.length,
+          ...rules.map((rule) => rule.key),
+          ...args,
+        ),
+        this.options.timeoutMs ?? 50,
+      )) as number[];
+      return rules.map((rule, i) => ({
+        rule,
+        used: raw[i * 3] ?? 0,
+        remaining: raw[i * 3 + 1] ?? rule.limit,
+        resetMs: raw[i * 3 + 2] ?? 0,
+      }));
+    } catch {
+      const share = Math.max(1, this.options.replicas());
+      return this.local.peek(
         rules.map((rule) => ({ ...rule, limit: Math.max(1, Math.ceil(rule.limit / share)) })),
       );
     }

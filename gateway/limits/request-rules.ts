@@ -1,12 +1,13 @@
 // Which counters a request is checked against: the key's and the workspace's request rates (every
 // authenticated request) and, for tool calls and searches, their daily quotas. Keys carry a Redis
 // Cluster hash tag of the workspace, so one request's counters share a slot and one script serves.
+// `any` names every counter a key has (GET /agent/usage reads them all).
 // Workspace names and key ids appear only as digests (issue 28.8): `agw:{<d(ws)>}:key:<d(id)>:minute`.
 import type { LimitsConfig } from '../config/index.js';
 import { keyDigest } from '../shared-state/key-digest.js';
 import type { LimitRule } from './limit-rules.js';
 
-export type RequestKind = 'request' | 'tool-call' | 'search';
+export type RequestKind = 'request' | 'tool-call' | 'search' | 'any';
 
 function rulesOf(
   limits: LimitsConfig | undefined,
@@ -22,8 +23,9 @@ function rulesOf(
   };
   add('second', 'rate', limits.requestsPerSecond, 1000);
   add('minute', 'rate', limits.requestsPerMinute, 60_000);
-  if (kind === 'tool-call') add('tool-calls-day', 'quota', limits.toolCallsPerDay, 86_400_000);
-  if (kind === 'search') add('searches-day', 'quota', limits.searchesPerDay, 86_400_000);
+  if (kind === 'tool-call' || kind === 'any')
+    add('tool-calls-day', 'quota', limits.toolCallsPerDay, 86_400_000);
+  if (kind === 'search' || kind === 'any') add('searches-day', 'quota', limits.searchesPerDay, 86_400_000);
   return rules;
 }
 

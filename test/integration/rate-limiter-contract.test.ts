@@ -55,6 +55,36 @@ describe.each([
   });
 });
 
+describe.each([
+  ['memory', () => Promise.resolve(new MemoryRateLimiter() as RateLimiter)],
+  ['redis', () => redisLimiter() as Promise<RateLimiter>],
+])('%s limiter peek', (_name, make) => {
+  it('limits:peek — peek reads each rate and quota as admit counts it, and counts nothing itself', async () => {
+    const limiter = await make();
+    const rate = rule('rate', 5);
+    const quota = rule('quota', 3);
+    const fresh = await limiter.peek([rate, quota]);
+    expect(fresh.map((u) => [u.used, u.remaining])).toEqual([
+      [0, 5],
+      [0, 3],
+    ]);
+    expect(fresh[1]?.resetMs).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i += 1) expect((await limiter.admit([rate, quota])).allowed).toBe(true);
+    for (let i = 0; i < 10; i += 1) await limiter.peek([rate, quota]);
+    const after = await limiter.peek([rate, quota]);
+    expect(after.map((u) => [u.rule.key, u.used, u.remaining])).toEqual([
+      [rate.key, 3, 2],
+      [quota.key, 3, 0],
+    ]);
+    // A rate's counter is full again three intervals (3 × 120 s) from now.
+    expect(after[0]?.resetMs).toBeGreaterThan(350_000);
+    expect(after[0]?.resetMs).toBeLessThanOrEqual(360_000);
+    expect((await limiter.admit([rate])).remaining).toBe(1);
+    expect((await limiter.admit([quota])).allowed).toBe(false);
+    expect((await limiter.peek([quota]))[0]?.used).toBe(3);
+  });
+});
+
 describe('shared through Redis', () => {
   it('limits:shared-exact — three limiters (three replicas) on one Redis admit exactly N between them', async () => {
     const limiters = await Promise.all([redisLimiter(3), redisLimiter(3), redisLimiter(3)]);
