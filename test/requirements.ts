@@ -3,6 +3,8 @@
 export const REQUIREMENTS: Record<string, string> = {
   'memory:files-watch-bounded':
     'issue 26: a files source watches one directory per directory its walk enters, never excluded ones, at most a bound',
+  'memory:limiter-sweep':
+    'issue 26: the in-memory limiter drops counters that no longer count, so unbounded OAuth subjects leave nothing behind',
   'memory:lazy-loads':
     'issue 26: a gateway loads the Kubernetes client, tokenizer, Redis, PostgreSQL, MCP client, undici and jose only when its config uses them',
   'reach:connection-string-edges':

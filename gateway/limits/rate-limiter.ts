@@ -30,16 +30,26 @@ interface Evaluated {
   readonly commit: () => void;
 }
 
+/** How often the in-memory counters drop what no longer counts (issue 26). */
+const SWEEP_EVERY_MS = 60_000;
+
 export class MemoryRateLimiter implements RateLimiter {
   readonly shared = false;
   private readonly tats = new Map<string, number>();
   private readonly counts = new Map<string, { day: number; count: number }>();
+  private nextSweep = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
+
+  /** Counters kept (for the bound test). */
+  get size(): number {
+    return this.tats.size + this.counts.size;
+  }
 
   admit(rules: readonly LimitRule[]): Promise<LimitVerdict> {
     if (rules.length === 0) return Promise.resolve(ADMITTED);
     const now = this.now();
+    if (now >= this.nextSweep) this.sweep(now);
     const evaluated = rules.map((rule) =>
       rule.kind === 'rate' ? this.rate(rule, now) : this.quota(rule, now),
     );
@@ -62,6 +72,15 @@ export class MemoryRateLimiter implements RateLimiter {
 
   close(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /** A TAT in the past counts as no TAT, and a quota of an earlier day as none: both are dropped,
+   * so keys and identities that stopped calling (OAuth subjects are unbounded) leave nothing behind. */
+  private sweep(now: number): void {
+    this.nextSweep = now + SWEEP_EVERY_MS;
+    for (const [key, tat] of this.tats) if (tat <= now) this.tats.delete(key);
+    const today = dayStart(now);
+    for (const [key, stored] of this.counts) if (stored.day < today) this.counts.delete(key);
   }
 
   private rate(rule: LimitRule, now: number): Evaluated {

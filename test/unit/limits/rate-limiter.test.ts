@@ -40,6 +40,24 @@ describe('GCRA', () => {
 });
 
 describe('MemoryRateLimiter', () => {
+  it('memory:limiter-sweep — counters of callers that stopped calling are dropped; live ones are kept', async () => {
+    let now = Date.UTC(2026, 10, 25, 12, 0, 0);
+    const limiter = new MemoryRateLimiter(() => now);
+    for (let i = 0; i < 1000; i += 1) await limiter.admit([minute(`subject-${i}`, 10), daily(`day-${i}`, 5)]);
+    expect(limiter.size).toBe(2000);
+    // A minute later every TAT is in the past (one request of ten per minute); the quotas are today's.
+    now += 61_000;
+    const live = minute('live', 2);
+    await limiter.admit([live]);
+    expect(limiter.size).toBe(1001);
+    // The live counter still counts: its second request is the last of its burst.
+    expect((await limiter.admit([live])).remaining).toBe(0);
+    // The next day the quotas go too.
+    now += 86_400_000;
+    await limiter.admit([minute('other', 1)]);
+    expect(limiter.size).toBe(1);
+  });
+
   it('limits:all-or-nothing — a request refused by one rule is counted by none', async () => {
     let now = 0;
     const limiter = new MemoryRateLimiter(() => now);
