@@ -119,9 +119,14 @@ async function chooseConfig(options: ServeOptions): Promise<ConfigChoice> {
   const baseText =
     options.configPath === undefined ? '{version: 1}' : await readFile(options.configPath, 'utf8');
   const base = cliOverrides(options)(parseDocument(baseText, { uniqueKeys: true }).toJS() as unknown);
-  // The Kubernetes client loads only here, in serve --kubernetes (issue 26).
-  const { KubeConfigSource, InformerObjectFeed, loadKubeConfig } = await import('./config/kube/index.js');
-  const kubeConfig = loadKubeConfig(kubeconfigPath);
+  // The Kubernetes config source loads only here, in serve --kubernetes; it is our own small
+  // client, not @kubernetes/client-node (issue 26).
+  const { KubeConfigSource, InformerObjectFeed, loadKubeClientConfig } =
+    await import('./config/kube/index.js');
+  const kubeConfig = loadKubeClientConfig({
+    ...(kubeconfigPath === undefined ? {} : { kubeconfigPath }),
+    env: options.env,
+  });
   const config = new KubeConfigSource({
     feed: new InformerObjectFeed({
       kubeConfig,
@@ -138,9 +143,7 @@ async function chooseConfig(options: ServeOptions): Promise<ConfigChoice> {
     secrets: config.secretReader(env),
     synced: config.synced(),
     describe: `kubernetes:${namespace}`,
-    ...(kubeConfig.getCurrentCluster()?.server === undefined
-      ? {}
-      : { apiServer: kubeConfig.getCurrentCluster()?.server as string }),
+    apiServer: kubeConfig.server,
     keyHint: (workspace) =>
       `workspace has no API keys yet; create an ApiKey resource with workspaceRef ${workspace}`,
   };

@@ -7,6 +7,18 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 26: the in-memory limiter drops counters that no longer count, so unbounded OAuth subjects leave nothing behind',
   'memory:lazy-loads':
     'issue 26: a gateway loads the Kubernetes client, tokenizer, Redis, PostgreSQL, MCP client, undici and jose only when its config uses them',
+  'kube:list-watch':
+    "issue 26: the gateway's own Kubernetes client lists and watches rendered parts (adds, updates, deletes) with token or client-certificate kubeconfigs",
+  'kube:watch-resume':
+    'issue 26: a watch the server ends is resumed from the last resourceVersion, with no relist',
+  'kube:watch-gone-relists':
+    'issue 26: a 410 Gone (expired resourceVersion) relists once and the watch carries on',
+  'kube:token-file-rotation':
+    'issue 26: a service account token rotated in its file is used on the next request',
+  'kube:tls-verified':
+    'issue 26: the API server is verified against the configured CA; skipping verification is refused',
+  'kube:watch-line-bound':
+    'issue 26: a watch line longer than the bound is refused; the last good objects stay',
   'reach:connection-string-edges':
     'issue 20: libpq query hosts replace an empty authority; malformed escapes never throw',
   'reach:address-spellings':

@@ -10,7 +10,8 @@ import { startHealthServer } from '../../operator/runtime/health-server.js';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { DEFAULT_TENANT_POLICY, TenantPolicySchema, formatPath, type TenantPolicy } from '../config/index.js';
-import { loadKubeConfig } from '../config/kube/index.js';
+// The operator's client-node KubeConfig; a gateway's index.ts never loads client-node (issue 26).
+import { loadKubeConfig } from '../config/kube/load-kube-config.js';
 import { createPinoLogger, type LogLevel } from '../telemetry/index.js';
 import { shutdownTelemetry } from '../telemetry/telemetry-handle.js';
 import type { CliIo } from './cli-io.js';

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { freePort } from '../infra/free-port.js';
 import { demoSource, keyRecord, newKey } from '../support/gateway-harness.js';
+import { freshNamespace, kubeconfigPath, kubectlOk } from '../support/kube-harness.js';
 
 const run = promisify(execFile);
 const PROBE = join(process.cwd(), 'dist', 'test', 'fixtures', 'module-load-probe.js');
@@ -34,14 +35,18 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function probe(config: Record<string, unknown>, request?: { key: string; path: string }) {
+async function probe(
+  config: Record<string, unknown>,
+  request?: { key: string; path: string },
+  serveArgs: readonly string[] = [],
+) {
   const port = await freePort();
   const file = join(dir, `gateway-${port}.yaml`);
   await writeFile(file, stringify({ version: 1, server: { host: '127.0.0.1', port }, ...config }));
   const extra = request === undefined ? [] : [request.key, request.path];
   const { stdout } = await run(
     process.execPath,
-    [PROBE, String(port), ...extra, '--', '--config', file, '--log-level', 'silent'],
+    [PROBE, String(port), ...extra, '--', '--config', file, '--log-level', 'silent', ...serveArgs],
     { timeout: 60_000, env: { ...process.env, OTEL_SDK_DISABLED: 'true' } },
   );
   const lines = stdout.trim().split('\n');
@@ -67,4 +72,23 @@ it('memory:lazy-loads — usage hints and an MCP source load the tokenizer and t
   expect(loaded).toEqual(expect.arrayContaining(['gpt-tokenizer', '@modelcontextprotocol/client']));
   expect(loaded).not.toContain('@kubernetes/client-node');
   expect(loaded).not.toContain('ioredis');
+}, 90_000);
+
+it('memory:lazy-loads — a serve --kubernetes gateway lists and watches with its own client, never loading @kubernetes/client-node', async () => {
+  const namespace = await freshNamespace('agw-lazy');
+  try {
+    const loaded = await probe({}, undefined, [
+      '--kubernetes',
+      '--namespace',
+      namespace,
+      '--kubeconfig',
+      kubeconfigPath(),
+    ]);
+    // Ready means the namespace was listed: the Kubernetes path did run.
+    expect(loaded).toEqual(expect.arrayContaining(['fastify', 'yaml']));
+    expect(loaded).not.toContain('@kubernetes/client-node');
+    expect(loaded.filter((name) => ON_DEMAND.includes(name))).toEqual([]);
+  } finally {
+    await kubectlOk(['delete', 'namespace', namespace, '--wait=false']);
+  }
 }, 90_000);

@@ -2,9 +2,13 @@
 export { KubeConfigSource } from './kube-config-source.js';
 export type { KubeConfigSourceOptions, WorkspaceConfigState } from './kube-config-source.js';
 export { InformerObjectFeed } from './informer-object-feed.js';
+export type { InformerObjectFeedOptions } from './informer-object-feed.js';
 export { MemoryObjectFeed } from './rendered-object.js';
 export type { ObjectFeed, ObjectFeedHandlers, RenderedObject } from './rendered-object.js';
-export { loadKubeConfig } from './load-kube-config.js';
+// No @kubernetes/client-node here (issue 26): the operator takes its KubeConfig from
+// load-kube-config.ts directly.
+export { loadKubeClientConfig, KubeConfigError } from './kube-client-config.js';
+export type { KubeClientConfig } from './kube-client-config.js';
 export { assembleWorkspace } from './workspace-assembler.js';
 export {
   renderWorkspace,

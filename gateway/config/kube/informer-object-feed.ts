@@ -1,161 +1,118 @@
-// The production ObjectFeed: client-node informers on the labelled Secrets and ConfigMaps of one
-// namespace. An informer stops on any error but a 410 or a client timeout, so each one is restarted
-// with capped exponential backoff; a restarted informer resumes its watch from the last resource
-// version and, when that is too old, relists and reports the objects deleted meanwhile. The caller
+// The production ObjectFeed: a list-watch (kube-list-watch.ts, our own client: no client-node in a
+// gateway, issue 26) on the labelled Secrets and ConfigMaps of one namespace. A failed list or
+// watch is retried with capped exponential backoff and resumes from the last resource version;
+// when that is too old (410 Gone) it relists and reports the objects deleted meanwhile. The caller
 // keeps serving what it has while the API is unreachable.
-import {
-  CoreV1Api,
-  type Informer,
-  type KubeConfig,
-  type KubernetesObject,
-  type V1ConfigMap,
-  type V1Secret,
-} from '@kubernetes/client-node';
 import type { Logger } from '../../telemetry/logger.js';
-import { makeListWatch } from './list-watch.js';
+import { KubeApiClient } from './kube-api-client.js';
+import type { KubeClientConfig } from './kube-client-config.js';
+import { KubeListWatch, type KubeObject } from './kube-list-watch.js';
 import { RENDERED_SELECTOR, type PartKind } from './rendered-contract.js';
 import type { ObjectFeed, ObjectFeedHandlers, RenderedObject } from './rendered-object.js';
 
 export interface InformerObjectFeedOptions {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeClientConfig;
   readonly namespace: string;
   readonly logger: Logger;
   readonly minBackoffMs?: number;
   readonly maxBackoffMs?: number;
+  /** The longest watch line (one event) accepted; a longer one fails the watch. */
+  readonly maxLineBytes?: number;
+  /** About how long the server keeps one watch open before it is resumed. */
+  readonly watchTimeoutSeconds?: number;
+}
+
+interface PartObject extends KubeObject {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly resourceVersion?: string;
+    readonly labels?: Record<string, string>;
+    readonly annotations?: Record<string, string>;
+  };
+  readonly data?: Record<string, string>;
 }
 
 export class InformerObjectFeed implements ObjectFeed {
-  private readonly watchers: { synced(): Promise<void>; stop(): Promise<void> }[] = [];
-  private stopped = false;
+  private readonly watches: KubeListWatch<PartObject>[] = [];
+  private client: KubeApiClient | undefined;
 
   constructor(private readonly options: InformerObjectFeedOptions) {}
 
   async start(handlers: ObjectFeedHandlers): Promise<void> {
-    const core = this.options.kubeConfig.makeApiClient(CoreV1Api);
+    const client = (this.client = new KubeApiClient(this.options.kubeConfig));
     const { namespace } = this.options;
-    const configMaps = new KindWatcher<V1ConfigMap>(
-      'ConfigMap',
-      `/api/v1/namespaces/${namespace}/configmaps`,
-      () => core.listNamespacedConfigMap({ namespace, labelSelector: RENDERED_SELECTOR }),
-      (object) => object.data ?? {},
-      this.options,
-      handlers,
-      () => this.stopped,
+    const synced = (['ConfigMap', 'Secret'] as const).map(
+      (kind) =>
+        new Promise<void>((resolve) => {
+          const watch = new KubeListWatch<PartObject>({
+            client,
+            path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/${kind === 'Secret' ? 'secrets' : 'configmaps'}`,
+            labelSelector: RENDERED_SELECTOR,
+            handlers: this.handlersFor(kind, handlers, resolve),
+            ...pick(this.options),
+          });
+          this.watches.push(watch);
+          watch.start();
+        }),
     );
-    const secrets = new KindWatcher<V1Secret>(
-      'Secret',
-      `/api/v1/namespaces/${namespace}/secrets`,
-      () => core.listNamespacedSecret({ namespace, labelSelector: RENDERED_SELECTOR }),
-      (object) => decodeSecretData(object.data ?? {}),
-      this.options,
-      handlers,
-      () => this.stopped,
-    );
-    this.watchers.push(configMaps, secrets);
-    await Promise.all(this.watchers.map((w) => w.synced()));
+    await Promise.all(synced);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    await Promise.all(this.watchers.map((w) => w.stop()));
+    await Promise.all(this.watches.map((watch) => watch.stop()));
+    this.client?.close();
   }
-}
 
-class KindWatcher<T extends KubernetesObject> {
-  private readonly informer: Informer<T>;
-  private backoffMs: number;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private listed = false;
-  private resolveSynced: (() => void) | undefined;
-  private readonly syncedPromise: Promise<void>;
-  private failures = 0;
-
-  constructor(
-    private readonly kind: PartKind,
-    path: string,
-    list: () => Promise<{ items: T[]; metadata?: { resourceVersion?: string } }>,
-    data: (object: T) => Record<string, string>,
-    private readonly options: InformerObjectFeedOptions,
-    handlers: ObjectFeedHandlers,
-    private readonly isStopped: () => boolean,
-  ) {
-    this.backoffMs = options.minBackoffMs ?? 250;
-    this.syncedPromise = new Promise((resolve) => (this.resolveSynced = resolve));
-    this.informer = makeListWatch<T>(
-      options.kubeConfig,
-      path,
-      async () => {
-        const result = await list();
-        this.listed = true;
-        return result;
-      },
-      RENDERED_SELECTOR,
-    );
-    const toRendered = (object: T): RenderedObject => ({
+  private handlersFor(kind: PartKind, handlers: ObjectFeedHandlers, listed: () => void) {
+    const { logger, namespace } = this.options;
+    const toRendered = (object: PartObject): RenderedObject => ({
       kind,
       name: object.metadata?.name ?? '',
       labels: object.metadata?.labels ?? {},
       annotations: object.metadata?.annotations ?? {},
-      data: data(object),
+      data: kind === 'Secret' ? decodeSecretData(object.data ?? {}) : (object.data ?? {}),
       resourceVersion: object.metadata?.resourceVersion ?? '',
     });
-    this.informer.on('add', (object) => handlers.upsert(toRendered(object)));
-    this.informer.on('update', (object) => handlers.upsert(toRendered(object)));
-    this.informer.on('delete', (object) => handlers.remove(kind, object.metadata?.name ?? ''));
-    this.informer.on('error', (error) => this.failed(error));
-    this.run();
-  }
-
-  synced(): Promise<void> {
-    return this.syncedPromise;
-  }
-
-  async stop(): Promise<void> {
-    if (this.restartTimer !== undefined) clearTimeout(this.restartTimer);
-    await this.informer.stop();
-  }
-
-  private run(): void {
-    this.informer.start().then(
-      () => {
-        if (!this.listed || this.isStopped()) return;
-        if (this.failures > 0)
-          this.options.logger.info(
-            { kind: this.kind, namespace: this.options.namespace },
-            'kubernetes watch resumed',
-          );
-        this.failures = 0;
-        this.backoffMs = this.options.minBackoffMs ?? 250;
-        this.resolveSynced?.();
+    return {
+      add: (object: PartObject) => handlers.upsert(toRendered(object)),
+      update: (object: PartObject) => handlers.upsert(toRendered(object)),
+      delete: (object: PartObject) => handlers.remove(kind, object.metadata?.name ?? ''),
+      listed: (count: number) => {
+        logger.debug({ kind, namespace, objects: count }, 'kubernetes objects listed');
+        listed();
       },
-      (error: unknown) => this.failed(error),
-    );
-  }
-
-  private failed(error: unknown): void {
-    if (this.isStopped() || this.restartTimer !== undefined) return;
-    this.failures += 1;
-    const delay = this.backoffMs;
-    this.backoffMs = Math.min(this.backoffMs * 2, this.options.maxBackoffMs ?? 5000);
-    // Only the error's kind and status: messages of API errors may quote object content.
-    const status = (error as { code?: unknown; statusCode?: unknown } | undefined)?.code;
-    this.options.logger.warn(
-      {
-        kind: this.kind,
-        namespace: this.options.namespace,
-        error: (error as Error | undefined)?.name ?? 'Error',
-        status: typeof status === 'number' || typeof status === 'string' ? status : undefined,
-        retryInMs: delay,
-        failures: this.failures,
+      watchEnded: (events: number) =>
+        logger.debug({ kind, namespace, events }, 'kubernetes watch ended by the server; resuming'),
+      recovered: () => logger.info({ kind, namespace }, 'kubernetes watch resumed'),
+      failed: (error: unknown, retryInMs: number, failures: number) => {
+        // Only the error's kind, code and status: messages of API errors may quote object content.
+        const { name, code, status } = error as { name?: unknown; code?: unknown; status?: unknown };
+        logger.warn(
+          {
+            kind,
+            namespace,
+            error: typeof name === 'string' ? name : 'Error',
+            ...(typeof code === 'string' ? { code } : {}),
+            ...(typeof status === 'number' ? { status } : {}),
+            retryInMs,
+            failures,
+          },
+          'kubernetes watch failed; serving the last good config and retrying',
+        );
       },
-      'kubernetes watch failed; serving the last good config and retrying',
-    );
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
-      if (!this.isStopped()) this.run();
-    }, delay);
-    this.restartTimer.unref();
+    };
   }
+}
+
+function pick(options: InformerObjectFeedOptions) {
+  return {
+    ...(options.minBackoffMs === undefined ? {} : { minBackoffMs: options.minBackoffMs }),
+    ...(options.maxBackoffMs === undefined ? {} : { maxBackoffMs: options.maxBackoffMs }),
+    ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+    ...(options.watchTimeoutSeconds === undefined
+      ? {}
+      : { watchTimeoutSeconds: options.watchTimeoutSeconds }),
+  };
 }
 
 function decodeSecretData(data: Record<string, string>): Record<string, string> {

@@ -1,4 +1,4 @@
-// Where the gateway's Kubernetes credentials come from: a kubeconfig file when given (out-of-cluster
+// Where the operator's Kubernetes credentials come from (a gateway uses kube-client-config.ts): a kubeconfig file when given (out-of-cluster
 // runs and tests), else client-node's default chain (KUBECONFIG, ~/.kube/config, in-cluster service
 // account).
 import { KubeConfig } from '@kubernetes/client-node';
