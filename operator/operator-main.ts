@@ -29,11 +29,13 @@ import {
 } from './controllers/workspace-controller.js';
 import { ApiKubeWriter, type KubeWriter } from './kube/kube-writer.js';
 import { ApiEventRecorder, type EventRecorder } from './kube/event-recorder.js';
+import { shareDispatcher } from './kube/shared-dispatcher.js';
 import type { NameResolver } from './controllers/reach-check.js';
 import type { TenantPolicy } from '../gateway/config/index.js';
 import { ReachPolicy, discoverOwnAddresses } from '../gateway/reach/index.js';
 import { LeaderElector } from './runtime/leader-election.js';
 import { ResourceWatcher, type ChangeKind } from './runtime/resource-watcher.js';
+import { SecretReaders } from './runtime/secret-readers.js';
 import { WorkQueue } from './runtime/work-queue.js';
 import { observeGauge, recordDuration } from '../gateway/telemetry/metrics.js';
 
@@ -74,10 +76,13 @@ type CustomObject = Resource<Record<string, unknown>> & KubernetesObject;
 export function runOperator(options: OperatorOptions): RunningOperator {
   const { kubeConfig, gatewayNamespace, logger } = options;
   const identity = options.identity ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
+  // Before any client is made: every call and watch then shares one connection (issue 26).
+  shareDispatcher(kubeConfig);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   let queue: WorkQueue | undefined;
   let controller: WorkspaceController | undefined;
+  const secretReaders = new SecretReaders();
   const enqueue = (namespace: string | undefined, workspace: string | undefined) => {
     if (namespace !== undefined && workspace !== undefined)
       queue?.add(WorkspaceController.key(namespace, workspace));
@@ -145,9 +150,12 @@ export function runOperator(options: OperatorOptions): RunningOperator {
         if (change === 'delete') enqueue(labels[WORKSPACE_NAMESPACE_LABEL], labels[WORKSPACE_LABEL]);
         return;
       }
-      // A referenced Secret changed (rotation): every workspace of its namespace re-renders.
-      for (const workspace of workspaces.list(secret.metadata?.namespace))
-        enqueue(workspace.metadata?.namespace, workspace.metadata?.name);
+      // A Secret a workspace read changed (rotation, or one it waited for appeared): it re-renders.
+      for (const workspace of secretReaders.readersOf(
+        secret.metadata?.namespace ?? '',
+        secret.metadata?.name ?? '',
+      ))
+        queue?.add(workspace);
     },
   });
   const configMaps = new ResourceWatcher<V1ConfigMap>({
@@ -176,7 +184,10 @@ export function runOperator(options: OperatorOptions): RunningOperator {
     apiKeys: (namespace) => asResources(apiKeys.list(namespace)),
     mcpSources: (namespace) => asResources(mcpSources.list(namespace)),
     dataSources: (namespace) => asResources(dataSources.list(namespace)),
-    secret: (namespace, name) => secrets.get(name, namespace),
+    secret: (namespace, name) => {
+      secretReaders.read(namespace, name);
+      return secrets.get(name, namespace);
+    },
     rendered: () => [
       ...configMaps.list(gatewayNamespace).map((o) => renderedRef('ConfigMap', o)),
       ...secrets
@@ -226,7 +237,7 @@ export function runOperator(options: OperatorOptions): RunningOperator {
       async (key) => {
         const started = performance.now();
         try {
-          await active.reconcile(key);
+          await secretReaders.track(key, () => active.reconcile(key));
           recordDuration('agw.operator.reconcile.duration', (performance.now() - started) / 1000, {
             outcome: 'success',
           });
@@ -266,6 +277,7 @@ export function runOperator(options: OperatorOptions): RunningOperator {
     queue?.stop();
     queue = undefined;
     controller = undefined;
+    secretReaders.clear();
   };
   const elector = new LeaderElector({
     kubeConfig,

@@ -577,6 +577,15 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 9: deleting a Workspace removes its keys from service and what was rendered for it',
   'operator:queue-dedupe': 'issue 9: the work queue deduplicates and re-runs a key changed while running',
   'operator:queue-backoff': 'issue 9: failing keys are retried with per-key exponential backoff',
+  'operator:secret-readers':
+    'issue 26: a Secret event re-enqueues only the workspaces whose last reconcile read that Secret (found or missing)',
+  'operator:secret-readers-outside':
+    'issue 26: Secret reads outside a reconcile or after leadership is lost record nothing',
+  'operator:shared-dispatcher':
+    'issue 26: the operator reuses one HTTP dispatcher per KubeConfig while its TLS settings hold (client-node makes one per request)',
+  'operator:shared-dispatcher-settings': 'issue 26: TLS settings compare by content (Buffers by bytes)',
+  'operator:one-connection':
+    'issue 26: reconciling several workspaces on a real apiserver takes at most 3 connections',
   'operator:name-conflict':
     'issue 9: workspace names are global; the older Workspace wins, the other is told why',
   'operator:skip-unchanged': 'issue 9: unchanged workspaces cause no writes (content revision compared)',
