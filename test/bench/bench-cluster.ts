@@ -96,6 +96,50 @@ export class Cluster {
     return Buffer.from(data, 'base64').toString('utf8');
   }
 
+  /** Applies `workspaces` Workspaces named ws-<w>, each with `keysEach` ApiKeys key-<w>-<k>, in
+   * `namespace` with one server-side apply. */
+  async applyWorkspacesWithKeys(namespace: string, workspaces: number, keysEach: number): Promise<void> {
+    const items: unknown[] = [];
+    for (let w = 0; w < workspaces; w += 1) {
+      items.push({
+        apiVersion: 'agentgateway.dev/v1alpha1',
+        kind: 'Workspace',
+        metadata: { name: `ws-${w}` },
+        spec: {},
+      });
+      for (let k = 0; k < keysEach; k += 1)
+        items.push({
+          apiVersion: 'agentgateway.dev/v1alpha1',
+          kind: 'ApiKey',
+          metadata: { name: `key-${w}-${k}` },
+          spec: { workspaceRef: { name: `ws-${w}` } },
+        });
+    }
+    await this.kubectl(
+      ['apply', '--server-side', '-n', namespace, '-f', '-'],
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
+    );
+  }
+
+  /** Waits until `count` ApiKeys in `namespace` report Ready=True. */
+  async apiKeysReady(namespace: string, count: number): Promise<void> {
+    await until(
+      async () => {
+        const out = await this.kubectl([
+          'get',
+          'apikeys',
+          '-n',
+          namespace,
+          '-o',
+          'jsonpath={range .items[*]}{.status.conditions[0].status}{"\\n"}{end}',
+        ]);
+        return out.split('\n').filter((line) => line === 'True').length === count;
+      },
+      600_000,
+      500,
+    );
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.children.map((c) => c.stop()));
     await this.plane.stop();

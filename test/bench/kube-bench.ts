@@ -85,43 +85,10 @@ async function convergence(): Promise<void> {
     await cluster.kubectl(['create', 'namespace', 'agw']);
     await cluster.operator();
     const gateway = await cluster.gateway();
-    const items: unknown[] = [];
-    for (let w = 0; w < 50; w += 1) {
-      items.push({
-        apiVersion: 'agentgateway.dev/v1alpha1',
-        kind: 'Workspace',
-        metadata: { name: `ws-${w}` },
-        spec: {},
-      });
-      for (let k = 0; k < 20; k += 1)
-        items.push({
-          apiVersion: 'agentgateway.dev/v1alpha1',
-          kind: 'ApiKey',
-          metadata: { name: `key-${w}-${k}` },
-          spec: { workspaceRef: { name: `ws-${w}` } },
-        });
-    }
     const started = performance.now();
-    await cluster.kubectl(
-      ['apply', '--server-side', '-n', 'tenant', '-f', '-'],
-      JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
-    );
+    await cluster.applyWorkspacesWithKeys('tenant', 50, 20);
     const applied = performance.now();
-    await until(
-      async () => {
-        const out = await cluster.kubectl([
-          'get',
-          'apikeys',
-          '-n',
-          'tenant',
-          '-o',
-          'jsonpath={range .items[*]}{.status.conditions[0].status}{"\\n"}{end}',
-        ]);
-        return out.split('\n').filter((line) => line === 'True').length === 1000;
-      },
-      600_000,
-      500,
-    );
+    await cluster.apiKeysReady('tenant', 1000);
     const ready = performance.now();
     const last = await cluster.issuedKey('tenant', 'key-49-19');
     await until(async () => (await status(gateway.url, last)) === 200, 120_000, 50);

@@ -244,41 +244,8 @@ async function operatorProcess(dir: string): Promise<void> {
     const operator = await cluster.operator();
     await settle();
     const idle = await sampleMemory(operator.pid, reporting);
-    const items: unknown[] = [];
-    for (let w = 0; w < 100; w += 1) {
-      items.push({
-        apiVersion: 'agentgateway.dev/v1alpha1',
-        kind: 'Workspace',
-        metadata: { name: `ws-${w}` },
-        spec: {},
-      });
-      for (let k = 0; k < 10; k += 1)
-        items.push({
-          apiVersion: 'agentgateway.dev/v1alpha1',
-          kind: 'ApiKey',
-          metadata: { name: `key-${w}-${k}` },
-          spec: { workspaceRef: { name: `ws-${w}` } },
-        });
-    }
-    await cluster.kubectl(
-      ['apply', '--server-side', '-n', 'tenant', '-f', '-'],
-      JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
-    );
-    await until(
-      async () => {
-        const out = await cluster.kubectl([
-          'get',
-          'apikeys',
-          '-n',
-          'tenant',
-          '-o',
-          'jsonpath={range .items[*]}{.status.conditions[0].status}{"\\n"}{end}',
-        ]);
-        return out.split('\n').filter((text) => text === 'True').length === 1000;
-      },
-      600_000,
-      500,
-    );
+    await cluster.applyWorkspacesWithKeys('tenant', 100, 10);
+    await cluster.apiKeysReady('tenant', 1000);
     await settle();
     line('operator, 100 Workspaces + 1,000 ApiKeys', idle, await sampleMemory(operator.pid, reporting));
   } finally {
