@@ -9,6 +9,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 26: a gateway loads the Kubernetes client, tokenizer, Redis, PostgreSQL, MCP client, undici and jose only when its config uses them',
   'kube:list-watch':
     "issue 26: the gateway's own Kubernetes client lists and watches rendered parts (adds, updates, deletes) with token or client-certificate kubeconfigs",
+  'kube:kubeconfig-load':
+    "issue 26: the gateway's kubeconfig loader: current context, files and inline data, token file, default chain, clear refusals",
   'kube:watch-resume':
     'issue 26: a watch the server ends is resumed from the last resourceVersion, with no relist',
   'kube:watch-gone-relists':
