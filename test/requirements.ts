@@ -6,7 +6,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'memory:limiter-sweep':
     'issue 26: the in-memory limiter drops counters that no longer count, so unbounded OAuth subjects leave nothing behind',
   'memory:lazy-loads':
-    'issue 26: a gateway loads the Kubernetes client, tokenizer, Redis, PostgreSQL, MCP client, undici and jose only when its config uses them',
+    'issue 26: a gateway never loads the Kubernetes client (not even serve --kubernetes), and loads the tokenizer, Redis, PostgreSQL, MCP client, undici and jose only when its config uses them',
   'kube:list-watch':
     "issue 26: the gateway's own Kubernetes client lists and watches rendered parts (adds, updates, deletes) with token or client-certificate kubeconfigs",
   'kube:kubeconfig-load':
