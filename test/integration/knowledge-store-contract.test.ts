@@ -733,12 +733,21 @@ describe.each(['sqlite', 'postgres'] as const)('code in documents (%s)', (storeK
         citations?: { text: string }[];
       };
     try {
-      const deadline = Date.now() + 20_000;
-      let results: { snippet: string }[] = [];
-      while (results.length === 0 && Date.now() < deadline) {
-        results = (await post('/agent/search', 'how do I revoke an API key')).results ?? [];
-        if (results.length === 0) await new Promise((r) => setTimeout(r, 100));
+      // Search once the whole set is indexed: results appear with the first documents, and a search
+      // that raced the sync ranked what happened to be in (the README's opening) first.
+      const deadline = Date.now() + 30_000;
+      let synced = false;
+      while (!synced && Date.now() < deadline) {
+        const sources = (await (
+          await fetch(`${h.url}/agent/sources?response_format=json`, {
+            headers: { authorization: `Bearer ${key.key}` },
+          })
+        ).json()) as { sources: { status: string; last_success_at?: string | null }[] };
+        synced = sources.sources.every((s) => s.status === 'ready' && (s.last_success_at ?? null) !== null);
+        if (!synced) await new Promise((r) => setTimeout(r, 100));
       }
+      expect(synced).toBe(true);
+      const results = (await post('/agent/search', 'how do I revoke an API key')).results ?? [];
       expect(results.length).toBeGreaterThan(0);
       expect(results[0]?.snippet).not.toMatch(/curl|```/);
       expect(results[0]?.snippet.toLowerCase()).toContain('revok');
