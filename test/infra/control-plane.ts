@@ -25,7 +25,21 @@ export function kubeBinDir(): string {
   return join(process.env['KUBE_TEST_BIN'] ?? join(homedir(), '.cache', 'kube-test-env'), 'bin');
 }
 
+/** A control plane of its own on free ports. The ports are free when picked but not reserved, so a
+ * process started meanwhile can take one (seen as "kube-apiserver exited" with other control planes
+ * starting on the machine): a start that fails is tried once more on new ports. */
 export async function startControlPlane(): Promise<ControlPlane> {
+  try {
+    return await startControlPlaneOnce();
+  } catch (first) {
+    process.stderr.write(
+      `control plane start failed, retrying on new ports: ${String(first).slice(0, 2000)}\n`,
+    );
+    return startControlPlaneOnce();
+  }
+}
+
+async function startControlPlaneOnce(): Promise<ControlPlane> {
   const bin = kubeBinDir();
   if (!existsSync(join(bin, 'kube-apiserver')))
     throw new Error(
