@@ -126,6 +126,13 @@ describe('the chart, offline', () => {
         ['policy-key', { policy: { network: { deny: ['10.0.0.0/8'] } } }, "additional properties 'deny'"],
         ['prestop', { gateway: { preStopSleepSeconds: -1 } }, '/gateway/preStopSleepSeconds'],
         ['drain', { gateway: { drainDelayMs: 'soon' } }, '/gateway/drainDelayMs'],
+        // NODE_OPTIONS takes flags only (--name or --name=value), no other text.
+        [
+          'node-options',
+          { gateway: { nodeOptions: '--max-old-space-size=256; id' } },
+          '/gateway/nodeOptions',
+        ],
+        ['node-options-op', { operator: { nodeOptions: 'max-old-space-size=1' } }, '/operator/nodeOptions'],
       ] as const) {
         const path = join(dir, `${name}.yaml`);
         await writeFile(path, stringify(values));
