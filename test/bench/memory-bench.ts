@@ -25,6 +25,30 @@ import { formatSample, heapReporting, sampleMemory, type MemorySample } from './
 import { startVmcp } from './vmcp-peer.js';
 
 const LOAD_MS = Number(process.env['BENCH_DURATION_MS'] ?? 10_000);
+
+/** The Node flags each process runs with where users run it: `npm start` (package.json) for the
+ * embedded gateway, the chart's `gateway.nodeOptions` and `operator.nodeOptions` (values.yaml). */
+interface DeployedFlags {
+  readonly embedded: readonly string[];
+  readonly gateway: readonly string[];
+  readonly operator: readonly string[];
+}
+
+async function deployedFlags(): Promise<DeployedFlags> {
+  const start = (JSON.parse(await readFile('package.json', 'utf8')) as { scripts: { start: string } }).scripts
+    .start;
+  const embedded = /\bnode ((?:--\S+ )*)bin\/agent-gateway\.js/.exec(start)?.[1] ?? '';
+  const values = parse(await readFile('charts/agent-gateway/values.yaml', 'utf8')) as {
+    gateway: { nodeOptions?: string };
+    operator: { nodeOptions?: string };
+  };
+  const split = (text: string | undefined) => (text ?? '').split(' ').filter((flag) => flag !== '');
+  return {
+    embedded: split(embedded),
+    gateway: split(values.gateway.nodeOptions),
+    operator: split(values.operator.nodeOptions),
+  };
+}
 const settle = (ms = 2000) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function line(label: string, idle: MemorySample, loaded: MemorySample): void {
@@ -48,7 +72,7 @@ async function readyAfter(url: string, started: number): Promise<number> {
   return performance.now() - started;
 }
 
-async function minimalEmbedded(dir: string, key: GeneratedKey): Promise<void> {
+async function minimalEmbedded(dir: string, key: GeneratedKey, flags: readonly string[]): Promise<void> {
   const reporting = heapReporting(dir, 'minimal');
   const started = performance.now();
   const gateway = await startBenchGateway(
@@ -56,7 +80,7 @@ async function minimalEmbedded(dir: string, key: GeneratedKey): Promise<void> {
     'minimal',
     { workspaces: [{ name: 'w', keys: [{ id: key.id, hash: key.hash, access: 'write' }] }] },
     reporting.env,
-    reporting.nodeArgs,
+    [...flags, ...reporting.nodeArgs],
   );
   try {
     const ready = await readyAfter(gateway.url, started);
@@ -76,7 +100,7 @@ async function minimalEmbedded(dir: string, key: GeneratedKey): Promise<void> {
   }
 }
 
-async function readmeExample(dir: string, key: GeneratedKey): Promise<void> {
+async function readmeExample(dir: string, key: GeneratedKey, flags: readonly string[]): Promise<void> {
   const example = parse(await readFile('examples/embedded.yaml', 'utf8')) as Record<string, unknown> & {
     workspaces: Record<string, unknown>[];
     knowledge: Record<string, unknown>;
@@ -92,7 +116,7 @@ async function readmeExample(dir: string, key: GeneratedKey): Promise<void> {
       workspaces: [{ ...workspace, keys: [{ id: key.id, hash: key.hash, access: 'write' }] }],
     },
     reporting.env,
-    reporting.nodeArgs,
+    [...flags, ...reporting.nodeArgs],
   );
   try {
     const ready = await readyAfter(gateway.url, started);
@@ -127,7 +151,7 @@ async function readmeExample(dir: string, key: GeneratedKey): Promise<void> {
   }
 }
 
-async function besideVmcp(dir: string, key: GeneratedKey): Promise<void> {
+async function besideVmcp(dir: string, key: GeneratedKey, flags: readonly string[]): Promise<void> {
   const upstream = await startChild(['dist/test/bench/default-upstream-main.js'], /"url"/);
   const upstreamUrl = (JSON.parse(upstream.line) as { url: string }).url;
   const reporting = heapReporting(dir, 'relay');
@@ -144,7 +168,7 @@ async function besideVmcp(dir: string, key: GeneratedKey): Promise<void> {
       ],
     },
     reporting.env,
-    reporting.nodeArgs,
+    [...flags, ...reporting.nodeArgs],
   );
   const vmcp = await startVmcp(upstreamUrl).catch((error: unknown) => `vmcp failed: ${String(error)}`);
   try {
@@ -177,10 +201,10 @@ async function besideVmcp(dir: string, key: GeneratedKey): Promise<void> {
   }
 }
 
-async function kubernetesReplica(dir: string): Promise<void> {
+async function kubernetesReplica(dir: string, flags: readonly string[]): Promise<void> {
   const cluster = new Cluster(await startControlPlane());
   const reporting = heapReporting(dir, 'kube');
-  cluster.nodeArgs = reporting.nodeArgs;
+  cluster.nodeArgs = [...flags, ...reporting.nodeArgs];
   cluster.env = reporting.env;
   try {
     await cluster.kubectl(['create', 'namespace', 'agw']);
@@ -233,10 +257,10 @@ async function kubernetesReplica(dir: string): Promise<void> {
   }
 }
 
-async function operatorProcess(dir: string): Promise<void> {
+async function operatorProcess(dir: string, flags: readonly string[]): Promise<void> {
   const cluster = new Cluster(await startControlPlane());
   const reporting = heapReporting(dir, 'operator');
-  cluster.nodeArgs = reporting.nodeArgs;
+  cluster.nodeArgs = [...flags, ...reporting.nodeArgs];
   cluster.env = reporting.env;
   try {
     await cluster.kubectl(['create', 'namespace', 'tenant']);
@@ -258,14 +282,18 @@ export async function memoryBench(): Promise<void> {
   console.log(
     `conditions: Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), loopback; each participant its own process; RSS from /proc (with direct children: the README example's demo server), V8 heap reported by the process on SIGUSR2 (test/bench/heap-reporter.ts); idle = 2 s after ready; load = ${LOAD_MS} ms at c=32 after a 300 ms warm-up, read 1 s after; Agent Gateway logging and telemetry off`,
   );
+  const flags = await deployedFlags();
+  console.log(
+    `Node flags as deployed: embedded (npm start) ${flags.embedded.join(' ') || 'none'}; chart gateway ${flags.gateway.join(' ') || 'none'}; chart operator ${flags.operator.join(' ') || 'none'}`,
+  );
   const dir = await mkdtemp(join(tmpdir(), 'agw-memory-bench-'));
   const key = generateKey();
   try {
-    await minimalEmbedded(dir, key);
-    await readmeExample(dir, key);
-    await besideVmcp(dir, key);
-    await kubernetesReplica(dir);
-    await operatorProcess(dir);
+    await minimalEmbedded(dir, key, flags.embedded);
+    await readmeExample(dir, key, flags.embedded);
+    await besideVmcp(dir, key, flags.embedded);
+    await kubernetesReplica(dir, flags.gateway);
+    await operatorProcess(dir, flags.operator);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
