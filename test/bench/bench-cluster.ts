@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import type { renderWorkspace } from '../../gateway/config/kube/index.js';
 import type { ControlPlane } from '../infra/control-plane.js';
 import { startChild, type Child } from './child-process.js';
+import { READY_JSONPATH, readyCount, workspacesWithKeys } from '../support/tenant-objects.js';
 
 const run = promisify(execFile);
 
@@ -99,25 +100,9 @@ export class Cluster {
   /** Applies `workspaces` Workspaces named ws-<w>, each with `keysEach` ApiKeys key-<w>-<k>, in
    * `namespace` with one server-side apply. */
   async applyWorkspacesWithKeys(namespace: string, workspaces: number, keysEach: number): Promise<void> {
-    const items: unknown[] = [];
-    for (let w = 0; w < workspaces; w += 1) {
-      items.push({
-        apiVersion: 'agentgateway.dev/v1alpha1',
-        kind: 'Workspace',
-        metadata: { name: `ws-${w}` },
-        spec: {},
-      });
-      for (let k = 0; k < keysEach; k += 1)
-        items.push({
-          apiVersion: 'agentgateway.dev/v1alpha1',
-          kind: 'ApiKey',
-          metadata: { name: `key-${w}-${k}` },
-          spec: { workspaceRef: { name: `ws-${w}` } },
-        });
-    }
     await this.kubectl(
       ['apply', '--server-side', '-n', namespace, '-f', '-'],
-      JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
+      JSON.stringify(workspacesWithKeys(workspaces, keysEach)),
     );
   }
 
@@ -131,9 +116,9 @@ export class Cluster {
           '-n',
           namespace,
           '-o',
-          'jsonpath={range .items[*]}{.status.conditions[0].status}{"\\n"}{end}',
+          `jsonpath=${READY_JSONPATH}`,
         ]);
-        return out.split('\n').filter((line) => line === 'True').length === count;
+        return readyCount(out) === count;
       },
       600_000,
       500,

@@ -8,6 +8,7 @@ import { DEFAULT_TENANT_POLICY } from '../../gateway/config/index.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
 import { runOperator, type RunningOperator } from '../../operator/operator-main.js';
 import { freshNamespace, kubeConfig, kubectlOk } from '../support/kube-harness.js';
+import { READY_JSONPATH, readyCount, workspacesWithKeys } from '../support/tenant-objects.js';
 import { until } from '../support/until.js';
 
 const WORKSPACES = 4;
@@ -31,25 +32,9 @@ afterAll(async () => {
 
 describe('operator connections', () => {
   it('operator:one-connection — reconciling 4 Workspaces with 5 ApiKeys each takes at most 3 connections to the apiserver (one per API call before)', async () => {
-    const items: unknown[] = [];
-    for (let w = 0; w < WORKSPACES; w += 1) {
-      items.push({
-        apiVersion: 'agentgateway.dev/v1alpha1',
-        kind: 'Workspace',
-        metadata: { name: `conn-${w}` },
-        spec: {},
-      });
-      for (let k = 0; k < KEYS; k += 1)
-        items.push({
-          apiVersion: 'agentgateway.dev/v1alpha1',
-          kind: 'ApiKey',
-          metadata: { name: `conn-${w}-${k}` },
-          spec: { workspaceRef: { name: `conn-${w}` } },
-        });
-    }
     await kubectlOk(
       ['apply', '--server-side', '-n', namespace, '-f', '-'],
-      JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
+      JSON.stringify(workspacesWithKeys(WORKSPACES, KEYS, 'conn', 'conn')),
     );
     operator = runOperator({
       kubeConfig: kubeConfig(),
@@ -61,15 +46,8 @@ describe('operator connections', () => {
     await until(
       'every ApiKey Ready',
       async () => {
-        const out = await kubectlOk([
-          'get',
-          'apikeys',
-          '-n',
-          namespace,
-          '-o',
-          'jsonpath={range .items[*]}{.status.conditions[0].status}{"\\n"}{end}',
-        ]);
-        return out.split('\n').filter((s) => s === 'True').length === WORKSPACES * KEYS ? true : undefined;
+        const out = await kubectlOk(['get', 'apikeys', '-n', namespace, '-o', `jsonpath=${READY_JSONPATH}`]);
+        return readyCount(out) === WORKSPACES * KEYS ? true : undefined;
       },
       60_000,
       200,

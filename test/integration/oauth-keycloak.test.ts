@@ -20,6 +20,7 @@ import { findLeaks } from '../support/leak-scan.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import {
   connectWithLogin,
+  groupScopeRules,
   HeadlessOAuthProvider,
   REDIRECT_URL,
   withStepUp,
@@ -110,18 +111,7 @@ beforeAll(async () => {
       mcpSources: [demoSource('demo')],
       identity: {
         issuers: [{ issuer, ...(tokenTypes === undefined ? {} : { tokenTypes }) }],
-        rules: [
-          {
-            name: 'writers',
-            issuer,
-            when: [
-              { claim: 'groups', contains: 'payments-agents' },
-              { claim: 'scope', contains: 'mcp:write' },
-            ],
-            access: 'write',
-          },
-          { name: 'readers', issuer, when: [{ claim: 'groups', contains: 'payments-agents' }] },
-        ],
+        rules: groupScopeRules(issuer),
       },
     },
     {

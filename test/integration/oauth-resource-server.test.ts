@@ -18,6 +18,7 @@ import {
 } from '../support/gateway-harness.js';
 import {
   connectWithLogin,
+  groupScopeRules,
   HeadlessOAuthProvider,
   publicClient,
   withStepUp,
@@ -61,18 +62,7 @@ beforeAll(async () => {
         keys: [keyRecord(writerKey, { access: 'write' })],
         identity: {
           issuers: [{ issuer }],
-          rules: [
-            {
-              name: 'writers',
-              issuer,
-              when: [
-                { claim: 'groups', contains: 'payments-agents' },
-                { claim: 'scope', contains: 'mcp:write' },
-              ],
-              access: 'write',
-            },
-            { name: 'readers', issuer, when: [{ claim: 'groups', contains: 'payments-agents' }] },
-          ],
+          rules: groupScopeRules(issuer),
         },
       },
       {

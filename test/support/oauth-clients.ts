@@ -13,6 +13,23 @@ import { headlessLogin } from '../infra/oidc-provider.js';
 type Provider = OAuthClientProvider;
 export const REDIRECT_URL = 'http://127.0.0.1:9/callback';
 
+/** The identity rules the sign-in tests give their `payments` workspace: members of `group` read,
+ * and write with the `mcp:write` scope. */
+export function groupScopeRules(issuer: string, group = 'payments-agents'): Record<string, unknown>[] {
+  return [
+    {
+      name: 'writers',
+      issuer,
+      when: [
+        { claim: 'groups', contains: group },
+        { claim: 'scope', contains: 'mcp:write' },
+      ],
+      access: 'write',
+    },
+    { name: 'readers', issuer, when: [{ claim: 'groups', contains: group }] },
+  ];
+}
+
 /** A public client to register at the authorization server beforehand (no scope ceiling). */
 export function publicClient(clientId: string): Record<string, unknown> {
   return {
