@@ -47,7 +47,8 @@ beforeAll(async () => {
   const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: Record<string, string> };
   // npm start's own command line, pointed at a private copy of the example and a free port.
   const start = pkg.scripts['start'] ?? '';
-  const serve = /node (bin\/agent-gateway\.js serve .*)$/.exec(start)?.[1];
+  // Node flags first (npm start runs the gateway with a small young generation, issue 26), then the CLI.
+  const serve = /node ((?:--\S+ )*bin\/agent-gateway\.js serve .*)$/.exec(start)?.[1];
   expect(serve).toBeDefined();
   const args = (serve as string).replace('local/gateway.yaml', join(dir, 'gateway.yaml')).split(' ');
   // npm start creates local/ (its config's directory), where the example keeps its SQLite index.
