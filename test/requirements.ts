@@ -883,6 +883,12 @@ export const REQUIREMENTS: Record<string, string> = {
   'console:static-headers':
     'issue 25: the console files carry the strict CSP and security headers and revalidate by ETag',
   'console:off-by-default': 'issue 25: without server.console.enabled /console is an unknown route',
+  'console:oauth-csp':
+    "console OAuth sign-in: with an oauth section the console's connect-src allows the trusted issuers' origins and nothing else; /console/callback serves the page",
+  'console:oauth-sign-in':
+    "console OAuth sign-in: in chromium through the provider's login and consent (DCR, PKCE, state, resource) back to that identity's workspace; the token only in sessionStorage and the Authorization header, never in a URL; sign-out forgets it",
+  'console:oauth-state-checked':
+    'console OAuth sign-in: a callback with a tampered state is refused and no code is exchanged',
   'console:usage-endpoint':
     "issue 25: GET /agent/usage in JSON and TOON: the caller's key and every rate and quota that applies to it",
   'console:usage-moves':

@@ -1,11 +1,13 @@
-// The workspace console (issue 25, docs/console.md): sign in with an API key kept in this tab's
-// sessionStorage only, then one panel per view of the workspace as that key sees it. Sign-out (or a
-// 401 from the gateway) forgets the key and empties every panel. Loaded as a module from /console/;
+// The workspace console (issue 25, docs/console.md): sign in with an API key, or an access token
+// from the identity provider (oauth-sign-in.ts), kept in this tab's sessionStorage only, then one
+// panel per view of the workspace as that key sees it. Sign-out (or a 401 from the gateway) forgets
+// the key or token and empties every panel. Loaded as a module from /console/;
 // the page has no inline script or style (the CSP allows none).
 import { ApiError, GatewayApi } from './api.js';
 import { byId, el, replace } from './dom.js';
 import { KeyStore } from './key-store.js';
 import { McpClient } from './mcp.js';
+import { CALLBACK_PATH, finishSignIn, resourceMetadata, startSignIn } from './oauth-sign-in.js';
 import type { View, ViewContext } from './view.js';
 import { activityView } from './views/activity-view.js';
 import { callView, chooseTool } from './views/call-view.js';
@@ -157,5 +159,41 @@ byId<HTMLFormElement>('sign-in-form').addEventListener('submit', (event) => {
 signOutButton.addEventListener('click', () =>
   signOut('Signed out. The key is no longer stored in this tab.'),
 );
-const stored = keys.get();
-if (stored !== undefined) void signIn(stored);
+
+/** "Sign in with <issuer>" for each authorization server the gateway trusts (none without `oauth`). */
+async function offerOAuth(): Promise<void> {
+  const metadata = await resourceMetadata();
+  if (metadata === undefined || metadata.authorization_servers.length === 0) return;
+  const box = byId<HTMLElement>('oauth-sign-in');
+  for (const issuer of metadata.authorization_servers)
+    box.append(
+      el(
+        'button',
+        {
+          type: 'button',
+          onclick: () => {
+            signInStatus.textContent = `Signing in with ${issuer}…`;
+            startSignIn(metadata, issuer).catch((error: unknown) => {
+              signInStatus.textContent = `Sign-in failed: ${error instanceof Error ? error.message : String(error)}`;
+            });
+          },
+        },
+        `Sign in with ${issuer}`,
+      ),
+    );
+  box.hidden = false;
+}
+
+async function start(): Promise<void> {
+  if (location.pathname === CALLBACK_PATH) {
+    await finishSignIn().then(signIn, (error: unknown) => {
+      signInStatus.textContent = `Sign-in failed: ${error instanceof Error ? error.message : String(error)}`;
+    });
+  } else {
+    const stored = keys.get();
+    if (stored !== undefined) await signIn(stored);
+  }
+  await offerOAuth();
+}
+
+void start();

@@ -30,6 +30,9 @@ export interface AuthServerOptions {
   readonly scopes?: readonly string[];
   /** More oidc-provider features, merged over the defaults. */
   readonly features?: Readonly<Record<string, unknown>>;
+  /** Answer CORS on the registration endpoint (/reg) for any origin, as an authorization server
+   * must for a browser page (the console) to register itself; oidc-provider itself does not. */
+  readonly registrationCors?: boolean;
   /** Runs on the provider before it serves (e.g. registerGrantType). */
   readonly configure?: (provider: Provider) => void;
 }
@@ -54,6 +57,19 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').pathname;
     requests.set(path, (requests.get(path) ?? 0) + 1);
+    const origin = request.headers.origin;
+    if (options.registrationCors === true && path === '/reg' && origin !== undefined) {
+      response.setHeader('access-control-allow-origin', origin);
+      response.setHeader('vary', 'Origin');
+      if (request.method === 'OPTIONS') {
+        response.writeHead(204, {
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': 'content-type',
+        });
+        response.end();
+        return;
+      }
+    }
     route.handler?.(request, response);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
