@@ -336,6 +336,11 @@ describe('console', () => {
         .textContent(),
     ).toContain('needs a write key');
     await openView(page, 'Call a tool');
+    // The options come from a tools/list the view sends when it opens: wait for them.
+    await page
+      .getByLabel('Tool', { exact: true })
+      .locator('option', { hasText: 'demo__echo' })
+      .waitFor({ state: 'attached' });
     const offered = await page.getByLabel('Tool', { exact: true }).locator('option').allTextContents();
     expect(offered).toContain('demo__echo');
     expect(offered).not.toContain('demo__create_note');
