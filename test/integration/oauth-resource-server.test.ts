@@ -23,6 +23,7 @@ import {
   publicClient,
   withStepUp,
 } from '../support/oauth-clients.js';
+import { corruptLastCharacter } from '../support/corrupt-key.js';
 import { connectClient } from '../support/mcp-clients.js';
 import { findLeaks } from '../support/leak-scan.js';
 import { clientConfigs } from '../../gateway/rest/mcp-config-route.js';
@@ -258,7 +259,7 @@ describe('machines and keys', () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain('demo__create_note');
     await client.close();
-    const bad = await get(`${gatewayUrl}/agent/tools`, `${writerKey.key.slice(0, -1)}x`);
+    const bad = await get(`${gatewayUrl}/agent/tools`, corruptLastCharacter(writerKey.key));
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
