@@ -115,16 +115,8 @@ export class RedisRateLimiter implements RateLimiter {
 
   async admit(rules: readonly LimitRule[]): Promise<LimitVerdict> {
     if (rules.length === 0) return ADMITTED;
-    const args = rules.flatMap((rule) => [rule.kind, String(rule.limit), String(rule.periodMs)]);
     try {
-      const raw = (await within(
-        (this.options.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)['agwAdmit']!(
-          rules.length,
-          ...rules.map((rule) => rule.key),
-          ...args,
-        ),
-        this.options.timeoutMs ?? 50,
-      )) as [number, number, number, number, number];
+      const raw = (await this.script('agwAdmit', rules)) as [number, number, number, number, number];
       if (this.degraded) {
         this.degraded = false;
         this.options.logger.info({}, 'rate limits shared through redis again');
@@ -145,26 +137,15 @@ export class RedisRateLimiter implements RateLimiter {
           'redis unavailable: rate limits enforced per replica (limit / replicas) until it returns',
         );
       }
-      const share = Math.max(1, this.options.replicas());
-      return this.local.admit(
-        rules.map((rule) => ({ ...rule, limit: Math.max(1, Math.ceil(rule.limit / share)) })),
-      );
+      return this.local.admit(this.replicaShare(rules));
     }
   }
 
   /** Reads Redis's counters; while Redis is unreachable, this replica's own share (as `admit` uses). */
   async peek(rules: readonly LimitRule[]): Promise<RuleUsage[]> {
     if (rules.length === 0) return [];
-    const args = rules.flatMap((rule) => [rule.kind, String(rule.limit), String(rule.periodMs)]);
     try {
-      const raw = (await within(
-        (this.options.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)['agwPeek']!(
-          rules.length,
-          ...rules.map((rule) => rule.key),
-          ...args,
-        ),
-        this.options.timeoutMs ?? 50,
-      )) as number[];
+      const raw = (await this.script('agwPeek', rules)) as number[];
       return rules.map((rule, i) => ({
         rule,
         used: raw[i * 3] ?? 0,
@@ -172,11 +153,25 @@ export class RedisRateLimiter implements RateLimiter {
         resetMs: raw[i * 3 + 2] ?? 0,
       }));
     } catch {
-      const share = Math.max(1, this.options.replicas());
-      return this.local.peek(
-        rules.map((rule) => ({ ...rule, limit: Math.max(1, Math.ceil(rule.limit / share)) })),
-      );
+      return this.local.peek(this.replicaShare(rules));
     }
+  }
+
+  /** Runs one of the limiter's scripts on `rules` (keys, then kind, limit and period of each). */
+  private script(name: 'agwAdmit' | 'agwPeek', rules: readonly LimitRule[]): Promise<unknown> {
+    const args = rules.flatMap((rule) => [rule.kind, String(rule.limit), String(rule.periodMs)]);
+    const redis = this.options.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+    // A method call on the client (ioredis defines the scripts as its own commands).
+    return within(
+      redis[name]!(rules.length, ...rules.map((rule) => rule.key), ...args),
+      this.options.timeoutMs ?? 50,
+    );
+  }
+
+  /** The rules as this replica enforces them alone while Redis is away: limit / replicas. */
+  private replicaShare(rules: readonly LimitRule[]): LimitRule[] {
+    const share = Math.max(1, this.options.replicas());
+    return rules.map((rule) => ({ ...rule, limit: Math.max(1, Math.ceil(rule.limit / share)) }));
   }
 
   close(): Promise<void> {
