@@ -637,6 +637,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'tools:hybrid-changes': 'issue 23: changed tools re-embedded, unchanged never; a new model re-embeds all',
   'tools:hybrid-fallback':
     'issue 23: a failing provider falls back to words with its reason and pauses retries',
+  'tools:long-description-indexed':
+    'issue 37: a word past character 2,000 or 5,000 of a tool description finds the tool by words (indexed up to 65,536 characters)',
   'operator:tool-disclosure-passthrough':
     'issue 23: Workspace and ApiKey toolDisclosure reach the rendered workspace and the principal',
   'tools:query-bounds': 'issue 23: tool search query, limit and mode are validated and named',

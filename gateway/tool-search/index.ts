@@ -7,7 +7,12 @@ export type {
   ToolSearchResult,
 } from './tool-search.js';
 export { ToolVectors, RETRY_AFTER_MS } from './tool-vectors.js';
-export { toolDocument, FIELD_WEIGHTS, EMBEDDED_DESCRIPTION_CHARS } from './tool-document.js';
+export {
+  toolDocument,
+  FIELD_WEIGHTS,
+  EMBEDDED_DESCRIPTION_CHARS,
+  INDEXED_DESCRIPTION_CHARS,
+} from './tool-document.js';
 export type { ToolDocument } from './tool-document.js';
 export { rankLexically } from './lexical-tool-ranker.js';
 export { queryToolTerms, toolTerms, words } from './tool-terms.js';

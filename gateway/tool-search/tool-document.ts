@@ -25,8 +25,12 @@ export interface ToolDocument {
   readonly text: string;
 }
 
-/** Caps keep one huge schema or description from costing more than a normal tool. */
-const MAX_DESCRIPTION_CHARS = 2_000;
+/** How much of a description is indexed by words: all of it, up to a bound far above what published
+ * servers send (issue 37: of 50 published servers one sent 6,993 characters, and the only word of a
+ * task sat at character 4,921, past the 2,000 that were indexed then). The bound only keeps a
+ * hostile upstream's megabyte description from costing more than a normal tool; the parameters'
+ * descriptions share a second budget of the same size. */
+export const INDEXED_DESCRIPTION_CHARS = 65_536;
 const MAX_PARAMETERS = 50;
 /** How much of a description its vector is made of (cut at a word). Chosen by measurement on the
  * odd half of the tool-retrieval set (npm run bench -- tools): the name and the description's lead
@@ -50,17 +54,17 @@ interface Parameter {
 function parametersOf(tool: CatalogTool): Parameter[] {
   const properties = (tool.inputSchema as { properties?: unknown }).properties;
   if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return [];
+  let budget = INDEXED_DESCRIPTION_CHARS;
   return Object.entries(properties as Record<string, unknown>)
     .slice(0, MAX_PARAMETERS)
     .map(([name, schema]) => {
-      const description =
+      const raw =
         typeof schema === 'object' && schema !== null
           ? (schema as { description?: unknown }).description
           : undefined;
-      return {
-        name,
-        description: typeof description === 'string' ? description.slice(0, MAX_DESCRIPTION_CHARS) : '',
-      };
+      const description = typeof raw === 'string' ? raw.slice(0, budget) : '';
+      budget -= description.length;
+      return { name, description };
     });
 }
 
@@ -77,7 +81,7 @@ export function toolDocument(tool: CatalogTool): ToolDocument {
       length += weight;
     }
   };
-  const description = tool.description.slice(0, MAX_DESCRIPTION_CHARS);
+  const description = tool.description.slice(0, INDEXED_DESCRIPTION_CHARS);
   const parameters = parametersOf(tool);
   add(tool.upstreamName, FIELD_WEIGHTS.name);
   add(tool.source, FIELD_WEIGHTS.source);

@@ -12,6 +12,7 @@ import {
 } from '../../../gateway/knowledge/index.js';
 import {
   FIND_TOOLS_BOUNDS,
+  INDEXED_DESCRIPTION_CHARS,
   parseToolQuery,
   queryToolTerms,
   rankLexically,
@@ -134,6 +135,24 @@ describe('lexical ranking', () => {
     const sameView = grown.filter((t) => t.source !== 'gitlab').map(toolDocument);
     expect(rankLexically(sameView, terms, 10).map((s) => s.score)).toEqual(alone.map((s) => s.score));
     expect(rankLexically(view, terms, 1)).toHaveLength(1);
+  });
+
+  it('tools:long-description-indexed — a word past character 2,000 or 5,000 of a description still finds its tool', () => {
+    // Published descriptions run to ~7,000 characters (Desktop Commander's start_search); the only
+    // word of the task may sit anywhere in them. Filler of words no task asks for, then the word.
+    const filler = (chars: number) =>
+      'Returns results page by page with options and examples. '.repeat(chars / 56 + 1).slice(0, chars);
+    const late = (at: number, word: string) => `${filler(at)} ${word} ${filler(1_500)}`;
+    const past2k = tool('docs', 'lookup', late(2_100, 'zeitgeist'));
+    const past5k = tool('commander', 'start_search', late(4_921, 'ripgrep'));
+    const documents = [...CATALOG, past2k, past5k].map(toolDocument);
+    expect(past5k.description.indexOf('ripgrep')).toBeGreaterThan(4_900);
+    const top = (query: string) => rankLexically(documents, queryToolTerms(query), 3)[0]?.document.tool.name;
+    expect(top('grep it all with ripgrep')).toBe('commander__start_search');
+    expect(top('zeitgeist of the day')).toBe('docs__lookup');
+    // The documented bound: a word past INDEXED_DESCRIPTION_CHARS is not indexed.
+    const huge = toolDocument(tool('big', 'blob', late(INDEXED_DESCRIPTION_CHARS, 'quokka')));
+    expect(rankLexically([huge], queryToolTerms('quokka'), 1)).toEqual([]);
   });
 });
 
