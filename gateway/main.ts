@@ -3,7 +3,7 @@
 // (platform/connection-drain.ts), close upstream connections, stop watching config — under a hard
 // deadline.
 import type { Logger as PinoLogger } from 'pino';
-import { ToolSearch } from './tool-search/index.js';
+import { ToolIndexer, ToolSearch } from './tool-search/index.js';
 import { buildApp } from './app.js';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
@@ -323,6 +323,10 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     },
   );
   const sync = new SyncEngine(store, lock, logger, connectorFactory, embeddings);
+  // Tools are embedded as they are discovered (issue 37): the indexer hears the catalog's lists and,
+  // once following the config, discovers the workspaces with embeddings that a change adds or alters.
+  const toolSearch = new ToolSearch(embeddings, { logger });
+  const toolIndexer = new ToolIndexer(catalog, toolSearch.vectors, () => config.current().config, logger);
   // Subscribed only now that everything it touches exists: a change can land while the knowledge
   // store connects (PostgreSQL, seconds), and the one that did before reached a sync engine not yet
   // made. What changed meanwhile is caught up on here; the sync runs once the gateway is ready.
@@ -330,6 +334,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     cache.dropLocal();
     pool.retain(snapshot.config);
     sync.schedule(snapshot.config);
+    toolIndexer.configure();
     preloadTokenizer(snapshot.config);
   });
   cache.dropLocal();
@@ -371,7 +376,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     lifecycle,
     inflight,
     drain,
-    toolSearch: new ToolSearch(embeddings),
+    toolSearch,
     ...(audit === undefined ? {} : { audit }),
   });
   const server = config.current().config.server;
@@ -380,6 +385,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const becomeReady = () => {
     if (stopped) return;
     lifecycle.ready = true;
+    toolIndexer.follow();
     warmUp(catalog, config, logger, keyHint);
     sync.schedule(config.current().config);
   };
@@ -408,6 +414,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       unsubscribe();
       await Promise.race([pool.close(), deadline]);
       breakers.close();
+      toolSearch.vectors.close();
       await bridge.close();
       await shared.close();
       sync.stop();
@@ -423,7 +430,9 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   return { url, config, stop };
 }
 
-/** Discovers every source once in the background so /agent/sources has a status right away. */
+/** Discovers every source once in the background so /agent/sources has a status right away and the
+ * tools of workspaces with embeddings are embedded before their first search (the ToolIndexer hears
+ * the lists). */
 function warmUp(
   catalog: ToolCatalog,
   config: ConfigSource,

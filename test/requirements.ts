@@ -637,6 +637,18 @@ export const REQUIREMENTS: Record<string, string> = {
   'tools:hybrid-changes': 'issue 23: changed tools re-embedded, unchanged never; a new model re-embeds all',
   'tools:hybrid-fallback':
     'issue 23: a failing provider falls back to words with its reason and pauses retries',
+  'tools:indexer-follows-catalog':
+    'issue 37: discovered tools are embedded before any search; new and changed tools re-embedded by digest, vectors of tools that left dropped',
+  'tools:embedding-retry-backoff':
+    'issue 37: a failing embeddings provider is retried on a timer with exponential, jittered, capped pauses; searches answer by words meanwhile',
+  'tools:embedding-bounded-calls':
+    'issue 37: tool embedding sends 32 texts per call, one pass per workspace, at most two calls at once',
+  'tools:indexer-discovers-on-config-change':
+    'issue 37: a workspace with embeddings that a config change adds or alters is discovered and embedded without a request',
+  'tools:embedded-at-discovery':
+    'issue 37: with the real model the first find_tools after discovery is hybrid, with no search before it',
+  'tools:embedding-down-at-discovery':
+    'issue 37: an embeddings endpoint failing at discovery gives the honest lexical fallback, and tool search recovers when it is back',
   'tools:long-description-indexed':
     'issue 37: a word past character 2,000 or 5,000 of a tool description finds the tool by words (indexed up to 65,536 characters)',
   'operator:tool-disclosure-passthrough':

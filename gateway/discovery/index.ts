@@ -1,5 +1,11 @@
 export { ToolCatalog, requiredPermission } from './tool-catalog.js';
-export type { CatalogTool, WorkspaceCatalog, ToolCatalogDeps, CachedToolList } from './tool-catalog.js';
+export type {
+  CatalogTool,
+  WorkspaceCatalog,
+  ToolCatalogDeps,
+  CachedToolList,
+  SourceToolsListener,
+} from './tool-catalog.js';
 export { MemoryDiscoveryCache } from './discovery-cache.js';
 export type { DiscoveryCache } from './discovery-cache.js';
 export { SourceStatusRegistry, UNKNOWN_STATE } from './source-status.js';

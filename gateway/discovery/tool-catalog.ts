@@ -67,6 +67,9 @@ export interface ToolCatalogDeps {
   readonly listTtlMs: number;
 }
 
+/** Hears a source's catalog tools (see ToolCatalog.onSourceTools). */
+export type SourceToolsListener = (workspace: string, source: string, tools: readonly CatalogTool[]) => void;
+
 export function requiredPermission(source: McpSourceConfig, tool: Tool): Access {
   // Own keys only: a tool named `constructor` or `__proto__` must not find Object.prototype's.
   const override = Object.hasOwn(source.permissions, tool.name) ? source.permissions[tool.name] : undefined;
@@ -111,11 +114,21 @@ export class ToolCatalog {
    * decided on within the source's callListFloorMs when the upstream said ttlMs 0. */
   private readonly recent = new Map<string, { tools: readonly Tool[]; listedAt: number }>();
   private readonly refreshing = new Map<string, Promise<readonly CatalogTool[]>>();
+  private readonly sourceToolsListeners: SourceToolsListener[] = [];
 
   constructor(private readonly deps: ToolCatalogDeps) {
     this.lists = new SourceListCache(deps.cache, deps.listTtlMs);
     // An upstream's list-changed signal (tools, prompts or resources) drops its cached lists at once.
     deps.pool.onListChanged((workspace, source) => void this.invalidate(workspace, source));
+  }
+
+  /** Hears each source's tools whenever a workspace catalog is read with a usable list of it (this
+   * replica's listing or the shared cache's): the same array while the list and the source's config
+   * are unchanged, so a listener tells a change by identity. A source that could not be listed is
+   * not reported (its last tools stay what they were). Listeners run on the request path: keep them
+   * to a lookup and defer any work. */
+  onSourceTools(listener: SourceToolsListener): void {
+    this.sourceToolsListeners.push(listener);
   }
 
   static cacheKey(workspace: string, source: McpSourceConfig): string {
@@ -128,6 +141,11 @@ export class ToolCatalog {
   ): Promise<WorkspaceCatalog> {
     const wanted = workspace.mcpSources.filter((s) => sourceFilter === undefined || sourceFilter(s.name));
     const lists = await Promise.all(wanted.map((source) => this.sourceTools(workspace.name, source)));
+    wanted.forEach((source, i) => {
+      if (this.deps.statuses.get(workspace.name, source.name).status === 'unavailable') return;
+      const list = lists[i]?.tools ?? [];
+      for (const listener of this.sourceToolsListeners) listener(workspace.name, source.name, list);
+    });
     const tools = lists
       .flatMap((list) => list.tools)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

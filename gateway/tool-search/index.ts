@@ -3,10 +3,13 @@ export type {
   FoundTool,
   ToolRetrieval,
   ToolRetrievalFallback,
+  ToolSearchOptions,
   ToolSearchRequest,
   ToolSearchResult,
 } from './tool-search.js';
-export { ToolVectors, RETRY_AFTER_MS } from './tool-vectors.js';
+export { ToolVectors, RETRY_AFTER_MS, RETRY_MAX_MS, SYSTEM_VECTOR_CLOCK } from './tool-vectors.js';
+export type { VectorClock } from './tool-vectors.js';
+export { ToolIndexer } from './tool-indexer.js';
 export {
   toolDocument,
   FIELD_WEIGHTS,

@@ -2,6 +2,7 @@
 // task description may echo (the tool's name, its source, its description, its parameters' names and
 // descriptions) and the one text its embedding is made of. Derived once per catalog tool object:
 // catalog tools are replaced, never changed, when their source's list changes.
+import { createHash } from 'node:crypto';
 import type { CatalogTool } from '../discovery/index.js';
 import { toolTerms, words } from './tool-terms.js';
 
@@ -23,6 +24,8 @@ export interface ToolDocument {
   readonly length: number;
   /** The text the tool's vector is made of: source, name as words, the description's lead. */
   readonly text: string;
+  /** SHA-256 of `text` (base64url): what the tool's vector is kept under. */
+  readonly digest: string;
 }
 
 /** How much of a description is indexed by words: all of it, up to a bound far above what published
@@ -91,7 +94,8 @@ export function toolDocument(tool: CatalogTool): ToolDocument {
     add(parameter.description, FIELD_WEIGHTS.parameterDescription);
   }
   const text = `${tool.source} ${words(tool.upstreamName).join(' ')}: ${lead(description)}`;
-  const document: ToolDocument = { tool, frequencies, length, text };
+  const digest = createHash('sha256').update(text).digest('base64url');
+  const document: ToolDocument = { tool, frequencies, length, text, digest };
   documents.set(tool, document);
   return document;
 }

@@ -17,10 +17,12 @@ import {
 import { rankLexically, compareNames } from './lexical-tool-ranker.js';
 import { toolDocument, type ToolDocument } from './tool-document.js';
 import { queryToolTerms } from './tool-terms.js';
-import { ToolVectors } from './tool-vectors.js';
+import type { Logger } from '../telemetry/logger.js';
+import { ToolVectors, type VectorClock } from './tool-vectors.js';
 
-/** Why a tool search that asked for meaning answered by words: the knowledge layer's reasons, or
- * `indexing` while none of the view's tools has a vector yet. */
+/** Why a tool search that asked for meaning answered by words: the knowledge layer's reasons (the
+ * last embedding pass failed: a retry is on its way), or `indexing` while none of the view's tools
+ * has a vector yet (the tools were discovered moments ago and their pass is running). */
 export type ToolRetrievalFallback = RetrievalFallback | 'indexing';
 
 export interface ToolRetrieval {
@@ -80,15 +82,22 @@ function semanticRanking(
   return scored.sort((a, b) => b.score - a.score || compareNames(a.document, b.document)).slice(0, limit);
 }
 
+export interface ToolSearchOptions {
+  readonly fusion?: Fusion;
+  readonly clock?: VectorClock;
+  readonly logger?: Logger;
+}
+
 export class ToolSearch {
   readonly vectors: ToolVectors;
+  private readonly fusion: Fusion;
 
   constructor(
     private readonly embeddings: WorkspaceEmbeddings | undefined,
-    private readonly fusion: Fusion = TOOL_FUSION,
-    now?: () => number,
+    options: ToolSearchOptions = {},
   ) {
-    this.vectors = new ToolVectors(embeddings, now);
+    this.fusion = options.fusion ?? TOOL_FUSION;
+    this.vectors = new ToolVectors(embeddings, options.clock, options.logger);
   }
 
   async rank(

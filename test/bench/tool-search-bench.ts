@@ -110,7 +110,7 @@ async function warmSearch(provider: EmbeddingProvider, tools: readonly CatalogTo
     () => config,
     () => provider,
   );
-  const search = new ToolSearch(embeddings, fusion);
+  const search = new ToolSearch(embeddings, fusion === undefined ? {} : { fusion });
   await search.rank('bench', tools, { query: 'warm up', limit: 1 });
   await search.vectors.settled('bench');
   return search;

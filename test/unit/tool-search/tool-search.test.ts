@@ -2,12 +2,10 @@
 // ranking of a view, and hybrid ranking with the hashing embedder (fallbacks, background vectors,
 // re-embedding on a model change, the pause after a failed pass).
 import { describe, expect, it } from 'vitest';
-import { validateConfig, type GatewayConfig } from '../../../gateway/config/index.js';
 import type { CatalogTool } from '../../../gateway/discovery/index.js';
 import {
   EmbeddingFailed,
   HashingEmbeddingProvider,
-  WorkspaceEmbeddings,
   type EmbeddingProvider,
 } from '../../../gateway/knowledge/index.js';
 import {
@@ -18,88 +16,10 @@ import {
   rankLexically,
   RETRY_AFTER_MS,
   toolDocument,
-  ToolSearch,
   toolTerms,
   words,
 } from '../../../gateway/tool-search/index.js';
-
-function tool(
-  source: string,
-  name: string,
-  description: string,
-  parameters: Record<string, string> = {},
-): CatalogTool {
-  const inputSchema = {
-    type: 'object' as const,
-    properties: Object.fromEntries(
-      Object.entries(parameters).map(([p, d]) => [p, { type: 'string', description: d }]),
-    ),
-  };
-  return {
-    name: `${source}__${name}`,
-    source,
-    upstreamName: name,
-    description,
-    permission: 'read',
-    inputSchema,
-    annotations: undefined,
-    definition: { name, description, inputSchema },
-  };
-}
-
-const CATALOG: CatalogTool[] = [
-  tool('github', 'create_pull_request', 'Create a new pull request in a GitHub repository.', {
-    owner: 'Repository owner',
-    repo: 'Repository name',
-    title: 'PR title',
-  }),
-  tool('github', 'list_issues', 'List issues in a GitHub repository with filtering options.', {
-    state: 'open, closed or all',
-  }),
-  tool('gitlab', 'create_merge_request', 'Create a new merge request in a GitLab project.', {
-    project_id: 'Project ID or path',
-  }),
-  tool('time', 'get_current_time', 'Get the current time in a specific timezone.', {
-    timezone: "IANA timezone name, e.g. 'Europe/Warsaw'",
-  }),
-  tool('memory', 'createEntities', 'Create multiple new entities in the knowledge graph.', {
-    entities: 'The entities to create',
-  }),
-  tool('fs', 'read_text_file', 'Read the complete contents of a file from the file system as text.', {
-    path: 'Path of the file',
-  }),
-];
-
-function configWith(embeddings: boolean): GatewayConfig {
-  const result = validateConfig({
-    version: 1,
-    workspaces: [
-      {
-        name: 'acme',
-        ...(embeddings
-          ? { embeddings: { baseUrl: 'http://127.0.0.1:9/v1', model: 'hashing-v1', queryTimeoutMs: 200 } }
-          : {}),
-      },
-    ],
-  });
-  if (!result.ok) throw new Error('fixture config invalid');
-  return result.config;
-}
-
-function searchWith(provider: EmbeddingProvider, clock = { now: 1_000_000 }) {
-  let config = configWith(true);
-  const embeddings = new WorkspaceEmbeddings(
-    () => config,
-    () => provider,
-    { now: () => clock.now, sleep: () => Promise.resolve() },
-  );
-  return {
-    search: new ToolSearch(embeddings, undefined, () => clock.now),
-    setConfig: (next: GatewayConfig) => {
-      config = next;
-    },
-  };
-}
+import { CATALOG, configWith, manualClock, searchWith, tool } from './tool-fixtures.js';
 
 describe('tool terms', () => {
   it('tools:terms-split — names split on _, -, ., / and camelCase, stop words dropped, stemmed', () => {
@@ -219,7 +139,7 @@ describe('hybrid tool search', () => {
   });
 
   it('tools:hybrid-fallback — a failing provider: words answer with its reason, and the next pass waits out the pause', async () => {
-    const clock = { now: 1_000_000 };
+    const clock = manualClock();
     let failing = true;
     const inner = new HashingEmbeddingProvider({ model: 'hashing-v1', dimensions: 64 });
     let passes = 0;
