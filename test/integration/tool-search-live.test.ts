@@ -74,7 +74,8 @@ afterAll(async () => {
 
 describe('tool search with live parts', () => {
   it('tools:hybrid-live — with the real model, find_tools ranks by meaning too once the tools are embedded', async () => {
-    // The first search starts the tools' embedding pass and answers by words meanwhile.
+    // The tools are embedded as the gateway discovers them; a search that comes while that pass
+    // runs answers by words (tools:embedded-at-discovery shows the first one after it is hybrid).
     const first = await find('what day and hour is it at the moment');
     expect(first.retrieval?.requested).toBe('hybrid');
     let found = first;
