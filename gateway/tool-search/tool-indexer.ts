@@ -9,7 +9,7 @@ import type { CatalogTool, ToolCatalog } from '../discovery/index.js';
 import { embeddingsFor } from '../knowledge/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import { toolDocument } from './tool-document.js';
-import type { ToolVectors } from './tool-vectors.js';
+import type { EmbeddedText, ToolVectors } from './tool-vectors.js';
 
 /** What the indexer needs of the catalog. */
 export type IndexedCatalog = Pick<ToolCatalog, 'onSourceTools' | 'workspaceCatalog'>;
@@ -26,9 +26,19 @@ function fingerprintOf(config: GatewayConfig, workspace: WorkspaceConfig): strin
   return JSON.stringify([workspace.mcpSources, embeddingsFor(config, workspace.name)]);
 }
 
+/** What the indexer keeps of one source's last reported list: the list itself only weakly (the
+ * catalog's cache holds it while it is current; its term statistics are megabytes for thousands of
+ * tools) and the texts its vectors are made of. */
+interface IndexedSource {
+  readonly list: WeakRef<readonly CatalogTool[]>;
+  /** The list until the next flush has read its texts. */
+  pending: readonly CatalogTool[] | undefined;
+  texts: readonly EmbeddedText[];
+}
+
 export class ToolIndexer {
-  /** Per workspace with embeddings: each source's last reported tools (the same array while unchanged). */
-  private readonly workspaces = new Map<string, Map<string, readonly CatalogTool[]>>();
+  /** Per workspace with embeddings: each source's last reported list. */
+  private readonly workspaces = new Map<string, Map<string, IndexedSource>>();
   /** Per workspace with embeddings: what its sources and embeddings settings were when last discovered. */
   private readonly fingerprints = new Map<string, string>();
   private readonly due = new Set<string>();
@@ -93,13 +103,13 @@ export class ToolIndexer {
   /** On the request path (the catalog's listener): a lookup, and the work deferred. */
   private listed(workspace: string, source: string, tools: readonly CatalogTool[]): void {
     let sources = this.workspaces.get(workspace);
-    if (sources?.get(source) === tools) return;
+    if (sources?.get(source)?.list.deref() === tools) return;
     if (!this.vectors.configured(workspace)) return;
     if (sources === undefined) {
       sources = new Map();
       this.workspaces.set(workspace, sources);
     }
-    sources.set(source, tools);
+    sources.set(source, { list: new WeakRef(tools), pending: tools, texts: [] });
     this.schedule(workspace);
   }
 
@@ -120,9 +130,20 @@ export class ToolIndexer {
       const workspace = config.workspaces.find((w) => w.name === name);
       if (sources === undefined || workspace === undefined) continue;
       const configured = new Set(workspace.mcpSources.map((s) => s.name));
-      for (const source of sources.keys()) if (!configured.has(source)) sources.delete(source);
-      const documents = [...sources.values()].flat().map(toolDocument);
-      this.vectors.index(name, documents);
+      for (const [source, indexed] of sources) {
+        if (!configured.has(source)) sources.delete(source);
+        else if (indexed.pending !== undefined) {
+          indexed.texts = indexed.pending.map((tool) => {
+            const { digest, text } = toolDocument(tool);
+            return { digest, text };
+          });
+          indexed.pending = undefined;
+        }
+      }
+      this.vectors.index(
+        name,
+        [...sources.values()].flatMap((indexed) => indexed.texts),
+      );
     }
   }
 }

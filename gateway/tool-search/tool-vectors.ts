@@ -66,6 +66,12 @@ export interface ViewVectors {
   readonly failure: EmbeddingFailure | undefined;
 }
 
+/** A text to embed and the digest its vector is kept under (a ToolDocument is one). */
+export interface EmbeddedText {
+  readonly digest: string;
+  readonly text: string;
+}
+
 function spaceOf(provider: EmbeddingProvider): string {
   return `${provider.model}#${provider.dimensions ?? 'native'}`;
 }
@@ -118,7 +124,7 @@ export class ToolVectors {
   /** The workspace's whole catalog as discovered: its missing vectors are queued and a pass
    * starts (unless one runs or a retry is pending); vectors and queued texts of tools no longer in
    * it are dropped. */
-  index(workspace: string, documents: readonly ToolDocument[]): void {
+  index(workspace: string, documents: readonly EmbeddedText[]): void {
     const state = this.stateOf(workspace);
     if (state === undefined) return;
     const catalog = new Set(documents.map((document) => document.digest));
