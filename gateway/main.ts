@@ -5,6 +5,7 @@
 import type { Logger as PinoLogger } from 'pino';
 import { ToolSearch } from './tool-search/index.js';
 import { buildApp } from './app.js';
+import { routesOf, type RouteEntry } from './platform/route-table.js';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import {
@@ -70,6 +71,8 @@ export interface ServeOptions {
 export interface RunningGateway {
   readonly url: string;
   readonly config: ConfigSource;
+  /** Every route the app serves (method and URL pattern), as fastify registered them. */
+  readonly routes: readonly RouteEntry[];
   stop(): Promise<void>;
 }
 
@@ -420,7 +423,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     })();
     return stopping;
   };
-  return { url, config, stop };
+  return { url, config, routes: routesOf(app), stop };
 }
 
 /** Discovers every source once in the background so /agent/sources has a status right away. */

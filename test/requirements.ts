@@ -801,6 +801,12 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: a daily quota refusal is recorded as quota_exceeded, a rate refusal as rate_limited',
   'audit:unauthenticated-method':
     'issue 29: a 401 on /mcp records the method its body or Mcp-Method names, only from the known list',
+  'audit:console-requests':
+    'issue 37.10: console page, file and metadata requests leave one audit record each; health probes none',
+  'api:no-store-every-route':
+    'issue 37.10: every route the running app lists answers Cache-Control no-store (console files: no-cache)',
+  'api:no-store-errors':
+    'issue 37.10: refusals, unknown paths, bad bodies and streamed /mcp answers are no-store too',
   'audit:refused-method-known-only':
     'issue 29: the method of a refused request is recorded only when it is a known MCP method',
   'audit:not-visible-tools':
