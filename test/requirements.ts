@@ -134,7 +134,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'rest:sources': 'spec §4.1: GET /agent/sources lists the workspace connectors',
   'rest:mcp-config': 'spec §4.1: GET /agent/mcp/config for the same credential, without the secret',
   'rest:mcp-config-toon': 'spec §4.1 rule 2: the config endpoint honours the format too',
-  'errors:request-id': 'issue 2: every response carries a request id',
+  'errors:request-id':
+    'issue 2, 37.7: every response carries a request id the gateway minted, never the caller’s',
   'errors:body-shape': 'spec §7 / issue 2: one documented REST error body',
   'errors:415': 'request bodies must be JSON',
   'errors:identity-provider-unavailable':
@@ -801,6 +802,10 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: a daily quota refusal is recorded as quota_exceeded, a rate refusal as rate_limited',
   'audit:unauthenticated-method':
     'issue 29: a 401 on /mcp records the method its body or Mcp-Method names, only from the known list',
+  'audit:gateway-request-id':
+    'issue 37.7: two requests with one X-Request-Id get two gateway-minted ids; the caller’s id is kept as client_request_id',
+  'audit:client-request-id-bounded':
+    'issue 37.7: a caller id too long or outside the token charset is kept nowhere (audit, log)',
   'audit:console-requests':
     'issue 37.10: console page, file and metadata requests leave one audit record each; health probes none',
   'api:no-store-every-route':

@@ -18,6 +18,7 @@ import type { AuditSink } from '../telemetry/audit-sink.js';
 import { methodLabel } from './http-method.js';
 import { isAudited, isMcpFace } from './route-policy.js';
 import { strictUtf8 } from './strict-utf8.js';
+import { clientRequestIdOf } from './request-id.js';
 
 const contexts = new WeakMap<FastifyRequest, AuditContext>();
 
@@ -62,6 +63,7 @@ function inputOf(
   return {
     startedAt: audit.startedAt,
     requestId: request.id,
+    clientRequestId: clientRequestIdOf(request.raw),
     traceId: audit.traceId,
     face: mcp ? 'mcp' : 'rest',
     method: mcp
