@@ -386,6 +386,18 @@ export const REQUIREMENTS: Record<string, string> = {
   'discovery:name-grammar':
     'issue 8.7: only names in the MCP tool-name grammar, without "__", unique, are served',
   'discovery:skipped-reported': 'issue 8.7: skipped tools are reported in /agent/sources and the log',
+  'upstream:lenient-tool-schemas':
+    'issue 37.11: input schemas as published servers send them (no type, none, type array, PHP shapes) are normalised and listed, relay, SDK client and stdio',
+  'upstream:lenient-tools-callable':
+    'issue 37.11: a tool whose schema was normalised is callable in both eras and over stdio',
+  'upstream:unusable-tool-skipped':
+    'issue 37.11: a truly unusable tool is skipped with its reason in /agent/sources, logged once per change',
+  'upstream:tool-list-refused-reason':
+    'issue 37.11: a list that is not a tool list makes its source unavailable with last_error saying why',
+  'upstream:lenient-schema-rules':
+    'issue 37.11: each normalisation rule of the input schema, and what is refused',
+  'upstream:tool-list-refused':
+    'issue 37.11: a page that is not a tool list is refused in the gateway’s own words',
   'discovery:prototype-safe':
     'issue 8.7: Object.prototype names are ordinary tools; lookups are own-key only',
   'rest:lone-surrogate-input': 'issue 8.5: a lone surrogate in REST input never 500s a route',

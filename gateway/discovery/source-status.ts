@@ -14,8 +14,10 @@ export interface SourceState {
   readonly eraDetectedAt: string | undefined;
   /** The transport in use, which may differ from the configured one after era detection. */
   readonly transportInUse: string | undefined;
-  /** Upstream tools left out of the catalog by the name policy, with why. */
+  /** Upstream tools left out of the catalog (unusable definition or name policy), with why. */
   readonly skippedTools: readonly SkippedTool[];
+  /** Why the last listing failed, in the gateway's words (list-failure.ts); undefined when it worked. */
+  readonly lastError?: string | undefined;
 }
 
 export const UNKNOWN_STATE: SourceState = {

@@ -20,6 +20,8 @@ import { MAX_LIST_TTL_MS, sourceCacheKey, sourceCachePrefix } from './cache-key.
 import { SourceListCache, type DiscoveryEntry } from './source-list-cache.js';
 import type { SourceState, SourceStatusRegistry } from './source-status.js';
 import { screenNames } from './tool-name-policy.js';
+import { printableSkips, SkippedToolsLog } from './skipped-tools.js';
+import { describeListFailure } from './list-failure.js';
 import { namespacedToolName } from './tool-namer.js';
 import { count } from '../telemetry/metrics.js';
 
@@ -111,8 +113,10 @@ export class ToolCatalog {
    * decided on within the source's callListFloorMs when the upstream said ttlMs 0. */
   private readonly recent = new Map<string, { tools: readonly Tool[]; listedAt: number }>();
   private readonly refreshing = new Map<string, Promise<readonly CatalogTool[]>>();
+  private readonly skipLog: SkippedToolsLog;
 
   constructor(private readonly deps: ToolCatalogDeps) {
+    this.skipLog = new SkippedToolsLog(deps.logger);
     this.lists = new SourceListCache(deps.cache, deps.listTtlMs);
     // An upstream's list-changed signal (tools, prompts or resources) drops its cached lists at once.
     deps.pool.onListChanged((workspace, source) => void this.invalidate(workspace, source));
@@ -246,6 +250,7 @@ export class ToolCatalog {
         eraDetectedAt: undefined,
         transportInUse: undefined,
         skippedTools: [],
+        lastError: describeListFailure(error, code),
       });
       this.deps.logger.warn({ workspace, source: source.name, code }, 'upstream tool discovery failed');
       return { tools: [], ttlMs: 0 };
@@ -285,12 +290,9 @@ export class ToolCatalog {
       },
     );
     const { ttlMs, era, connectedAt, transportInUse } = listed;
-    const { accepted: tools, skipped } = screenNames(source.name, listed.tools);
-    if (skipped.length > 0)
-      this.deps.logger.warn(
-        { workspace, source: source.name, skipped: skipped.slice(0, 20), skippedCount: skipped.length },
-        'upstream tools skipped: names outside the tool-name grammar or colliding',
-      );
+    const { accepted: tools, skipped: badNames } = screenNames(source.name, listed.tools);
+    const skipped = [...printableSkips(listed.skipped), ...badNames];
+    this.skipLog.report(key, { workspace, source: source.name }, skipped);
     // Honour the upstream's own hint when it gives one (0 means do not reuse); otherwise our default.
     const lifetime = Math.max(0, Math.min(ttlMs ?? this.deps.listTtlMs, MAX_LIST_TTL_MS));
     const checkedAt = new Date().toISOString();

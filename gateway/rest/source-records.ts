@@ -22,7 +22,8 @@ export interface SourceRecord {
   readonly era_detected_at: string | null;
   readonly transport_in_use: string | null;
   readonly sync_progress: string | null;
-  /** Why the last sync of a data source failed, in words that carry no secret and no content. */
+  /** Why the last sync of a data source, or the last tool listing of an MCP source, failed, in words
+   * that carry no secret and no content. */
   readonly last_error: string | null;
   /** Upstream tools left out by the tool-name policy, or (prefix never) because their name is taken
    * for this key: how many, and `name (reason)` joined by `; `. */
@@ -72,7 +73,7 @@ export function sourceRecord(
     era_detected_at: state.eraDetectedAt ?? null,
     transport_in_use: state.transportInUse ?? null,
     sync_progress: null,
-    last_error: null,
+    last_error: state.lastError ?? null,
     skipped_tool_count: skipped.length,
     skipped_tools:
       skipped.length === 0 ? null : skipped.map((tool) => `${tool.name} (${tool.reason})`).join('; '),
