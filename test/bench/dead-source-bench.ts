@@ -20,7 +20,7 @@ const SOURCES = 50;
 const MEASURE_MS = 30_000;
 const CLIENTS = 2;
 
-type Condition = 'none' | 'refusing' | 'hanging';
+type Condition = 'none' | 'refusing' | 'hanging' | 'none again';
 
 interface Measured {
   readonly condition: Condition;
@@ -188,11 +188,13 @@ export async function deadSourceBench(): Promise<void> {
     results.push(
       await measure('hanging', upstreamUrl, { url: hung.url, contacts: () => hung.log.length }, tasks),
     );
+    // The baseline once more at the end: how far the machine's load moved the numbers meanwhile.
+    results.push(await measure('none again', upstreamUrl, undefined, tasks));
     const base = results[0] as Measured;
     for (const result of results) {
       const dead =
-        result.condition === 'none'
-          ? '50 healthy'
+        result.condition === 'none' || result.condition === 'none again'
+          ? `50 healthy${result.condition === 'none again' ? ' (again, at the end)' : ''}`
           : `49 healthy + 1 ${result.condition === 'refusing' ? 'refusing port' : 'hanging server'}`;
       console.log(
         `  ${dead}: ${result.listedTools} tools listed; ${result.warnings} warnings logged while measuring${result.condition === 'hanging' ? `; ${result.deadContacts} requests reached the hanging server` : ''}`,
