@@ -181,6 +181,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 37.12: requests neither contact a source known to be failing nor wait for its time-out; it is left out and named (D14)',
   'discovery:dead-source-probed-back':
     'issue 37.12: a background prober brings a failing source back when it answers again, with no client request',
+  'discovery:dead-source-replicas':
+    'issue 37.12: with Redis, one probe brings a dead source back for every replica; the others take its list from Redis',
   'discovery:failing-left-out':
     'issue 37.12: the catalog leaves a failing source out and its probe reconnects it',
   'discovery:failing-caller-errors':
