@@ -273,6 +273,22 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       attributes: { 'agw.workspace': workspace, 'agw.source': source },
     })),
   );
+  // Per configured MCP source: 1 while this replica knows it as failing (left out, probed), else 0.
+  observeGauge(
+    'agw.source.failing',
+    'MCP source failing and probed in the background (1) or not (0).',
+    () => {
+      const failing = new Set(
+        catalog.failingSources().map(({ workspace, source }) => `${workspace}/${source}`),
+      );
+      return config.current().config.workspaces.flatMap((workspace) =>
+        workspace.mcpSources.map((source) => ({
+          value: failing.has(`${workspace.name}/${source.name}`) ? 1 : 0,
+          attributes: { 'agw.workspace': workspace.name, 'agw.source': source.name },
+        })),
+      );
+    },
+  );
   observeGauge('agw.knowledge.documents', 'Documents in the knowledge index per data source.', () =>
     sync.documentCounts().map(({ workspace, source, documents }) => ({
       value: documents,
@@ -332,6 +348,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const unsubscribe = config.subscribe((snapshot) => {
     cache.dropLocal();
     pool.retain(snapshot.config);
+    catalog.retain(snapshot.config);
     sync.schedule(snapshot.config);
     preloadTokenizer(snapshot.config);
   });
@@ -409,6 +426,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       await drain.run({ drainDelayMs, shutdownGraceMs }, inflight);
       await app.close();
       unsubscribe();
+      catalog.close();
       await Promise.race([pool.close(), deadline]);
       breakers.close();
       await bridge.close();

@@ -176,6 +176,25 @@ export const REQUIREMENTS: Record<string, string> = {
   'mcp:breaker-isolation': 'spec §3 / D14: a hung source does not slow calls to a healthy one',
   'mcp:breaker-opens': 'spec §3: a failing source is answered at once while its breaker is open',
   'mcp:breaker-recovers': 'issue 3: the breaker probes and closes again',
+  'discovery:dead-source-warns-once':
+    'issue 37.12: a source that stops answering is logged once on entering failing (and once on recovery), not per request',
+  'discovery:dead-source-off-request-path':
+    'issue 37.12: requests neither contact a source known to be failing nor wait for its time-out; it is left out and named (D14)',
+  'discovery:dead-source-probed-back':
+    'issue 37.12: a background prober brings a failing source back when it answers again, with no client request',
+  'discovery:dead-source-replicas':
+    'issue 37.12: with Redis, one probe brings a dead source back for every replica; the others take its list from Redis',
+  'discovery:failing-left-out':
+    'issue 37.12: the catalog leaves a failing source out and its probe reconnects it',
+  'discovery:failing-caller-errors':
+    'issue 37.12: a failure about the caller or one request (4xx, no identity) does not make a source failing',
+  'discovery:failing-retained': 'issue 37.12: a config change without the failing source stops its probe',
+  'discovery:probe-backoff':
+    "issue 37.12: probes back off from 1 s to the breaker's reset time with jitter, never faster than the breaker's cadence",
+  'discovery:probe-once':
+    'issue 37.12: one transition per failure, one probe at a time per source, none after recovery',
+  'discovery:probe-bounded': 'issue 37.12: a replica runs a bounded number of probes at once',
+  'discovery:probe-stopped': 'issue 37.12: probes stop when the source leaves the config and on shutdown',
   'mcp:mrtr-passthrough': 'spec §4.2 rule 5 / duty 13: input_required relayed, retry forwarded byte-exact',
   'mcp:mrtr-sdk-client': 'issue 3: a real v2 client completes MRTR through the gateway',
   'mcp:client-capabilities-forwarded': 'duty 12: the downstream client capabilities reach the upstream',

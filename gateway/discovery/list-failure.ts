@@ -1,9 +1,9 @@
 // Why a source's tool list could not be read, in words for /agent/sources' `last_error` (issue
-// 37.11): a list refused as a whole says what was wrong with it; any other failure says what its
-// catalogue code means. Only the gateway's own texts, clipped and printable: never upstream content
+// 37.11): a list refused as a whole says what was wrong with it; any other failure what the
+// upstream did (connection refused, HTTP 503, no answer in time: describeUpstreamFailure, item 12). Only the gateway's own texts, clipped and printable: never upstream content
 // (an upstream error message, a body), never a secret.
-import { catalogueEntry, type ErrorCode } from '../errors/index.js';
-import { ToolListRefusedError, UpstreamProtocolError } from '../upstream/index.js';
+import type { ErrorCode } from '../errors/index.js';
+import { describeUpstreamFailure, ToolListRefusedError, UpstreamProtocolError } from '../upstream/index.js';
 
 const MAX = 200;
 
@@ -28,5 +28,5 @@ export function describeListFailure(error: unknown, code: ErrorCode): string {
   // The relay's and the response guard's verdicts are the gateway's words too.
   const protocol = find(error, UpstreamProtocolError);
   if (protocol !== undefined) return bounded(`the answer is not valid MCP: ${protocol.reason}`);
-  return bounded(catalogueEntry(code).message);
+  return bounded(describeUpstreamFailure(error, code));
 }

@@ -1,5 +1,6 @@
 // What the gateway last learned about each source: shown by GET /agent/sources.
 import type { ErrorClass, ErrorCode } from '../errors/index.js';
+import type { FailingSource } from './source-prober.js';
 import type { SkippedTool } from './tool-name-policy.js';
 
 export type SourceHealth = 'ready' | 'unavailable' | 'unknown';
@@ -18,6 +19,9 @@ export interface SourceState {
   readonly skippedTools: readonly SkippedTool[];
   /** Why the last listing failed, in the gateway's words (list-failure.ts); undefined when it worked. */
   readonly lastError?: string | undefined;
+  /** Set while this replica knows the source as failing: left out of listings, probed in the
+   * background (source-prober.ts). */
+  readonly failing?: FailingSource;
 }
 
 export const UNKNOWN_STATE: SourceState = {

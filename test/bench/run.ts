@@ -15,6 +15,7 @@ import { hybridLatencyBench } from './hybrid-latency-bench.js';
 import { toolSearchBench } from './tool-search-bench.js';
 import { oauthBench } from './oauth-bench.js';
 import { memoryBench } from './memory-bench.js';
+import { deadSourceBench } from './dead-source-bench.js';
 
 const only = process.argv[2];
 if (only === undefined || only === 'rest') await restBench();
@@ -27,6 +28,7 @@ if (only === undefined || only === 'hybrid' || only === 'hybrid-latency') await 
 if (only === undefined || only === 'tools') await toolSearchBench();
 if (only === undefined || only === 'oauth') await oauthBench();
 if (only === undefined || only === 'memory') await memoryBench();
+if (only === undefined || only === 'dead-source') await deadSourceBench();
 if (only === undefined || only === 'abuse') await abuseBench();
 if (only === undefined || only === 'kube') await kubeBench();
 if (only === undefined || only === 'limits') await limitsBench();
