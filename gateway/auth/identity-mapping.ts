@@ -122,6 +122,7 @@ export function principalForIdentity(
   subject: string,
   claims: Claims,
   stepUpChallenge: ((scopes: readonly string[]) => string) | undefined,
+  resource?: string,
 ): Principal {
   const { workspace, rule, stepUp } = admission;
   const keyId = identityKeyId(workspace.name, issuer, subject);
@@ -139,6 +140,7 @@ export function principalForIdentity(
       issuer,
       subject,
       rule: rule.name,
+      ...(resource === undefined ? {} : { resource }),
       scopes: [...scopesOf(claims)],
       ...(typeof claims['exp'] === 'number' && Number.isFinite(claims['exp'])
         ? { expiresAtMs: claims['exp'] * 1000 }

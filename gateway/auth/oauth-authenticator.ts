@@ -148,8 +148,13 @@ export class OAuthAuthenticator {
     if (!admission.ok) return { ok: false, reason: admission.reason };
     // A principal of a workspace resource steps up there; one of the shared resource, on it.
     const own = verified.resource === resourceOf(config) ? undefined : verified.resource;
-    const principal = principalForIdentity(admission, verified.issuer, subject, verified.claims, (scopes) =>
-      insufficientScopeChallenge(config, scopes, face, own),
+    const principal = principalForIdentity(
+      admission,
+      verified.issuer,
+      subject,
+      verified.claims,
+      (scopes) => insufficientScopeChallenge(config, scopes, face, own),
+      verified.resource,
     );
     return { ok: true, principal };
   }
