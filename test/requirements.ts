@@ -714,6 +714,14 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 37 (D24): encoded and dotted workspace segments resolve to the decoded name or to no workspace',
   'oauth:default-workspace':
     'issue 37 (D24): the shared resource admits tokens for oauth.defaultWorkspace only, none without one',
+  'oauth:workspace-resource-derivation':
+    'issue 37 (D24): R_w = the shared resource without its /mcp, + /w/<name>/mcp; no caller text in a challenge',
+  'oauth:select-workspace':
+    'issue 37 (D24): the endpoint, the default workspace or the one workspace resource in aud selects the workspace',
+  'oauth:metadata-documents':
+    "issue 37.8: the shared metadata names the default workspace's issuers; each workspace's its own",
+  'oauth:default-workspace-checked':
+    'issue 37 (D24): a file config whose default names no workspace with identity is refused',
   'keycloak:sdk-login':
     'issue 29: a Keycloak user signs in with the SDK v2 client (code + PKCE) and sees its group’s read tools',
   'keycloak:scope-write': 'issue 29: the Keycloak mcp:write client scope gives a group member write',
