@@ -720,6 +720,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 37 (D24): the endpoint, the default workspace or the one workspace resource in aud selects the workspace',
   'oauth:metadata-documents':
     "issue 37.8: the shared metadata names the default workspace's issuers; each workspace's its own",
+  'console:oauth-workspace-console':
+    "issue 37.8 (D24): /w/<name>/console signs in to that workspace's own resource and talks to /w/<name>/mcp",
   'oauth:default-workspace-checked':
     'issue 37 (D24): a file config whose default names no workspace with identity is refused',
   'keycloak:sdk-login':

@@ -211,7 +211,10 @@ describe('console OAuth sign-in', () => {
     await watch.settle();
     const token = (await storage(page)).session.find(([name]) => name === TOKEN_SLOT)?.[1];
     expect(token).toMatch(/^ey/);
-    const mcp = watch.requests.filter((r) => r.url.startsWith(gatewayUrl) && r.url.includes('mcp'));
+    // Every request to an MCP endpoint (not the page's own mcp.js module) went to team's.
+    const mcp = watch.requests.filter(
+      (r) => r.url.startsWith(gatewayUrl) && new URL(r.url).pathname.endsWith('/mcp'),
+    );
     expect(mcp.length).toBeGreaterThan(0);
     for (const request of mcp) expect(new URL(request.url).pathname).toBe('/w/team/mcp');
     expect(watch.consoleErrors.filter((e) => e.includes(gatewayUrl))).toEqual([]);
