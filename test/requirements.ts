@@ -717,12 +717,45 @@ export const REQUIREMENTS: Record<string, string> = {
   'oauth:step-up': 'issue 29: a read identity steps up to write through 403 insufficient_scope (both eras)',
   'oauth:step-up-challenge': 'issue 29: the 403 challenge names every scope the call needs and the metadata',
   'oauth:no-workspace': 'issue 29: an identity no workspace admits gets a plain 403',
-  'oauth:ambiguous': 'issue 29: an identity two workspaces admit is refused; the log names them',
+  'oauth:same-identity-two-workspaces':
+    'issue 37 (D24): an identity two workspaces admit signs in to each at its own resource',
   'oauth:client-credentials': 'issue 29: a machine identity by client credentials lands in its workspace',
   'oauth:api-keys-unchanged': 'issue 29: API keys work unchanged with OAuth on',
   'oauth:mcp-config':
     'issue 29 follow-up: /agent/mcp/config for an OAuth caller describes the MCP sign-in (no key, no header); keys keep the key answer',
   'oauth:no-token-in-logs': 'issue 29: no access token or claim value reaches the log',
+  'oauth:catch-alls-elsewhere':
+    "issue 37.2/37.3 (D24): a token for R_a is admitted to a with other workspaces' catch-alls present, and another workspace's slow key server is never asked",
+  'oauth:wrong-workspace-audience':
+    'issue 37 (D24): a token for R_a at /w/b/mcp or /mcp is 401 invalid_token',
+  'oauth:workspace-bound-key-id':
+    'issue 37.1: the same issuer and subject make a different key id per workspace',
+  'oauth:agent-routes-by-audience':
+    'issue 37 (D24): /agent/* takes the one workspace resource a token names; two are refused',
+  'oauth:pending-cap-per-workspace':
+    "issue 37.1a: another workspace's forged identity filling the per-key cap leaves the real one's bridged calls untouched",
+  'oauth:request-state-bound-to-workspace':
+    'issue 37.1b: a requestState replayed from another workspace (same key id or not) is refused',
+  'oauth:metadata-per-resource':
+    "issue 37.8: each workspace's metadata names its resource and issuers only; unknown and identity-less workspaces are one 404",
+  'oauth:sign-in-options-per-resource':
+    "issue 37.8: the console's sign-in options and CSP show the default or the opened workspace's issuers only",
+  'oauth:key-bound-to-workspace':
+    "issue 37 (D24): another workspace's API key at /w/<name>/mcp is refused exactly like an unknown key",
+  'oauth:encoded-workspace-paths':
+    'issue 37 (D24): encoded and dotted workspace segments resolve to the decoded name or to no workspace',
+  'oauth:default-workspace':
+    'issue 37 (D24): the shared resource admits tokens for oauth.defaultWorkspace only, none without one',
+  'oauth:workspace-resource-derivation':
+    'issue 37 (D24): R_w = the shared resource without its /mcp, + /w/<name>/mcp; no caller text in a challenge',
+  'oauth:select-workspace':
+    'issue 37 (D24): the endpoint, the default workspace or the one workspace resource in aud selects the workspace',
+  'oauth:metadata-documents':
+    "issue 37.8: the shared metadata names the default workspace's issuers; each workspace's its own",
+  'console:oauth-workspace-console':
+    "issue 37.8 (D24): /w/<name>/console signs in to that workspace's own resource and talks to /w/<name>/mcp",
+  'oauth:default-workspace-checked':
+    'issue 37 (D24): a file config whose default names no workspace with identity is refused',
   'keycloak:sdk-login':
     'issue 29: a Keycloak user signs in with the SDK v2 client (code + PKCE) and sees its group’s read tools',
   'keycloak:scope-write': 'issue 29: the Keycloak mcp:write client scope gives a group member write',
@@ -897,7 +930,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'oauth:python-registration': 'issue 29: the Python SDK registers itself (DCR) and signs in',
   'oauth:python-no-secret-in-log': 'issue 29: the Python OAuth client prints no secret',
   'oauth:mapping-first-match': 'issue 29: the first matching identity rule of a workspace decides',
-  'oauth:mapping-exactly-one': 'issue 29: an identity must land in exactly one workspace',
+  'oauth:mapping-own-rules-only':
+    "issue 37 (D24): a workspace admits by its own rules; another's catch-all neither captures nor makes ambiguous",
   'oauth:mapping-all-conditions': 'issue 29: every condition of a rule must hold',
   'oauth:mapping-claim-paths': 'issue 29: dotted claim paths read own properties only',
   'oauth:mapping-equals-contains': 'issue 29: equals and contains conditions',

@@ -1,16 +1,11 @@
 // What the gateway tells OAuth clients (issue 29; RFC 6750 §3, RFC 9728 §5, MCP authorization): the
-// URL of its protected-resource metadata, the metadata document, and the `WWW-Authenticate`
+// URL of its protected-resource metadata (the documents: protected-resource.ts), and the `WWW-Authenticate`
 // challenges of a 401 (no credential, or a bad one) and of a 403 step-up (more scopes needed).
 // Only values from the config appear here, never anything the caller sent.
 import type { GatewayConfig } from '../config/index.js';
-import { canonicalResource } from '../config/oauth-schema.js';
+import { resourceOf } from './protected-resource.js';
 
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
-
-/** The canonical resource URI, when the gateway is a resource server. */
-export function resourceOf(config: GatewayConfig): string | undefined {
-  return config.oauth === undefined ? undefined : canonicalResource(config.oauth, config.server);
-}
 
 /** Where clients find the metadata (RFC 9728 §3.1): the well-known path inserted before the
  * resource's path for the MCP endpoint (`…/.well-known/oauth-protected-resource/mcp`), the root
@@ -21,45 +16,19 @@ export function metadataUrl(resource: string, face: 'mcp' | 'rest'): string {
   return `${url.origin}${METADATA_PATH}${face === 'mcp' ? path : ''}`;
 }
 
-const metadataCache = new WeakMap<GatewayConfig, Readonly<Record<string, unknown>>>();
-
-/** The RFC 9728 document: the resource, every issuer a workspace trusts, the advertised scopes. */
-export function protectedResourceMetadata(
-  config: GatewayConfig,
-): Readonly<Record<string, unknown>> | undefined {
-  const resource = resourceOf(config);
-  if (resource === undefined || config.oauth === undefined) return undefined;
-  let document = metadataCache.get(config);
-  if (document === undefined) {
-    const issuers = new Set(
-      config.workspaces.flatMap((w) => w.identity?.issuers.map((issuer) => issuer.issuer) ?? []),
-    );
-    document = {
-      resource,
-      authorization_servers: [...issuers].sort(),
-      ...(config.oauth.scopesSupported.length === 0
-        ? {}
-        : { scopes_supported: config.oauth.scopesSupported }),
-      bearer_methods_supported: ['header'],
-      resource_name: 'Agent Gateway',
-    };
-    metadataCache.set(config, document);
-  }
-  return document;
-}
-
 function quoted(value: string): string {
   return `"${value.replace(/["\\]/g, '')}"`;
 }
 
 /** The 401 challenge when OAuth is on: metadata URL, `invalid_token` when a credential was
- * presented, and the scopes a client should ask for first when configured. */
+ * presented, and the scopes a client should ask for first when configured. `resource` is the
+ * resource the request addressed (a workspace's, on /w/<name>/mcp); the shared one by default. */
 export function unauthorizedChallenge(
   config: GatewayConfig,
   face: 'mcp' | 'rest',
   presented: { readonly description: string } | undefined,
+  resource = resourceOf(config),
 ): string | undefined {
-  const resource = resourceOf(config);
   if (resource === undefined || config.oauth === undefined) return undefined;
   const parts = [`Bearer realm="agent-gateway"`, `resource_metadata=${quoted(metadataUrl(resource, face))}`];
   if (presented !== undefined)
@@ -70,18 +39,23 @@ export function unauthorizedChallenge(
 }
 
 /** The 403 step-up challenge (MCP authorization, "insufficient scope"): every scope the operation
- * needs, in one challenge. */
+ * needs, in one challenge. A workspace resource's metadata is named in its path-suffixed form on
+ * every face (a REST route has no workspace path of its own). */
 export function insufficientScopeChallenge(
   config: GatewayConfig,
   scopes: readonly string[],
   face: 'mcp' | 'rest',
+  workspaceResource?: string,
 ): string {
-  const resource = resourceOf(config) ?? '';
+  const metadata =
+    workspaceResource === undefined
+      ? metadataUrl(resourceOf(config) ?? '', face)
+      : metadataUrl(workspaceResource, 'mcp');
   return [
     `Bearer realm="agent-gateway"`,
     `error="insufficient_scope"`,
     `scope=${quoted([...new Set(scopes)].join(' '))}`,
-    `resource_metadata=${quoted(metadataUrl(resource, face))}`,
+    `resource_metadata=${quoted(metadata)}`,
     `error_description="This operation needs write access; sign in again with the scopes named here."`,
   ].join(', ');
 }

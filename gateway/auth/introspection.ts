@@ -73,7 +73,9 @@ export class Introspector {
 
   /** The answer for `token`: cached for up to `ttlMs` (the current `introspectionCacheTtlMs`). */
   async introspect(token: string, resource: string, now: Date, ttlMs: number): Promise<VerifyOutcome> {
-    const key = `${this.id}\n${createHash('sha256').update(token).digest('base64url')}`;
+    // The resource is part of the key: one introspector serves every workspace that declares its
+    // issuer alike, and an answer judged for one workspace's audience says nothing for another's.
+    const key = `${this.id}\n${resource}\n${createHash('sha256').update(token).digest('base64url')}`;
     const cache = this.options.cache;
     const cached = cache.get(key, now.getTime(), ttlMs);
     if (cached !== undefined) return cached;

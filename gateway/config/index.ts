@@ -24,6 +24,7 @@ export {
   SOURCE_TYPES,
   TOOL_DISCLOSURES,
   ToolDisclosureSchema,
+  NAME,
 } from './config-schema.js';
 export type {
   ToolDisclosure,

@@ -213,7 +213,15 @@ export const OAuthSchema = z
     resource: oauthUrl
       .optional()
       .describe(
-        'The canonical resource URI tokens must name in `aud` (RFC 8707); default: server.publicUrl + /mcp.',
+        'The canonical (shared) resource URI tokens for /mcp must name in `aud` (RFC 8707); default: server.publicUrl + /mcp. Each workspace w is also a resource of its own: this URI without a trailing /mcp, + /w/<w>/mcp.',
+      ),
+    defaultWorkspace: z
+      .string()
+      .max(40)
+      .regex(/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/, 'must be a workspace name')
+      .optional()
+      .describe(
+        'The one workspace whose identity rules admit tokens for the shared resource (/mcp, /agent/*); absent: the shared resource admits API keys only, and each workspace signs in at its own resource (<base>/w/<name>/mcp).',
       ),
     scopesSupported: z.array(ScopeSchema).max(100).default([]).describe('Advertised in the metadata.'),
     challengeScopes: z
@@ -249,13 +257,13 @@ export function canonicalResource(
   return `${server.publicUrl.replace(/\/+$/, '')}/mcp`;
 }
 
-/** Cross-field rules of the whole config: a resource URI to check tokens against, and no identity
- * section without the gateway's `oauth` section. */
+/** Cross-field rules of the whole config: a resource URI to check tokens against, no identity
+ * section without the gateway's `oauth` section, and a default workspace that signs in. */
 export function checkOAuth(
   config: {
     readonly oauth?: OAuthConfig | undefined;
     readonly server: { readonly publicUrl?: string | undefined };
-    readonly workspaces: readonly { readonly identity?: unknown }[];
+    readonly workspaces: readonly { readonly name: string; readonly identity?: unknown }[];
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -271,6 +279,19 @@ export function checkOAuth(
     });
     return;
   }
+  const fallback = config.oauth.defaultWorkspace;
+  // The Kubernetes base document has no workspaces (they arrive as resources, and one may come
+  // later), so the name is checked only where the same document lists them: the file shape.
+  if (
+    fallback !== undefined &&
+    config.workspaces.length > 0 &&
+    !config.workspaces.some((w) => w.name === fallback && w.identity !== undefined)
+  )
+    ctx.addIssue({
+      code: 'custom',
+      path: ['oauth', 'defaultWorkspace'],
+      message: 'must name a workspace with an identity section',
+    });
   const resource = canonicalResource(config.oauth, config.server);
   if (resource === undefined) {
     ctx.addIssue({

@@ -34,8 +34,12 @@ export function isPublicRoute(request: FastifyRequest): boolean {
   return access === 'public' || (access === 'oauth-metadata' && snapshot?.config.oauth !== undefined);
 }
 
-/** The error shape only (never protection): an unmatched method on /mcp still answers in JSON-RPC. */
+/** /mcp, or a workspace's own MCP endpoint /w/<workspace>/mcp (D24). */
+export const MCP_PATH = /^\/(w\/[^/?]+\/)?mcp(\?|$)/;
+
+/** The error shape only (never protection): an unmatched method on an MCP endpoint still answers
+ * in JSON-RPC. */
 export function isMcpFace(request: FastifyRequest): boolean {
   if (request.routeOptions.config.face === 'mcp') return true;
-  return request.is404 && (request.url === '/mcp' || request.url.startsWith('/mcp?'));
+  return request.is404 && MCP_PATH.test(request.url);
 }

@@ -1,6 +1,7 @@
 // The chart's oauth values (issue 29): off by default (no oauth section, so a Workspace's
 // spec.identity is refused by the gateways), on they render the gateway-wide oauth section the
-// gateway's own schema accepts; the resource URI is required. Rendered with `helm template`
+// gateway's own schema accepts; the resource URI is required; the default workspace of the shared
+// resource is rendered only when the admin names one. Rendered with `helm template`
 // (offline) and validated with the gateway's config schema.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -43,9 +44,11 @@ describe('the chart’s oauth values', () => {
       'oauth.scopesSupported={mcp:read,mcp:write}',
       'oauth.challengeScopes={mcp:read}',
       'oauth.jwksCooldownMs=60000',
+      'oauth.defaultWorkspace=payments',
     );
     expect(on.oauth).toEqual({
       resource: 'https://agents.example.com/mcp',
+      defaultWorkspace: 'payments',
       scopesSupported: ['mcp:read', 'mcp:write'],
       challengeScopes: ['mcp:read'],
       maxTokenBytes: 8192,
@@ -57,6 +60,9 @@ describe('the chart’s oauth values', () => {
       introspectionCacheTtlMs: 30_000,
       introspectionCacheEntries: 10_000,
     });
+    // helm:oauth-default-workspace — no default workspace unless the admin names one (D24).
+    const noDefault = await render('oauth.enabled=true', 'oauth.resource=https://agents.example.com/mcp');
+    expect(noDefault.oauth?.defaultWorkspace).toBeUndefined();
   });
 
   it('helm:oauth-refusals — enabled without a resource fails naming it; the schema refuses a scope with a space and an unknown key', async () => {
@@ -65,6 +71,13 @@ describe('the chart’s oauth values', () => {
       render('oauth.enabled=true', 'oauth.resource=https://a.example.com/mcp', 'oauth.challengeScopes={a b}'),
     ).rejects.toThrow(/challengeScopes/);
     await expect(render('oauth.issuer=https://x.example.com')).rejects.toThrow(/issuer/);
+    await expect(
+      render(
+        'oauth.enabled=true',
+        'oauth.resource=https://a.example.com/mcp',
+        'oauth.defaultWorkspace=No_Such',
+      ),
+    ).rejects.toThrow(/defaultWorkspace/);
     // A resource the gateway would refuse (http off loopback) fails its schema here too.
     await expect(
       render('oauth.enabled=true', 'oauth.resource=http://agents.example.com/mcp'),

@@ -96,7 +96,11 @@ beforeAll(async () => {
       },
     ],
   });
-  policy = await writeTestPolicy({ extraBase: { oauth: { resource: RESOURCE } } });
+  // The admin's oauth section names the default workspace, whose rules admit tokens for the shared
+  // resource (D24; the chart's oauth.defaultWorkspace).
+  policy = await writeTestPolicy({
+    extraBase: { oauth: { resource: RESOURCE, defaultWorkspace: 'signin' } },
+  });
   await kubectlOk(
     ['apply', '-n', tenant, '-f', '-'],
     `${workspace(CLIENT.id)}\n---\n${JSON.stringify({

@@ -121,7 +121,11 @@ beforeAll(async () => {
   h = await startHarness(
     {
       server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-      oauth: { scopesSupported: ['mcp:read', 'mcp:write'], challengeScopes: ['mcp:read'] },
+      oauth: {
+        scopesSupported: ['mcp:read', 'mcp:write'],
+        challengeScopes: ['mcp:read'],
+        defaultWorkspace: 'team',
+      },
       policy: { network: { allow: { cidrs: ['127.0.0.1/32'] } } },
       workspaces: [
         {
