@@ -778,6 +778,19 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: a revoked opaque token is admitted only within the introspection TTL; a lowered TTL applies to cached answers',
   'oauth:introspection-ttl-reload':
     'issue 29: with a real authorization server, a revoked opaque token cached as active is refused at once after a reload to TTL 0',
+  'oauth:claim-checks':
+    'issue 37: exp/iat/nbf finite and within a year of now, iat within the skew, a non-empty subject',
+  'oauth:claim-bounds-control':
+    'issue 37: a token with sane time claims reads GET /agent/usage with its expiry',
+  'oauth:absurd-exp-usage':
+    'issue 37: a validly signed token with exp 1e20 or 1e400 is refused 401 (it made GET /agent/usage answer 500)',
+  'oauth:time-claim-bounds':
+    'issue 37: exp more than a year ahead, iat/nbf more than a year away, are refused',
+  'oauth:iat-future': "issue 37: iat beyond the issuer's skew is refused, within it accepted",
+  'oauth:empty-subject': 'issue 37: an empty or non-string sub, or an empty client_id subject, is refused',
+  'oauth:introspection-claim-bounds':
+    'issue 37: an introspection answer with an absurd exp or an empty sub is refused (and cached as refused)',
+  'oauth:claim-bounds-no-leak': 'issue 37: no token of the claim-bounds tests reaches the log',
   'audit:schema-closed': 'issue 29: an audit record never has a key outside its schema, whatever the input',
   'audit:tools-call':
     'issue 29: a tools/call leaves one record: who, workspace, source, tool by both names, decision, outcome',

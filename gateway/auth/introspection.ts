@@ -10,6 +10,7 @@ import { resolveSecret, type SecretReader } from '../config/index.js';
 import type { IssuerConfig } from '../config/oauth-schema.js';
 import { fetchJsonObject, type OAuthFetchBounds } from './oauth-fetch.js';
 import type { VerifyOutcome } from './jwt-verifier.js';
+import { claimProblem } from './claim-checks.js';
 
 export interface IntrospectionOptions {
   readonly issuer: IssuerConfig;
@@ -126,8 +127,8 @@ export class Introspector {
       return { ok: false, reason: 'expired' };
     if (typeof answer['nbf'] === 'number' && answer['nbf'] > seconds + skew)
       return { ok: false, reason: 'not-yet-valid' };
-    if (typeof answer['sub'] !== 'string' && typeof answer['client_id'] !== 'string')
-      return { ok: false, reason: 'missing-claims' };
+    const problem = claimProblem(answer, now, skew);
+    if (problem !== undefined) return { ok: false, reason: problem };
     return { ok: true, claims: { ...answer, iss: issuer.issuer } };
   }
 }

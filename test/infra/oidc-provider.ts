@@ -14,7 +14,8 @@ export interface ResourceServerInfo {
   readonly scope: string;
   /** Access token format; a function decides per client. Default jwt. */
   readonly format?: 'jwt' | 'opaque' | ((clientId: string) => 'jwt' | 'opaque');
-  readonly ttlSeconds?: number;
+  /** Access token lifetime; a function decides per client. Default 3600. */
+  readonly ttlSeconds?: number | ((clientId: string) => number);
 }
 
 export interface AuthServerOptions {
@@ -110,7 +111,10 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
           return {
             scope: info.scope,
             audience: indicator,
-            accessTokenTTL: info.ttlSeconds ?? 3600,
+            accessTokenTTL:
+              typeof info.ttlSeconds === 'function'
+                ? info.ttlSeconds(client.clientId)
+                : (info.ttlSeconds ?? 3600),
             accessTokenFormat: format,
             ...(format === 'jwt' ? { jwt: { sign: { alg: 'ES256' } } } : {}),
           };

@@ -25,7 +25,7 @@ beforeAll(async () => {
       JSON.stringify(
         revoked
           ? { active: false }
-          : { active: true, iss: ISSUER, aud: RESOURCE, sub: 'machine', exp: 4_000_000_000 },
+          : { active: true, iss: ISSUER, aud: RESOURCE, sub: 'machine', exp: 1_000_086_400 },
       ),
     );
   });
