@@ -791,6 +791,14 @@ export const REQUIREMENTS: Record<string, string> = {
   'oauth:introspection-claim-bounds':
     'issue 37: an introspection answer with an absurd exp or an empty sub is refused (and cached as refused)',
   'oauth:claim-bounds-no-leak': 'issue 37: no token of the claim-bounds tests reaches the log',
+  'oauth:scope-charset-config':
+    'issue 37: a scope condition, scopesSupported or challengeScopes outside the RFC 6749 scope-token charset is refused naming its path',
+  'oauth:challenge-header-valid':
+    'issue 37: for any scopes and descriptions (fast-check) the 401 and 403 challenges are valid, printable-ASCII header values',
+  'oauth:scope-charset-step-up':
+    'issue 37: a token scope with NUL, CR/LF, U+2028 or é gets a valid 403 step-up with its request id (it was a 500)',
+  'oauth:scope-charset-rule':
+    'issue 37: a write rule whose scope holds U+2028 is refused at load (it made the step-up a 500)',
   'audit:schema-closed': 'issue 29: an audit record never has a key outside its schema, whatever the input',
   'audit:tools-call':
     'issue 29: a tools/call leaves one record: who, workspace, source, tool by both names, decision, outcome',

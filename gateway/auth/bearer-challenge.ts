@@ -1,9 +1,11 @@
 // What the gateway tells OAuth clients (issue 29; RFC 6750 §3, RFC 9728 §5, MCP authorization): the
 // URL of its protected-resource metadata, the metadata document, and the `WWW-Authenticate`
 // challenges of a 401 (no credential, or a bad one) and of a 403 step-up (more scopes needed).
-// Only values from the config appear here, never anything the caller sent.
+// Only values from the config and the verified token appear here, never anything else the caller
+// sent, and only characters a header can carry (challenge-header.ts).
 import type { GatewayConfig } from '../config/index.js';
 import { canonicalResource } from '../config/oauth-schema.js';
+import { quotedValue, scopeParameter } from './challenge-header.js';
 
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
@@ -48,9 +50,8 @@ export function protectedResourceMetadata(
   return document;
 }
 
-function quoted(value: string): string {
-  return `"${value.replace(/["\\]/g, '')}"`;
-}
+/** Quoted parameter values never carry a character a header cannot (challenge-header.ts). */
+const quoted = quotedValue;
 
 /** The 401 challenge when OAuth is on: metadata URL, `invalid_token` when a credential was
  * presented, and the scopes a client should ask for first when configured. */
@@ -64,8 +65,8 @@ export function unauthorizedChallenge(
   const parts = [`Bearer realm="agent-gateway"`, `resource_metadata=${quoted(metadataUrl(resource, face))}`];
   if (presented !== undefined)
     parts.push(`error="invalid_token"`, `error_description=${quoted(presented.description)}`);
-  if (config.oauth.challengeScopes.length > 0)
-    parts.push(`scope=${quoted(config.oauth.challengeScopes.join(' '))}`);
+  const scope = scopeParameter(config.oauth.challengeScopes);
+  if (scope !== undefined) parts.push(scope);
   return parts.join(', ');
 }
 
@@ -77,10 +78,12 @@ export function insufficientScopeChallenge(
   face: 'mcp' | 'rest',
 ): string {
   const resource = resourceOf(config) ?? '';
+  // The token's own scopes are in here too: only scope tokens that fit a header are named.
+  const scope = scopeParameter(scopes);
   return [
     `Bearer realm="agent-gateway"`,
     `error="insufficient_scope"`,
-    `scope=${quoted([...new Set(scopes)].join(' '))}`,
+    ...(scope === undefined ? [] : [scope]),
     `resource_metadata=${quoted(metadataUrl(resource, face))}`,
     `error_description="This operation needs write access; sign in again with the scopes named here."`,
   ].join(', ');

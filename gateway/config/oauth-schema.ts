@@ -59,11 +59,11 @@ export const JWT_ALGORITHMS = [
   'EdDSA',
 ] as const;
 
-const ScopeSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be an OAuth scope token (printable, no space, " or \\)');
+/** An RFC 6749 §3.3 scope token: the only scopes that may enter a header (WWW-Authenticate). */
+export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+const SCOPE_TOKEN_MESSAGE = 'must be an OAuth scope token (printable ASCII, no space, " or \\)';
+
+const ScopeSchema = z.string().min(1).max(200).regex(SCOPE_TOKEN, SCOPE_TOKEN_MESSAGE);
 
 /** A claim path: a top-level claim or a dotted path into nested objects (Keycloak's
  * `realm_access.roles`), at most five segments. */
@@ -149,6 +149,14 @@ export function identityRuleSchema<A extends z.ZodType, L extends z.ZodType, T e
         .array(ClaimConditionSchema)
         .max(20)
         .default([])
+        .superRefine((conditions, ctx) => {
+          // A scope a write rule asks for is named in the 403 step-up challenge (a header).
+          conditions.forEach((condition, index) => {
+            if ((condition.claim === 'scope' || condition.claim === 'scp') && 'contains' in condition)
+              if (!SCOPE_TOKEN.test(condition.contains))
+                ctx.addIssue({ code: 'custom', path: [index, 'contains'], message: SCOPE_TOKEN_MESSAGE });
+          });
+        })
         .describe('Every condition must hold; empty: any identity of the issuer.'),
       access: parts.access,
       sources: z.array(parts.pattern).max(100).default(['*']),
