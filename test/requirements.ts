@@ -799,6 +799,16 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 37: a token scope with NUL, CR/LF, U+2028 or é gets a valid 403 step-up with its request id (it was a 500)',
   'oauth:scope-charset-rule':
     'issue 37: a write rule whose scope holds U+2028 is refused at load (it made the step-up a 500)',
+  'oauth:introspection-storm':
+    'issue 37: 3,000 random opaque tokens cost at most the per-issuer per-second budget in introspection calls (3,000 before), excess 503 + Retry-After; refused tokens repeat for free; an admitted token keeps its cached answer',
+  'oauth:introspection-shape':
+    'issue 37: opaque tokens no declaration could have issued (length, charset, prefix) are never sent to introspection',
+  'oauth:introspection-storm-no-leak':
+    'issue 37: no storm token nor the introspection secret reaches the log',
+  'oauth:introspection-gate':
+    'issue 37: per issuer at most maxConcurrent introspection calls in flight and perSecond new calls',
+  'oauth:introspection-shape-rule':
+    'issue 37: an opaque token is introspectable only as an RFC 6750 b64token of the declared length (≥ 16 by default) and prefix',
   'audit:schema-closed': 'issue 29: an audit record never has a key outside its schema, whatever the input',
   'audit:tools-call':
     'issue 29: a tools/call leaves one record: who, workspace, source, tool by both names, decision, outcome',

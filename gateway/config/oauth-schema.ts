@@ -85,6 +85,11 @@ export const ClaimConditionSchema = z.union(
 );
 export type ClaimCondition = z.infer<typeof ClaimConditionSchema>;
 
+/** The shortest opaque token introspected unless an issuer declares otherwise: 96 bits in base64;
+ * no authorization server we know issues shorter access tokens (oidc-provider: 43 characters, Ory
+ * Hydra: `ory_at_` + 87, Spring Authorization Server: 128, UUID-based servers: 36). */
+export const OPAQUE_MIN_LENGTH = 16;
+
 export const IssuerSchema = z
   .strictObject({
     issuer: oauthUrl.describe(
@@ -119,6 +124,16 @@ export const IssuerSchema = z
           .optional()
           .describe(
             'Opaque tokens starting with this go to this endpoint; required when more than one issuer introspects.',
+          ),
+        tokenLength: z
+          .strictObject({
+            min: z.number().int().min(1).max(65_536).default(OPAQUE_MIN_LENGTH),
+            max: z.number().int().min(1).max(65_536).default(65_536),
+          })
+          .refine((length) => length.min <= length.max, { message: 'min must not exceed max' })
+          .optional()
+          .describe(
+            `Only opaque tokens of this many characters are introspected here (default: at least ${OPAQUE_MIN_LENGTH}); e.g. {min: 43, max: 43} for oidc-provider.`,
           ),
       })
       .optional()
@@ -214,6 +229,9 @@ export const OAUTH_DEFAULTS = {
   jwksMaxAgeMs: 600_000,
   introspectionCacheTtlMs: 30_000,
   introspectionCacheEntries: 10_000,
+  introspectionNegativeTtlMs: 60_000,
+  introspectionMaxPerSecond: 50,
+  introspectionMaxConcurrent: 16,
 };
 
 export const OAuthSchema = z
@@ -242,7 +260,34 @@ export const OAuthSchema = z
       .describe('At most one JWKS refetch per issuer in this interval for tokens with an unknown kid.'),
     jwksMaxAgeMs: z.number().int().min(10_000).max(86_400_000).default(600_000),
     introspectionCacheTtlMs: z.number().int().min(0).max(300_000).default(30_000),
-    introspectionCacheEntries: z.number().int().min(0).max(1_000_000).default(10_000),
+    introspectionCacheEntries: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .default(10_000)
+      .describe('Bound on active answers kept, and separately on refusals kept.'),
+    introspectionNegativeTtlMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(600_000)
+      .default(60_000)
+      .describe('How long an inactive (or otherwise refused) answer is kept, by token digest.'),
+    introspectionMaxPerSecond: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(50)
+      .describe('New introspection calls per issuer and replica per second (burst as many); more: 503.'),
+    introspectionMaxConcurrent: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(16)
+      .describe('Introspection calls in flight per issuer and replica; more: 503.'),
   })
   .describe('The gateway as an OAuth 2.1 resource server: present turns on challenges and metadata.');
 export type OAuthConfig = z.infer<typeof OAuthSchema>;

@@ -56,6 +56,9 @@ describe('the chart’s oauth values', () => {
       jwksMaxAgeMs: 600_000,
       introspectionCacheTtlMs: 30_000,
       introspectionCacheEntries: 10_000,
+      introspectionNegativeTtlMs: 60_000,
+      introspectionMaxPerSecond: 50,
+      introspectionMaxConcurrent: 16,
     });
   });
 
