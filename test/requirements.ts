@@ -809,6 +809,14 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 37: per issuer at most maxConcurrent introspection calls in flight and perSecond new calls',
   'oauth:introspection-shape-rule':
     'issue 37: an opaque token is introspectable only as an RFC 6750 b64token of the declared length (≥ 16 by default) and prefix',
+  'oauth:least-scope-challenge':
+    'issue 37: without challengeScopes the 401 names the advertised scopes no write rule alone needs (mcp:read for examples/oidc.yaml)',
+  'oauth:least-scope-rule':
+    'issue 37: the derived challenge scope: explicit challengeScopes wins ([] too), shared scopes kept, every workspace counts, all-write names none',
+  'oauth:least-privilege-sdk':
+    'issue 37: the SDK v2 client registers by DCR, signs in with mcp:read only, gets the 403 step-up on a write call and the retry with mcp:write succeeds (both eras)',
+  'oauth:least-privilege-capped-client':
+    'issue 37: an authorization server capping a registered client at its registered scope refuses the step-up with invalid_scope (the documented edge case)',
   'audit:schema-closed': 'issue 29: an audit record never has a key outside its schema, whatever the input',
   'audit:tools-call':
     'issue 29: a tools/call leaves one record: who, workspace, source, tool by both names, decision, outcome',
@@ -841,7 +849,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'audit:not-visible-search':
     'issue 29: REST search/query and the search tool narrowed to a hidden data source are recorded not_visible',
   'oauth:example-config':
-    'issue 29: examples/oidc.yaml signs in a person from the 401 and a machine; mcp:write writes',
+    'issue 29 / 37: examples/oidc.yaml signs in a person from the 401 with mcp:read and a machine; both step up to write',
   'mcp:naming-unknown':
     'issue 24: a bare name no visible source has is Unknown tool / Resource not found; a read key still needs write',
   'mcp:naming-patterns': 'issue 24: key tool patterns match canonical names under every naming policy',

@@ -6,6 +6,7 @@
 import type { GatewayConfig } from '../config/index.js';
 import { canonicalResource } from '../config/oauth-schema.js';
 import { quotedValue, scopeParameter } from './challenge-header.js';
+import { firstChallengeScopes } from './challenge-scopes.js';
 
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
@@ -54,7 +55,7 @@ export function protectedResourceMetadata(
 const quoted = quotedValue;
 
 /** The 401 challenge when OAuth is on: metadata URL, `invalid_token` when a credential was
- * presented, and the scopes a client should ask for first when configured. */
+ * presented, and the scopes a client should ask for first (challenge-scopes.ts). */
 export function unauthorizedChallenge(
   config: GatewayConfig,
   face: 'mcp' | 'rest',
@@ -65,7 +66,7 @@ export function unauthorizedChallenge(
   const parts = [`Bearer realm="agent-gateway"`, `resource_metadata=${quoted(metadataUrl(resource, face))}`];
   if (presented !== undefined)
     parts.push(`error="invalid_token"`, `error_description=${quoted(presented.description)}`);
-  const scope = scopeParameter(config.oauth.challengeScopes);
+  const scope = scopeParameter(firstChallengeScopes(config));
   if (scope !== undefined) parts.push(scope);
   return parts.join(', ');
 }

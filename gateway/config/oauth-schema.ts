@@ -220,7 +220,6 @@ export function workspaceIdentitySchema<A extends z.ZodType, L extends z.ZodType
 
 export const OAUTH_DEFAULTS = {
   scopesSupported: [] as string[],
-  challengeScopes: [] as string[],
   maxTokenBytes: 8192,
   fetchTimeoutMs: 5000,
   jwksMaxBytes: 262_144,
@@ -245,8 +244,10 @@ export const OAuthSchema = z
     challengeScopes: z
       .array(ScopeSchema)
       .max(100)
-      .default([])
-      .describe('Named in the scope of 401 challenges: what a client asks for first.'),
+      .optional()
+      .describe(
+        'Named in the scope of 401 challenges: what a client asks for first. Absent: the scopesSupported no write rule alone needs (auth/challenge-scopes.ts); [] names none.',
+      ),
     maxTokenBytes: z.number().int().min(256).max(65_536).default(8192),
     fetchTimeoutMs: z.number().int().min(100).max(60_000).default(5000),
     jwksMaxBytes: z.number().int().min(1024).max(4_194_304).default(262_144),

@@ -60,6 +60,15 @@ describe('the chart’s oauth values', () => {
       introspectionMaxPerSecond: 50,
       introspectionMaxConcurrent: 16,
     });
+    // Unset by default: the gateway derives the least scope (issue 37), rather than naming none.
+    const least = await render('oauth.enabled=true', 'oauth.resource=https://agents.example.com/mcp');
+    expect(least.oauth).not.toHaveProperty('challengeScopes');
+    const none = await render(
+      'oauth.enabled=true',
+      'oauth.resource=https://agents.example.com/mcp',
+      'oauth.challengeScopes={}',
+    );
+    expect(none.oauth?.challengeScopes).toEqual([]);
   });
 
   it('helm:oauth-refusals — enabled without a resource fails naming it; the schema refuses a scope with a space and an unknown key', async () => {
