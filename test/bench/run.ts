@@ -14,6 +14,7 @@ import { hybridBench } from './hybrid-bench.js';
 import { hybridLatencyBench } from './hybrid-latency-bench.js';
 import { toolSearchBench } from './tool-search-bench.js';
 import { oauthBench } from './oauth-bench.js';
+import { oauthStormBench } from './oauth-storm-bench.js';
 import { memoryBench } from './memory-bench.js';
 
 const only = process.argv[2];
@@ -26,6 +27,7 @@ if (only === undefined || only === 'hybrid') await hybridBench();
 if (only === undefined || only === 'hybrid' || only === 'hybrid-latency') await hybridLatencyBench();
 if (only === undefined || only === 'tools') await toolSearchBench();
 if (only === undefined || only === 'oauth') await oauthBench();
+if (only === undefined || only === 'oauth' || only === 'oauth-storm') await oauthStormBench();
 if (only === undefined || only === 'memory') await memoryBench();
 if (only === undefined || only === 'abuse') await abuseBench();
 if (only === undefined || only === 'kube') await kubeBench();
