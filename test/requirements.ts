@@ -843,6 +843,45 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: a revoked opaque token is admitted only within the introspection TTL; a lowered TTL applies to cached answers',
   'oauth:introspection-ttl-reload':
     'issue 29: with a real authorization server, a revoked opaque token cached as active is refused at once after a reload to TTL 0',
+  'oauth:claim-checks':
+    'issue 37: exp/iat/nbf finite and within a year of now, iat within the skew, a non-empty subject',
+  'oauth:claim-bounds-control':
+    'issue 37: a token with sane time claims reads GET /agent/usage with its expiry',
+  'oauth:absurd-exp-usage':
+    'issue 37: a validly signed token with exp 1e20 or 1e400 is refused 401 (it made GET /agent/usage answer 500)',
+  'oauth:time-claim-bounds':
+    'issue 37: exp more than a year ahead, iat/nbf more than a year away, are refused',
+  'oauth:iat-future': "issue 37: iat beyond the issuer's skew is refused, within it accepted",
+  'oauth:empty-subject': 'issue 37: an empty or non-string sub, or an empty client_id subject, is refused',
+  'oauth:introspection-claim-bounds':
+    'issue 37: an introspection answer with an absurd exp or an empty sub is refused (and cached as refused)',
+  'oauth:claim-bounds-no-leak': 'issue 37: no token of the claim-bounds tests reaches the log',
+  'oauth:scope-charset-config':
+    'issue 37: a scope condition, scopesSupported or challengeScopes outside the RFC 6749 scope-token charset is refused naming its path',
+  'oauth:challenge-header-valid':
+    'issue 37: for any scopes and descriptions (fast-check) the 401 and 403 challenges are valid, printable-ASCII header values',
+  'oauth:scope-charset-step-up':
+    'issue 37: a token scope with NUL, CR/LF, U+2028 or é gets a valid 403 step-up with its request id (it was a 500)',
+  'oauth:scope-charset-rule':
+    'issue 37: a write rule whose scope holds U+2028 is refused at load (it made the step-up a 500)',
+  'oauth:introspection-storm':
+    'issue 37: 3,000 random opaque tokens cost at most the per-issuer per-second budget in introspection calls (3,000 before), excess 503 + Retry-After; refused tokens repeat for free; an admitted token keeps its cached answer',
+  'oauth:introspection-shape':
+    'issue 37: opaque tokens no declaration could have issued (length, charset, prefix) are never sent to introspection',
+  'oauth:introspection-storm-no-leak':
+    'issue 37: no storm token nor the introspection secret reaches the log',
+  'oauth:introspection-gate':
+    'issue 37: per issuer at most maxConcurrent introspection calls in flight and perSecond new calls',
+  'oauth:introspection-shape-rule':
+    'issue 37: an opaque token is introspectable only as an RFC 6750 b64token of the declared length (≥ 16 by default) and prefix',
+  'oauth:least-scope-challenge':
+    'issue 37: without challengeScopes the 401 names the advertised scopes no write rule alone needs (mcp:read for examples/oidc.yaml)',
+  'oauth:least-scope-rule':
+    'issue 37: the derived challenge scope: explicit challengeScopes wins ([] too), shared scopes kept, every workspace counts, all-write names none',
+  'oauth:least-privilege-sdk':
+    'issue 37: the SDK v2 client registers by DCR, signs in with mcp:read only, gets the 403 step-up on a write call and the retry with mcp:write succeeds (both eras)',
+  'oauth:least-privilege-capped-client':
+    'issue 37: an authorization server capping a registered client at its registered scope refuses the step-up with invalid_scope (the documented edge case)',
   'audit:schema-closed': 'issue 29: an audit record never has a key outside its schema, whatever the input',
   'audit:tools-call':
     'issue 29: a tools/call leaves one record: who, workspace, source, tool by both names, decision, outcome',
@@ -885,7 +924,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'audit:not-visible-search':
     'issue 29: REST search/query and the search tool narrowed to a hidden data source are recorded not_visible',
   'oauth:example-config':
-    'issue 29: examples/oidc.yaml signs in a person from the 401 and a machine; mcp:write writes',
+    'issue 29 / 37: examples/oidc.yaml signs in a person from the 401 with mcp:read and a machine; both step up to write',
   'mcp:naming-unknown':
     'issue 24: a bare name no visible source has is Unknown tool / Resource not found; a read key still needs write',
   'mcp:naming-patterns': 'issue 24: key tool patterns match canonical names under every naming policy',

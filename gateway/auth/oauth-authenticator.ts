@@ -12,6 +12,8 @@ import type { IssuerConfig } from '../config/oauth-schema.js';
 import { insufficientScopeChallenge } from './bearer-challenge.js';
 import { admit, principalForIdentity, subjectOf } from './identity-mapping.js';
 import { IntrospectionCache, Introspector } from './introspection.js';
+import { IntrospectionGate } from './introspection-gate.js';
+import { fitsIntrospection } from './opaque-token-shape.js';
 import { JwksCache } from './jwks-cache.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 import { exchangesCallerToken } from './caller-token.js';
@@ -82,6 +84,8 @@ export class OAuthAuthenticator {
   private readonly verified = new WeakMap<TrustIndex, VerifiedTokenCache<VerifiedForWorkspace>>();
   private readonly states = new Map<string, GroupState>();
   private cache: IntrospectionCache | undefined;
+  private refused: IntrospectionCache | undefined;
+  private readonly gate = new IntrospectionGate();
 
   constructor(private readonly options: OAuthAuthenticatorOptions) {}
 
@@ -200,19 +204,27 @@ export class OAuthAuthenticator {
       const prefix = g.issuer.introspection?.tokenPrefix;
       return prefix !== undefined && token.startsWith(prefix);
     });
-    const candidates =
+    // Only to a declaration whose shape the token has (opaque-token-shape.ts, issue 37).
+    const candidates = (
       prefixed.length > 0
         ? prefixed
-        : trust.introspecting.filter((g) => g.issuer.introspection?.tokenPrefix === undefined);
+        : trust.introspecting.filter((g) => g.issuer.introspection?.tokenPrefix === undefined)
+    ).filter((g) => g.issuer.introspection !== undefined && fitsIntrospection(token, g.issuer.introspection));
     const group = candidates[0];
     if (group === undefined) return { ok: false, reason: 'malformed' };
     if (candidates.length > 1) return { ok: false, reason: 'ambiguous-opaque' };
-    const ttlMs = config.oauth?.introspectionCacheTtlMs ?? OAUTH_DEFAULTS.introspectionCacheTtlMs;
+    const oauth = config.oauth;
+    const ttlMs = oauth?.introspectionCacheTtlMs ?? OAUTH_DEFAULTS.introspectionCacheTtlMs;
     const outcome: VerifyOutcome = await this.introspectorOf(group, config).introspect(
       token,
       resource,
       now,
       ttlMs,
+      {
+        negativeTtlMs: oauth?.introspectionNegativeTtlMs ?? OAUTH_DEFAULTS.introspectionNegativeTtlMs,
+        perSecond: oauth?.introspectionMaxPerSecond ?? OAUTH_DEFAULTS.introspectionMaxPerSecond,
+        maxConcurrent: oauth?.introspectionMaxConcurrent ?? OAUTH_DEFAULTS.introspectionMaxConcurrent,
+      },
     );
     if (!outcome.ok) return outcome;
     return { ok: true, verified: { issuer: group.issuer.issuer, claims: outcome.claims } };
@@ -299,7 +311,9 @@ export class OAuthAuthenticator {
   private introspectorOf(group: TrustGroup, config: GatewayConfig): Introspector {
     const state = this.stateOf(group);
     const oauth = config.oauth;
-    this.cache ??= new IntrospectionCache(oauth?.introspectionCacheEntries ?? 10_000);
+    const entries = oauth?.introspectionCacheEntries ?? OAUTH_DEFAULTS.introspectionCacheEntries;
+    this.cache ??= new IntrospectionCache(entries);
+    this.refused ??= new IntrospectionCache(entries);
     state.introspector ??= new Introspector(group.key, {
       issuer: group.issuer,
       endpoint: () =>
@@ -312,6 +326,8 @@ export class OAuthAuthenticator {
       bounds: this.bounds(group, config, 65_536),
       secrets: this.options.secrets,
       cache: this.cache,
+      refused: this.refused,
+      gate: this.gate,
     });
     return state.introspector;
   }

@@ -71,6 +71,14 @@ function workspaceNamed(config: GatewayConfig, uri: string): string | undefined 
   return name === '' || name.includes('/') ? undefined : name;
 }
 
+/** The workspace whose sign-in a resource URI stands for: a workspace resource's own (existing and
+ * signing in), the default workspace for the shared one; undefined otherwise. */
+export function resourceWorkspace(config: GatewayConfig, uri: string): WorkspaceConfig | undefined {
+  if (uri === resourceOf(config)) return defaultWorkspace(config);
+  const name = workspaceNamed(config, uri);
+  return name === undefined ? undefined : identityWorkspace(config, name);
+}
+
 /** `aud` of a JWT read without verification, only to choose whose declaration verifies it. */
 function unverifiedAudiences(token: string): readonly string[] {
   const payload = token.split('.')[1];

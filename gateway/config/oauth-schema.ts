@@ -59,11 +59,11 @@ export const JWT_ALGORITHMS = [
   'EdDSA',
 ] as const;
 
-const ScopeSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be an OAuth scope token (printable, no space, " or \\)');
+/** An RFC 6749 §3.3 scope token: the only scopes that may enter a header (WWW-Authenticate). */
+export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+const SCOPE_TOKEN_MESSAGE = 'must be an OAuth scope token (printable ASCII, no space, " or \\)';
+
+const ScopeSchema = z.string().min(1).max(200).regex(SCOPE_TOKEN, SCOPE_TOKEN_MESSAGE);
 
 /** A claim path: a top-level claim or a dotted path into nested objects (Keycloak's
  * `realm_access.roles`), at most five segments. */
@@ -84,6 +84,11 @@ export const ClaimConditionSchema = z.union(
   },
 );
 export type ClaimCondition = z.infer<typeof ClaimConditionSchema>;
+
+/** The shortest opaque token introspected unless an issuer declares otherwise: 96 bits in base64;
+ * no authorization server we know issues shorter access tokens (oidc-provider: 43 characters, Ory
+ * Hydra: `ory_at_` + 87, Spring Authorization Server: 128, UUID-based servers: 36). */
+export const OPAQUE_MIN_LENGTH = 16;
 
 export const IssuerSchema = z
   .strictObject({
@@ -120,6 +125,16 @@ export const IssuerSchema = z
           .describe(
             'Opaque tokens starting with this go to this endpoint; required when more than one issuer introspects.',
           ),
+        tokenLength: z
+          .strictObject({
+            min: z.number().int().min(1).max(65_536).default(OPAQUE_MIN_LENGTH),
+            max: z.number().int().min(1).max(65_536).default(65_536),
+          })
+          .refine((length) => length.min <= length.max, { message: 'min must not exceed max' })
+          .optional()
+          .describe(
+            `Only opaque tokens of this many characters are introspected here (default: at least ${OPAQUE_MIN_LENGTH}); e.g. {min: 43, max: 43} for oidc-provider.`,
+          ),
       })
       .optional()
       .describe('Opaque (non-JWT) access tokens are checked here; absent: only JWTs are accepted.'),
@@ -149,6 +164,14 @@ export function identityRuleSchema<A extends z.ZodType, L extends z.ZodType, T e
         .array(ClaimConditionSchema)
         .max(20)
         .default([])
+        .superRefine((conditions, ctx) => {
+          // A scope a write rule asks for is named in the 403 step-up challenge (a header).
+          conditions.forEach((condition, index) => {
+            if ((condition.claim === 'scope' || condition.claim === 'scp') && 'contains' in condition)
+              if (!SCOPE_TOKEN.test(condition.contains))
+                ctx.addIssue({ code: 'custom', path: [index, 'contains'], message: SCOPE_TOKEN_MESSAGE });
+          });
+        })
         .describe('Every condition must hold; empty: any identity of the issuer.'),
       access: parts.access,
       sources: z.array(parts.pattern).max(100).default(['*']),
@@ -197,7 +220,6 @@ export function workspaceIdentitySchema<A extends z.ZodType, L extends z.ZodType
 
 export const OAUTH_DEFAULTS = {
   scopesSupported: [] as string[],
-  challengeScopes: [] as string[],
   maxTokenBytes: 8192,
   fetchTimeoutMs: 5000,
   jwksMaxBytes: 262_144,
@@ -206,6 +228,9 @@ export const OAUTH_DEFAULTS = {
   jwksMaxAgeMs: 600_000,
   introspectionCacheTtlMs: 30_000,
   introspectionCacheEntries: 10_000,
+  introspectionNegativeTtlMs: 60_000,
+  introspectionMaxPerSecond: 50,
+  introspectionMaxConcurrent: 16,
 };
 
 export const OAuthSchema = z
@@ -227,8 +252,10 @@ export const OAuthSchema = z
     challengeScopes: z
       .array(ScopeSchema)
       .max(100)
-      .default([])
-      .describe('Named in the scope of 401 challenges: what a client asks for first.'),
+      .optional()
+      .describe(
+        'Named in the scope of 401 challenges: what a client asks for first. Absent: the scopesSupported no write rule alone needs (auth/challenge-scopes.ts); [] names none.',
+      ),
     maxTokenBytes: z.number().int().min(256).max(65_536).default(8192),
     fetchTimeoutMs: z.number().int().min(100).max(60_000).default(5000),
     jwksMaxBytes: z.number().int().min(1024).max(4_194_304).default(262_144),
@@ -242,7 +269,34 @@ export const OAuthSchema = z
       .describe('At most one JWKS refetch per issuer in this interval for tokens with an unknown kid.'),
     jwksMaxAgeMs: z.number().int().min(10_000).max(86_400_000).default(600_000),
     introspectionCacheTtlMs: z.number().int().min(0).max(300_000).default(30_000),
-    introspectionCacheEntries: z.number().int().min(0).max(1_000_000).default(10_000),
+    introspectionCacheEntries: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .default(10_000)
+      .describe('Bound on active answers kept, and separately on refusals kept.'),
+    introspectionNegativeTtlMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(600_000)
+      .default(60_000)
+      .describe('How long an inactive (or otherwise refused) answer is kept, by token digest.'),
+    introspectionMaxPerSecond: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(50)
+      .describe('New introspection calls per issuer and replica per second (burst as many); more: 503.'),
+    introspectionMaxConcurrent: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(16)
+      .describe('Introspection calls in flight per issuer and replica; more: 503.'),
   })
   .describe('The gateway as an OAuth 2.1 resource server: present turns on challenges and metadata.');
 export type OAuthConfig = z.infer<typeof OAuthSchema>;

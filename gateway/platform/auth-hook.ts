@@ -76,7 +76,12 @@ const NOT_ADMITTED = 'This identity is not admitted to this workspace.';
 /** An authorization server that did not answer (JWKS or introspection) says nothing about the token:
  * a 503 with Retry-After, never `invalid_token`, which would make the client discard it. A JWKS that
  * failed to load is fetched again after a second; a few seconds let a brief outage pass. */
-const PROVIDER_OUTAGES: ReadonlySet<OAuthFailure> = new Set(['keys-unavailable', 'introspection-failed']);
+const PROVIDER_OUTAGES: ReadonlySet<OAuthFailure> = new Set([
+  'keys-unavailable',
+  'introspection-failed',
+  // The issuer's introspection budget is spent (an unknown-token storm): the token may be good.
+  'introspection-busy',
+]);
 const PROVIDER_RETRY_AFTER_S = 5;
 
 function oauthRefusal(

@@ -33,7 +33,10 @@ const CREDENTIAL_FAILURES = [
   'missing_claims',
   'inactive',
   'introspection_failed',
+  'introspection_busy',
   'ambiguous_opaque',
+  'bad_time_claim',
+  'issued_in_future',
   'invalid',
 ] as const;
 type CredentialDenial = `credential_${(typeof CREDENTIAL_FAILURES)[number]}`;

@@ -15,6 +15,7 @@ import { hybridLatencyBench } from './hybrid-latency-bench.js';
 import { toolSearchBench } from './tool-search-bench.js';
 import { oauthBench } from './oauth-bench.js';
 import { slowKeysBench } from './slow-keys-bench.js';
+import { oauthStormBench } from './oauth-storm-bench.js';
 import { memoryBench } from './memory-bench.js';
 import { deadSourceBench } from './dead-source-bench.js';
 
@@ -29,6 +30,7 @@ if (only === undefined || only === 'hybrid' || only === 'hybrid-latency') await 
 if (only === undefined || only === 'tools') await toolSearchBench();
 if (only === undefined || only === 'oauth') await oauthBench();
 if (only === undefined || only === 'oauth' || only === 'oauth-slow-keys') await slowKeysBench();
+if (only === undefined || only === 'oauth' || only === 'oauth-storm') await oauthStormBench();
 if (only === undefined || only === 'memory') await memoryBench();
 if (only === undefined || only === 'dead-source') await deadSourceBench();
 if (only === undefined || only === 'abuse') await abuseBench();

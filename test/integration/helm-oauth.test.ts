@@ -59,10 +59,21 @@ describe('the chart’s oauth values', () => {
       jwksMaxAgeMs: 600_000,
       introspectionCacheTtlMs: 30_000,
       introspectionCacheEntries: 10_000,
+      introspectionNegativeTtlMs: 60_000,
+      introspectionMaxPerSecond: 50,
+      introspectionMaxConcurrent: 16,
     });
     // helm:oauth-default-workspace — no default workspace unless the admin names one (D24).
-    const noDefault = await render('oauth.enabled=true', 'oauth.resource=https://agents.example.com/mcp');
-    expect(noDefault.oauth?.defaultWorkspace).toBeUndefined();
+    // challengeScopes is unset by default too: the gateway derives the least scope (issue 37).
+    const least = await render('oauth.enabled=true', 'oauth.resource=https://agents.example.com/mcp');
+    expect(least.oauth?.defaultWorkspace).toBeUndefined();
+    expect(least.oauth).not.toHaveProperty('challengeScopes');
+    const none = await render(
+      'oauth.enabled=true',
+      'oauth.resource=https://agents.example.com/mcp',
+      'oauth.challengeScopes={}',
+    );
+    expect(none.oauth?.challengeScopes).toEqual([]);
   });
 
   it('helm:oauth-refusals — enabled without a resource fails naming it; the schema refuses a scope with a space and an unknown key', async () => {
