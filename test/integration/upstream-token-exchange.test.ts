@@ -122,7 +122,11 @@ beforeAll(async () => {
     {
       server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
       oauth: { scopesSupported: ['mcp:read', 'mcp:write'], challengeScopes: ['mcp:read'] },
-      policy: { network: { allow: { cidrs: ['127.0.0.1/32'] } } },
+      // With a policy block the file is bounded: the admin lets this workspace trust the issuer.
+      policy: {
+        network: { allow: { cidrs: ['127.0.0.1/32'] } },
+        identity: { issuers: [{ issuer: as.issuer, namespaces: ['team'] }] },
+      },
       workspaces: [
         {
           name: 'team',
