@@ -98,11 +98,11 @@ describe('the identity policy', () => {
   });
 
   it('policy:identity-fills-key-source — the policy’s JWKS and introspection endpoint are used where the tenant gives none', () => {
-    const bound = boundIdentity(
-      { issuers: [{ issuer: LOGIN, introspection: { clientId: 'agw' } }], rules: [] },
-      policy,
-      'team-b',
-    );
+    const issuer: { issuer: string; introspection: { clientId: string; endpoint?: string } } = {
+      issuer: LOGIN,
+      introspection: { clientId: 'agw' },
+    };
+    const bound = boundIdentity({ issuers: [issuer], rules: [] }, policy, 'team-b');
     expect(bound).toEqual({
       identity: {
         issuers: [
@@ -150,7 +150,7 @@ describe('the identity policy', () => {
       catchAll(OTHER),
     ]);
     const teamB = boundIdentity({ issuers: [{ issuer: LOGIN }], rules: [catchAll(LOGIN)] }, policy, 'team-b');
-    expect('identity' in teamB && teamB.identity.rules[0]?.when).toEqual([
+    expect('identity' in teamB && (teamB.identity.rules[0] as { when?: unknown } | undefined)?.when).toEqual([
       { claim: 'tenant', equals: 'acme' },
     ]);
   });
