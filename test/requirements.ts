@@ -561,6 +561,46 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: two workspaces may introspect only with distinct, non-overlapping token prefixes',
   'crd:workspace-identity':
     'issue 29: CEL refuses malformed spec.identity at apply; -o wide shows the Issuers column',
+  'policy:identity-deny-by-default': 'issue 37.1-2: a policy without an identity part allows no issuer',
+  'policy:identity-issuer-not-allowed':
+    'issue 37.1-2: an issuer not listed for the workspace’s namespace is refused',
+  'policy:identity-key-source-fixed':
+    'issue 37.1: a tenant never pairs an issuer with a JWKS or introspection endpoint of its own',
+  'policy:identity-fills-key-source':
+    'issue 37.1: the policy’s JWKS/introspection endpoint is used when none given',
+  'policy:identity-claims-anded':
+    'issue 37.2: the admin’s per-namespace claim conditions are ANDed into every rule for the issuer',
+  'policy:identity-workspace-dropped':
+    'issue 37.1-2: a refused identity section is dropped from its workspace only; the rest is served',
+  'policy:identity-schema':
+    'issue 37.1-2: the identity policy refuses duplicates and claims for other namespaces',
+  'operator:identity-default-deny': 'issue 37.1-2: the operator with no identity policy renders no identity',
+  'operator:identity-issuer-not-allowed':
+    'issue 37.1-2: the operator refuses an unlisted issuer (IssuerNotAllowed)',
+  'operator:identity-own-jwks': 'issue 37.1: the operator refuses a tenant’s own JWKS (KeySourceNotAllowed)',
+  'operator:identity-policy-rendered':
+    'issue 37.1-2: the operator renders the policy’s JWKS and claim conditions into an allowed identity',
+  'kube:identity-policy-default-deny':
+    'issue 37.1-2: a gateway with no identity policy trusts no issuer of a rendered workspace',
+  'kube:identity-policy-issuer-not-allowed':
+    'issue 37.1-2: the operator refuses an unlisted issuer on a real API server, with a Warning Event',
+  'kube:identity-policy-own-jwks':
+    'issue 37.1: a tenant’s own JWKS for the company issuer is refused; its minted token is not admitted',
+  'kube:identity-policy-rendered':
+    'issue 37.2: the policy’s group condition narrows a catch-all rule (real oidc-provider)',
+  'kube:identity-policy-own-keys':
+    'issue 37.1: the gateway drops a rendered identity with a tenant’s own JWKS',
+  'kube:identity-policy-claims': 'issue 37.2: the gateway ANDs the claim conditions and never logs them',
+  'kube:identity-policy-later-revision':
+    'issue 37.1-2: a later revision naming a disallowed issuer loses only its identity section',
+  'policy:embedded-claims-narrow-catch-all':
+    'issue 37.2: in a file with a policy block the admin’s group narrows a catch-all rule',
+  'policy:embedded-own-keys-refused':
+    'issue 37.1: in a file, a workspace’s own JWKS for a listed issuer is dropped',
+  'policy:embedded-issuer-not-allowed':
+    'issue 37.1-2: in a file, an unlisted issuer is dropped with a warning',
+  'helm:policy-identity': 'issue 37.1-2: the chart renders policy.identity for the gateways and the operator',
+  'helm:policy-identity-refusals': 'issue 37.1-2: malformed policy.identity values are refused',
   'helm:oauth-values': 'issue 29: the chart renders the admin’s oauth section from values, off by default',
   'helm:oauth-refusals':
     'issue 29: oauth.enabled needs oauth.resource; the values schema bounds the oauth values',

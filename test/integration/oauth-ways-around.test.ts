@@ -500,7 +500,11 @@ describe('opaque tokens', () => {
 describe('tenant reach policy', () => {
   it('oauth:issuer-denied-address — keys on an address the policy denies are never fetched', async () => {
     const denied = await startHarness({
-      policy: { files: { allowedRoots: [] } },
+      // The issuer is allowed (identity policy); its address is not (network defaults: loopback denied).
+      policy: {
+        files: { allowedRoots: [] },
+        identity: { issuers: [{ issuer: as.issuer, namespaces: ['*'] }] },
+      },
       server: { host: '127.0.0.1', port: 0, publicUrl: gatewayUrl },
       oauth: { defaultWorkspace: 'tenant' },
       workspaces: [

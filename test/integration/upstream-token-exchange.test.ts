@@ -126,7 +126,11 @@ beforeAll(async () => {
         challengeScopes: ['mcp:read'],
         defaultWorkspace: 'team',
       },
-      policy: { network: { allow: { cidrs: ['127.0.0.1/32'] } } },
+      // With a policy block the file is bounded: the admin lets this workspace trust the issuer.
+      policy: {
+        network: { allow: { cidrs: ['127.0.0.1/32'] } },
+        identity: { issuers: [{ issuer: as.issuer, namespaces: ['team'] }] },
+      },
       workspaces: [
         {
           name: 'team',
