@@ -24,7 +24,9 @@ const GROUP = 'team-a-agents-5d1';
 const evilKeyRecord = newKey();
 let as: AuthServer;
 let h: Harness;
+/** The workspace resources (D24): team-a's, which the issuer issues for, and evil's. */
 let resource: string;
+let evilResource: string;
 let keys: Server;
 let keysUrl: string;
 let evilKey: CryptoKey;
@@ -61,7 +63,8 @@ const catchAll = (issuer: Record<string, unknown>) => ({
 beforeAll(async () => {
   const port = await freePort();
   const gatewayUrl = `http://127.0.0.1:${port}`;
-  resource = `${gatewayUrl}/mcp`;
+  resource = `${gatewayUrl}/w/team-a/mcp`;
+  evilResource = `${gatewayUrl}/w/evil/mcp`;
   as = await startAuthServer({
     resources: { [resource]: { scope: 'mcp:read' } },
     scopes: ['mcp:read'],
@@ -125,8 +128,9 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (keys ? keys.close(() => resolve()) : resolve()));
 });
 
-async function toolsStatus(token: string): Promise<number> {
-  return (await mcpPost(h.url, token, { method: 'tools/list' })).status;
+/** tools/list at a workspace's own MCP endpoint, /w/<workspace>/mcp. */
+async function toolsStatus(token: string, workspace = 'team-a'): Promise<number> {
+  return (await mcpPost(`${h.url}/w/${workspace}`, token, { method: 'tools/list' })).status;
 }
 
 function refusal(workspace: string): Record<string, unknown> | undefined {
@@ -147,7 +151,7 @@ describe('the identity policy in an embedded file', () => {
     const now = Math.floor(Date.now() / 1000);
     const minted = await new SignJWT({
       iss: as.issuer,
-      aud: resource,
+      aud: evilResource,
       sub: 'alice',
       client_id: 'member',
       scope: 'mcp:read',
@@ -157,7 +161,7 @@ describe('the identity policy in an embedded file', () => {
     })
       .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'evil-1' })
       .sign(evilKey);
-    expect(await toolsStatus(minted)).toBe(401);
+    expect(await toolsStatus(minted, 'evil')).toBe(401);
     expect(keyRequests.get('/evil-keys') ?? 0).toBe(0);
     expect((await get(`${h.url}/agent/tools`, evilKeyRecord.key)).status).toBe(200);
     expect(refusal('evil')).toMatchObject({ reason: 'KeySourceNotAllowed', level: 40 });

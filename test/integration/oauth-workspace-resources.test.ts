@@ -285,7 +285,7 @@ describe('a token is verified and admitted only by the workspace its audience na
     const atB = await mcpPost(`${gatewayUrl}/w/b`, token, { method: 'tools/list' });
     expect(atB.status).toBe(401);
     expect(atB.headers.get('www-authenticate')).toBe(
-      `Bearer realm="agent-gateway", resource_metadata="${gatewayUrl}/.well-known/oauth-protected-resource/w/b/mcp", error="invalid_token", error_description="The access token is not valid."`,
+      `Bearer realm="agent-gateway", resource_metadata="${gatewayUrl}/.well-known/oauth-protected-resource/w/b/mcp", error="invalid_token", error_description="The access token is not valid.", scope="mcp:read mcp:write"`,
     );
     expect(h.logs.some((l) => l.includes('"reason":"wrong-audience"'))).toBe(true);
     const atShared = await mcpPost(gatewayUrl, token, { method: 'tools/list' });
