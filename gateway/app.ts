@@ -22,7 +22,9 @@ import type { InflightTracker } from './platform/inflight-tracker.js';
 import type { ConnectionDrain } from './platform/connection-drain.js';
 import { errorHandler } from './platform/error-handler.js';
 import { registerHealthRoutes, type Lifecycle } from './platform/health-routes.js';
-import { requestIdFor } from './platform/request-id.js';
+import { clientRequestIdOf, requestIdFor } from './platform/request-id.js';
+import { recordRoutes } from './platform/route-table.js';
+import { registerCachePolicy } from './platform/cache-policy.js';
 import './platform/request-context.js';
 import { createDispatcher, registerMcpRoute, type ElicitationBridge } from './mcp/index.js';
 import { ToolSearch } from './tool-search/index.js';
@@ -100,6 +102,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       connectionsCheckingInterval: Math.min(1000, headersMs),
     },
   });
+  recordRoutes(app);
   guardSilentConnections(app.server, headersMs);
   refuseConnect(app.server);
   app.removeContentTypeParser('text/plain');
@@ -119,6 +122,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     void reply.header('x-request-id', request.id);
     await Promise.resolve();
   });
+  registerCachePolicy(app);
   app.addHook('onRequest', refuseDuplicateHeaders);
   app.addHook('onRequest', checkRequestTarget);
   app.addHook('onRequest', authHook(deps.now ?? (() => new Date()), deps.oauth));
@@ -174,6 +178,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         method: request.method,
         route: request.routeOptions.url ?? 'unmatched',
         status: reply.statusCode,
+        // The caller's own id beside the gateway's reqId, only when it is a short token.
+        clientRequestId: clientRequestIdOf(request.raw),
         ...(request.errorClass === undefined ? {} : { errorClass: request.errorClass }),
         ...(request.errorCode === undefined ? {} : { errorCode: request.errorCode }),
         ms: Math.round(reply.elapsedTime),

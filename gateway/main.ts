@@ -5,6 +5,7 @@
 import type { Logger as PinoLogger } from 'pino';
 import { ToolIndexer, ToolSearch } from './tool-search/index.js';
 import { buildApp } from './app.js';
+import { routesOf, type RouteEntry } from './platform/route-table.js';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import {
@@ -70,6 +71,8 @@ export interface ServeOptions {
 export interface RunningGateway {
   readonly url: string;
   readonly config: ConfigSource;
+  /** Every route the app serves (method and URL pattern), as fastify registered them. */
+  readonly routes: readonly RouteEntry[];
   stop(): Promise<void>;
 }
 
@@ -270,6 +273,22 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       attributes: { 'agw.workspace': workspace, 'agw.source': source },
     })),
   );
+  // Per configured MCP source: 1 while this replica knows it as failing (left out, probed), else 0.
+  observeGauge(
+    'agw.source.failing',
+    'MCP source failing and probed in the background (1) or not (0).',
+    () => {
+      const failing = new Set(
+        catalog.failingSources().map(({ workspace, source }) => `${workspace}/${source}`),
+      );
+      return config.current().config.workspaces.flatMap((workspace) =>
+        workspace.mcpSources.map((source) => ({
+          value: failing.has(`${workspace.name}/${source.name}`) ? 1 : 0,
+          attributes: { 'agw.workspace': workspace.name, 'agw.source': source.name },
+        })),
+      );
+    },
+  );
   observeGauge('agw.knowledge.documents', 'Documents in the knowledge index per data source.', () =>
     sync.documentCounts().map(({ workspace, source, documents }) => ({
       value: documents,
@@ -333,6 +352,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   const unsubscribe = config.subscribe((snapshot) => {
     cache.dropLocal();
     pool.retain(snapshot.config);
+    catalog.retain(snapshot.config);
     sync.schedule(snapshot.config);
     toolIndexer.configure();
     preloadTokenizer(snapshot.config);
@@ -412,6 +432,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
       await drain.run({ drainDelayMs, shutdownGraceMs }, inflight);
       await app.close();
       unsubscribe();
+      catalog.close();
       await Promise.race([pool.close(), deadline]);
       breakers.close();
       toolSearch.vectors.close();
@@ -427,7 +448,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     })();
     return stopping;
   };
-  return { url, config, stop };
+  return { url, config, routes: routesOf(app), stop };
 }
 
 /** Discovers every source once in the background so /agent/sources has a status right away and the

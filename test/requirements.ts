@@ -134,7 +134,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'rest:sources': 'spec §4.1: GET /agent/sources lists the workspace connectors',
   'rest:mcp-config': 'spec §4.1: GET /agent/mcp/config for the same credential, without the secret',
   'rest:mcp-config-toon': 'spec §4.1 rule 2: the config endpoint honours the format too',
-  'errors:request-id': 'issue 2: every response carries a request id',
+  'errors:request-id':
+    'issue 2, 37.7: every response carries a request id the gateway minted, never the caller’s',
   'errors:body-shape': 'spec §7 / issue 2: one documented REST error body',
   'errors:415': 'request bodies must be JSON',
   'errors:identity-provider-unavailable':
@@ -175,6 +176,25 @@ export const REQUIREMENTS: Record<string, string> = {
   'mcp:breaker-isolation': 'spec §3 / D14: a hung source does not slow calls to a healthy one',
   'mcp:breaker-opens': 'spec §3: a failing source is answered at once while its breaker is open',
   'mcp:breaker-recovers': 'issue 3: the breaker probes and closes again',
+  'discovery:dead-source-warns-once':
+    'issue 37.12: a source that stops answering is logged once on entering failing (and once on recovery), not per request',
+  'discovery:dead-source-off-request-path':
+    'issue 37.12: requests neither contact a source known to be failing nor wait for its time-out; it is left out and named (D14)',
+  'discovery:dead-source-probed-back':
+    'issue 37.12: a background prober brings a failing source back when it answers again, with no client request',
+  'discovery:dead-source-replicas':
+    'issue 37.12: with Redis, one probe brings a dead source back for every replica; the others take its list from Redis',
+  'discovery:failing-left-out':
+    'issue 37.12: the catalog leaves a failing source out and its probe reconnects it',
+  'discovery:failing-caller-errors':
+    'issue 37.12: a failure about the caller or one request (4xx, no identity) does not make a source failing',
+  'discovery:failing-retained': 'issue 37.12: a config change without the failing source stops its probe',
+  'discovery:probe-backoff':
+    "issue 37.12: probes back off from 1 s to the breaker's reset time with jitter, never faster than the breaker's cadence",
+  'discovery:probe-once':
+    'issue 37.12: one transition per failure, one probe at a time per source, none after recovery',
+  'discovery:probe-bounded': 'issue 37.12: a replica runs a bounded number of probes at once',
+  'discovery:probe-stopped': 'issue 37.12: probes stop when the source leaves the config and on shutdown',
   'mcp:mrtr-passthrough': 'spec §4.2 rule 5 / duty 13: input_required relayed, retry forwarded byte-exact',
   'mcp:mrtr-sdk-client': 'issue 3: a real v2 client completes MRTR through the gateway',
   'mcp:client-capabilities-forwarded': 'duty 12: the downstream client capabilities reach the upstream',
@@ -385,6 +405,18 @@ export const REQUIREMENTS: Record<string, string> = {
   'discovery:name-grammar':
     'issue 8.7: only names in the MCP tool-name grammar, without "__", unique, are served',
   'discovery:skipped-reported': 'issue 8.7: skipped tools are reported in /agent/sources and the log',
+  'upstream:lenient-tool-schemas':
+    'issue 37.11: input schemas as published servers send them (no type, none, type array, PHP shapes) are normalised and listed, relay, SDK client and stdio',
+  'upstream:lenient-tools-callable':
+    'issue 37.11: a tool whose schema was normalised is callable in both eras and over stdio',
+  'upstream:unusable-tool-skipped':
+    'issue 37.11: a truly unusable tool is skipped with its reason in /agent/sources, logged once per change',
+  'upstream:tool-list-refused-reason':
+    'issue 37.11: a list that is not a tool list makes its source unavailable with last_error saying why',
+  'upstream:lenient-schema-rules':
+    'issue 37.11: each normalisation rule of the input schema, and what is refused',
+  'upstream:tool-list-refused':
+    'issue 37.11: a page that is not a tool list is refused in the gateway’s own words',
   'discovery:prototype-safe':
     'issue 8.7: Object.prototype names are ordinary tools; lookups are own-key only',
   'rest:lone-surrogate-input': 'issue 8.5: a lone surrogate in REST input never 500s a route',
@@ -529,6 +561,46 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: two workspaces may introspect only with distinct, non-overlapping token prefixes',
   'crd:workspace-identity':
     'issue 29: CEL refuses malformed spec.identity at apply; -o wide shows the Issuers column',
+  'policy:identity-deny-by-default': 'issue 37.1-2: a policy without an identity part allows no issuer',
+  'policy:identity-issuer-not-allowed':
+    'issue 37.1-2: an issuer not listed for the workspace’s namespace is refused',
+  'policy:identity-key-source-fixed':
+    'issue 37.1: a tenant never pairs an issuer with a JWKS or introspection endpoint of its own',
+  'policy:identity-fills-key-source':
+    'issue 37.1: the policy’s JWKS/introspection endpoint is used when none given',
+  'policy:identity-claims-anded':
+    'issue 37.2: the admin’s per-namespace claim conditions are ANDed into every rule for the issuer',
+  'policy:identity-workspace-dropped':
+    'issue 37.1-2: a refused identity section is dropped from its workspace only; the rest is served',
+  'policy:identity-schema':
+    'issue 37.1-2: the identity policy refuses duplicates and claims for other namespaces',
+  'operator:identity-default-deny': 'issue 37.1-2: the operator with no identity policy renders no identity',
+  'operator:identity-issuer-not-allowed':
+    'issue 37.1-2: the operator refuses an unlisted issuer (IssuerNotAllowed)',
+  'operator:identity-own-jwks': 'issue 37.1: the operator refuses a tenant’s own JWKS (KeySourceNotAllowed)',
+  'operator:identity-policy-rendered':
+    'issue 37.1-2: the operator renders the policy’s JWKS and claim conditions into an allowed identity',
+  'kube:identity-policy-default-deny':
+    'issue 37.1-2: a gateway with no identity policy trusts no issuer of a rendered workspace',
+  'kube:identity-policy-issuer-not-allowed':
+    'issue 37.1-2: the operator refuses an unlisted issuer on a real API server, with a Warning Event',
+  'kube:identity-policy-own-jwks':
+    'issue 37.1: a tenant’s own JWKS for the company issuer is refused; its minted token is not admitted',
+  'kube:identity-policy-rendered':
+    'issue 37.2: the policy’s group condition narrows a catch-all rule (real oidc-provider)',
+  'kube:identity-policy-own-keys':
+    'issue 37.1: the gateway drops a rendered identity with a tenant’s own JWKS',
+  'kube:identity-policy-claims': 'issue 37.2: the gateway ANDs the claim conditions and never logs them',
+  'kube:identity-policy-later-revision':
+    'issue 37.1-2: a later revision naming a disallowed issuer loses only its identity section',
+  'policy:embedded-claims-narrow-catch-all':
+    'issue 37.2: in a file with a policy block the admin’s group narrows a catch-all rule',
+  'policy:embedded-own-keys-refused':
+    'issue 37.1: in a file, a workspace’s own JWKS for a listed issuer is dropped',
+  'policy:embedded-issuer-not-allowed':
+    'issue 37.1-2: in a file, an unlisted issuer is dropped with a warning',
+  'helm:policy-identity': 'issue 37.1-2: the chart renders policy.identity for the gateways and the operator',
+  'helm:policy-identity-refusals': 'issue 37.1-2: malformed policy.identity values are refused',
   'helm:oauth-values': 'issue 29: the chart renders the admin’s oauth section from values, off by default',
   'helm:oauth-refusals':
     'issue 29: oauth.enabled needs oauth.resource; the values schema bounds the oauth values',
@@ -699,12 +771,45 @@ export const REQUIREMENTS: Record<string, string> = {
   'oauth:step-up': 'issue 29: a read identity steps up to write through 403 insufficient_scope (both eras)',
   'oauth:step-up-challenge': 'issue 29: the 403 challenge names every scope the call needs and the metadata',
   'oauth:no-workspace': 'issue 29: an identity no workspace admits gets a plain 403',
-  'oauth:ambiguous': 'issue 29: an identity two workspaces admit is refused; the log names them',
+  'oauth:same-identity-two-workspaces':
+    'issue 37 (D24): an identity two workspaces admit signs in to each at its own resource',
   'oauth:client-credentials': 'issue 29: a machine identity by client credentials lands in its workspace',
   'oauth:api-keys-unchanged': 'issue 29: API keys work unchanged with OAuth on',
   'oauth:mcp-config':
     'issue 29 follow-up: /agent/mcp/config for an OAuth caller describes the MCP sign-in (no key, no header); keys keep the key answer',
   'oauth:no-token-in-logs': 'issue 29: no access token or claim value reaches the log',
+  'oauth:catch-alls-elsewhere':
+    "issue 37.2/37.3 (D24): a token for R_a is admitted to a with other workspaces' catch-alls present, and another workspace's slow key server is never asked",
+  'oauth:wrong-workspace-audience':
+    'issue 37 (D24): a token for R_a at /w/b/mcp or /mcp is 401 invalid_token',
+  'oauth:workspace-bound-key-id':
+    'issue 37.1: the same issuer and subject make a different key id per workspace',
+  'oauth:agent-routes-by-audience':
+    'issue 37 (D24): /agent/* takes the one workspace resource a token names; two are refused',
+  'oauth:pending-cap-per-workspace':
+    "issue 37.1a: another workspace's forged identity filling the per-key cap leaves the real one's bridged calls untouched",
+  'oauth:request-state-bound-to-workspace':
+    'issue 37.1b: a requestState replayed from another workspace (same key id or not) is refused',
+  'oauth:metadata-per-resource':
+    "issue 37.8: each workspace's metadata names its resource and issuers only; unknown and identity-less workspaces are one 404",
+  'oauth:sign-in-options-per-resource':
+    "issue 37.8: the console's sign-in options and CSP show the default or the opened workspace's issuers only",
+  'oauth:key-bound-to-workspace':
+    "issue 37 (D24): another workspace's API key at /w/<name>/mcp is refused exactly like an unknown key",
+  'oauth:encoded-workspace-paths':
+    'issue 37 (D24): encoded and dotted workspace segments resolve to the decoded name or to no workspace',
+  'oauth:default-workspace':
+    'issue 37 (D24): the shared resource admits tokens for oauth.defaultWorkspace only, none without one',
+  'oauth:workspace-resource-derivation':
+    'issue 37 (D24): R_w = the shared resource without its /mcp, + /w/<name>/mcp; no caller text in a challenge',
+  'oauth:select-workspace':
+    'issue 37 (D24): the endpoint, the default workspace or the one workspace resource in aud selects the workspace',
+  'oauth:metadata-documents':
+    "issue 37.8: the shared metadata names the default workspace's issuers; each workspace's its own",
+  'console:oauth-workspace-console':
+    "issue 37.8 (D24): /w/<name>/console signs in to that workspace's own resource and talks to /w/<name>/mcp",
+  'oauth:default-workspace-checked':
+    'issue 37 (D24): a file config whose default names no workspace with identity is refused',
   'keycloak:sdk-login':
     'issue 29: a Keycloak user signs in with the SDK v2 client (code + PKCE) and sees its group’s read tools',
   'keycloak:scope-write': 'issue 29: the Keycloak mcp:write client scope gives a group member write',
@@ -792,6 +897,45 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: a revoked opaque token is admitted only within the introspection TTL; a lowered TTL applies to cached answers',
   'oauth:introspection-ttl-reload':
     'issue 29: with a real authorization server, a revoked opaque token cached as active is refused at once after a reload to TTL 0',
+  'oauth:claim-checks':
+    'issue 37: exp/iat/nbf finite and within a year of now, iat within the skew, a non-empty subject',
+  'oauth:claim-bounds-control':
+    'issue 37: a token with sane time claims reads GET /agent/usage with its expiry',
+  'oauth:absurd-exp-usage':
+    'issue 37: a validly signed token with exp 1e20 or 1e400 is refused 401 (it made GET /agent/usage answer 500)',
+  'oauth:time-claim-bounds':
+    'issue 37: exp more than a year ahead, iat/nbf more than a year away, are refused',
+  'oauth:iat-future': "issue 37: iat beyond the issuer's skew is refused, within it accepted",
+  'oauth:empty-subject': 'issue 37: an empty or non-string sub, or an empty client_id subject, is refused',
+  'oauth:introspection-claim-bounds':
+    'issue 37: an introspection answer with an absurd exp or an empty sub is refused (and cached as refused)',
+  'oauth:claim-bounds-no-leak': 'issue 37: no token of the claim-bounds tests reaches the log',
+  'oauth:scope-charset-config':
+    'issue 37: a scope condition, scopesSupported or challengeScopes outside the RFC 6749 scope-token charset is refused naming its path',
+  'oauth:challenge-header-valid':
+    'issue 37: for any scopes and descriptions (fast-check) the 401 and 403 challenges are valid, printable-ASCII header values',
+  'oauth:scope-charset-step-up':
+    'issue 37: a token scope with NUL, CR/LF, U+2028 or é gets a valid 403 step-up with its request id (it was a 500)',
+  'oauth:scope-charset-rule':
+    'issue 37: a write rule whose scope holds U+2028 is refused at load (it made the step-up a 500)',
+  'oauth:introspection-storm':
+    'issue 37: 3,000 random opaque tokens cost at most the per-issuer per-second budget in introspection calls (3,000 before), excess 503 + Retry-After; refused tokens repeat for free; an admitted token keeps its cached answer',
+  'oauth:introspection-shape':
+    'issue 37: opaque tokens no declaration could have issued (length, charset, prefix) are never sent to introspection',
+  'oauth:introspection-storm-no-leak':
+    'issue 37: no storm token nor the introspection secret reaches the log',
+  'oauth:introspection-gate':
+    'issue 37: per issuer at most maxConcurrent introspection calls in flight and perSecond new calls',
+  'oauth:introspection-shape-rule':
+    'issue 37: an opaque token is introspectable only as an RFC 6750 b64token of the declared length (≥ 16 by default) and prefix',
+  'oauth:least-scope-challenge':
+    'issue 37: without challengeScopes the 401 names the advertised scopes no write rule alone needs (mcp:read for examples/oidc.yaml)',
+  'oauth:least-scope-rule':
+    'issue 37: the derived challenge scope: explicit challengeScopes wins ([] too), shared scopes kept, every workspace counts, all-write names none',
+  'oauth:least-privilege-sdk':
+    'issue 37: the SDK v2 client registers by DCR, signs in with mcp:read only, gets the 403 step-up on a write call and the retry with mcp:write succeeds (both eras)',
+  'oauth:least-privilege-capped-client':
+    'issue 37: an authorization server capping a registered client at its registered scope refuses the step-up with invalid_scope (the documented edge case)',
   'audit:schema-closed': 'issue 29: an audit record never has a key outside its schema, whatever the input',
   'audit:tools-call':
     'issue 29: a tools/call leaves one record: who, workspace, source, tool by both names, decision, outcome',
@@ -815,6 +959,16 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 29: a daily quota refusal is recorded as quota_exceeded, a rate refusal as rate_limited',
   'audit:unauthenticated-method':
     'issue 29: a 401 on /mcp records the method its body or Mcp-Method names, only from the known list',
+  'audit:gateway-request-id':
+    'issue 37.7: two requests with one X-Request-Id get two gateway-minted ids; the caller’s id is kept as client_request_id',
+  'audit:client-request-id-bounded':
+    'issue 37.7: a caller id too long or outside the token charset is kept nowhere (audit, log)',
+  'audit:console-requests':
+    'issue 37.10: console page, file and metadata requests leave one audit record each; health probes none',
+  'api:no-store-every-route':
+    'issue 37.10: every route the running app lists answers Cache-Control no-store (console files: no-cache)',
+  'api:no-store-errors':
+    'issue 37.10: refusals, unknown paths, bad bodies and streamed /mcp answers are no-store too',
   'audit:refused-method-known-only':
     'issue 29: the method of a refused request is recorded only when it is a known MCP method',
   'audit:not-visible-tools':
@@ -824,7 +978,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'audit:not-visible-search':
     'issue 29: REST search/query and the search tool narrowed to a hidden data source are recorded not_visible',
   'oauth:example-config':
-    'issue 29: examples/oidc.yaml signs in a person from the 401 and a machine; mcp:write writes',
+    'issue 29 / 37: examples/oidc.yaml signs in a person from the 401 with mcp:read and a machine; both step up to write',
   'mcp:naming-unknown':
     'issue 24: a bare name no visible source has is Unknown tool / Resource not found; a read key still needs write',
   'mcp:naming-patterns': 'issue 24: key tool patterns match canonical names under every naming policy',
@@ -869,7 +1023,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'oauth:python-registration': 'issue 29: the Python SDK registers itself (DCR) and signs in',
   'oauth:python-no-secret-in-log': 'issue 29: the Python OAuth client prints no secret',
   'oauth:mapping-first-match': 'issue 29: the first matching identity rule of a workspace decides',
-  'oauth:mapping-exactly-one': 'issue 29: an identity must land in exactly one workspace',
+  'oauth:mapping-own-rules-only':
+    "issue 37 (D24): a workspace admits by its own rules; another's catch-all neither captures nor makes ambiguous",
   'oauth:mapping-all-conditions': 'issue 29: every condition of a rule must hold',
   'oauth:mapping-claim-paths': 'issue 29: dotted claim paths read own properties only',
   'oauth:mapping-equals-contains': 'issue 29: equals and contains conditions',

@@ -2,8 +2,10 @@
 // from the identity provider (oauth-sign-in.ts), kept in this tab's sessionStorage only, then one
 // panel per view of the workspace as that key sees it. Sign-out (or a 401 from the gateway) forgets
 // the key or token and empties every panel. Loaded as a module from /console/;
-// the page has no inline script or style (the CSP allows none).
+// the page has no inline script or style (the CSP allows none). Opened at /w/<workspace>/console it
+// is that workspace's console: it signs in to that workspace's own resource (console-base.ts).
 import { ApiError, GatewayApi } from './api.js';
+import { WORKSPACE } from './console-base.js';
 import { byId, el, replace } from './dom.js';
 import { KeyStore } from './key-store.js';
 import { McpClient } from './mcp.js';
@@ -124,6 +126,10 @@ async function signIn(key: string): Promise<void> {
   let sources: SourcesBody;
   try {
     sources = await api.get<SourcesBody>('/agent/sources');
+    // A console opened for one workspace works with that workspace's credentials only (its MCP
+    // endpoint refuses the others).
+    if (WORKSPACE !== undefined && sources.workspace !== WORKSPACE)
+      throw new Error(`this key belongs to another workspace than ${WORKSPACE}.`);
   } catch (error) {
     keys.clear();
     signInStatus.textContent = `Sign-in failed: ${error instanceof Error ? error.message : String(error)}`;

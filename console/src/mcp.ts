@@ -2,6 +2,7 @@
 // the input schemas) and tools/call, with the headers the inbound ladder requires (Mcp-Method,
 // Mcp-Name, MCP-Protocol-Version and an Mcp-Param-* mirror for each `x-mcp-header` argument). An
 // answer sent as a request-scoped SSE stream is read to its end and its JSON-RPC response taken.
+import { MCP_PATH } from './console-base.js';
 import type { GatewayApi } from './api.js';
 
 export const PROTOCOL_VERSION = '2026-07-28';
@@ -90,7 +91,7 @@ export class McpClient {
     headers: Record<string, string> = {},
   ): Promise<RpcAnswer<T>> {
     const id = nextId++;
-    const response = await this.api.send('/mcp', {
+    const response = await this.api.send(MCP_PATH, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',

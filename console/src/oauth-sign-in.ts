@@ -1,14 +1,18 @@
 // Sign-in with the company's identity provider (docs/console.md "Signing in with OAuth"): the page
-// reads the gateway's protected-resource metadata (RFC 9728, from /console/sign-in-options.json,
-// which answers `{}` without an `oauth` section), then the authorization server's metadata,
-// registers itself as a public client (RFC 7591) when the server allows it, and sends the browser
-// there with PKCE (S256), `state` and `resource` = the gateway's canonical resource URI. The callback (/console/callback) checks `state`, exchanges the code at the token
-// endpoint and hands the access token to the caller, which keeps it exactly like an API key. The
-// PKCE verifier and state live in this tab's sessionStorage for the round trip only.
+// reads the metadata of the protected resource it signs in to (RFC 9728, from
+// <base>/sign-in-options.json, which answers `{}` without an `oauth` section; <base> is /console for
+// the shared resource, /w/<workspace>/console for a workspace's own), then the authorization
+// server's metadata, registers itself as a public client (RFC 7591) when the server allows it, and
+// sends the browser there with PKCE (S256), `state` and `resource` = that resource's URI. The
+// callback (<base>/callback) checks `state`, exchanges the code at the token endpoint and hands the
+// access token to the caller, which keeps it exactly like an API key. The PKCE verifier and state
+// live in this tab's sessionStorage for the round trip only.
+import { CONSOLE_BASE } from './console-base.js';
+
 const PENDING = 'agw-console:oauth-pending';
 const CLIENTS = 'agw-console:oauth-clients';
 /** The protected-resource metadata (RFC 9728), `{}` when the gateway has no `oauth` section. */
-const METADATA_PATH = '/console/sign-in-options.json';
+const METADATA_PATH = `${CONSOLE_BASE}/sign-in-options.json`;
 
 export interface ResourceMetadata {
   readonly resource: string;
@@ -33,7 +37,7 @@ interface Pending {
   readonly resource: string;
 }
 
-export const CALLBACK_PATH = '/console/callback';
+export const CALLBACK_PATH = `${CONSOLE_BASE}/callback`;
 
 function redirectUri(): string {
   return `${location.origin}${CALLBACK_PATH}`;
@@ -158,7 +162,7 @@ export async function startSignIn(metadata: ResourceMetadata, issuer: string): P
  * history entry is replaced first, so neither code nor state stays in any URL. */
 export async function finishSignIn(): Promise<string> {
   const params = new URLSearchParams(location.search);
-  history.replaceState(null, '', '/console/');
+  history.replaceState(null, '', `${CONSOLE_BASE}/`);
   const raw = sessionStorage.getItem(PENDING);
   sessionStorage.removeItem(PENDING);
   const pending = raw === null ? undefined : (JSON.parse(raw) as Pending);

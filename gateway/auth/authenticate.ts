@@ -17,10 +17,13 @@ export type AuthOutcome =
 const DUMMY_DIGEST = createHash('sha256').update('agent-gateway:no-such-key').digest();
 const BEARER = /^Bearer +(\S+) *$/i;
 
+/** `workspace`: only that workspace's keys exist (its own endpoint, /w/<name>/mcp); any other key
+ * is `unknown`, checked before revocation and expiry so nothing tells it from a key never issued. */
 export function authenticate(
   authorization: string | undefined,
   config: GatewayConfig,
   now: Date,
+  workspace?: string,
 ): AuthOutcome {
   if (authorization === undefined || authorization.trim() === '') return { ok: false, reason: 'missing' };
   const match = BEARER.exec(authorization);
@@ -30,7 +33,8 @@ export function authenticate(
   if (parsed === undefined) return { ok: false, reason: 'malformed' };
 
   const digest = createHash('sha256').update(presented, 'utf8').digest();
-  const entry = keyIndexFor(config).get(parsed.id);
+  const indexed = keyIndexFor(config).get(parsed.id);
+  const entry = workspace === undefined || indexed?.workspace.name === workspace ? indexed : undefined;
   const matches = timingSafeEqual(digest, entry?.hash ?? DUMMY_DIGEST) && entry !== undefined;
   if (!matches || entry === undefined) return { ok: false, reason: 'unknown' };
   if (entry.key.revoked) return { ok: false, reason: 'revoked' };

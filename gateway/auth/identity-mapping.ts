@@ -1,10 +1,12 @@
-// Identity → workspace and permissions (issue 29, D22). A verified token's claims are matched
-// against each workspace's identity rules that name its issuer; in a workspace the first matching
-// rule decides, and exactly one workspace must admit the caller (none, or several, is a refusal:
-// the workspace comes from the credential, never from the request). The principal it makes is the
-// one API keys make, with a synthetic key id derived from issuer and subject, so limits, caches and
-// bridge bindings treat an identity like a key. No claim value leaves this module but in the
-// principal (the subject, for later upstream token exchange) and nothing here is logged.
+// Identity → permissions in one workspace (issue 29, D22; issue 37, D24). The workspace is chosen
+// before this, by the token's audience (protected-resource.ts), and verified the token with its own
+// declarations; here its identity rules that name the issuer are matched against the claims and the
+// first matching rule decides (none: a refusal). No other workspace's rules are ever read, so no
+// tenant can admit, deny or capture another tenant's callers. The principal it makes is the one API
+// keys make, with a synthetic key id derived from workspace, issuer and subject, so limits, caches
+// and bridge bindings treat an identity like a key of that workspace only. No claim value leaves
+// this module but in the principal (the subject, for later upstream token exchange) and nothing
+// here is logged.
 import { createHash } from 'node:crypto';
 import type { WorkspaceConfig } from '../config/index.js';
 import type { ClaimCondition } from '../config/oauth-schema.js';
@@ -92,38 +94,26 @@ export type Admission =
       readonly rule: IdentityRule;
       readonly stepUp: readonly string[] | undefined;
     }
-  | {
-      readonly ok: false;
-      readonly reason: 'no-workspace' | 'ambiguous';
-      readonly workspaces: readonly string[];
-    };
+  | { readonly ok: false; readonly reason: 'no-workspace' };
 
-/** Which workspace admits this identity, among those whose tokens verified it. */
-export function admit(candidates: readonly WorkspaceConfig[], issuer: string, claims: Claims): Admission {
+/** Whether `workspace` admits this identity, and by which rule. */
+export function admit(workspace: WorkspaceConfig, issuer: string, claims: Claims): Admission {
+  const identity = workspace.identity;
+  if (identity === undefined) return { ok: false, reason: 'no-workspace' };
   const scopes = scopesOf(claims);
-  const matches: { workspace: WorkspaceConfig; rule: IdentityRule }[] = [];
-  for (const workspace of candidates) {
-    if (workspace.identity === undefined) continue;
-    const rule = firstRule(workspace.identity, issuer, claims, scopes);
-    if (rule !== undefined) matches.push({ workspace, rule });
-  }
-  const only = matches[0];
-  if (only === undefined || matches.length > 1)
-    return {
-      ok: false,
-      reason: only === undefined ? 'no-workspace' : 'ambiguous',
-      workspaces: matches.map((m) => m.workspace.name),
-    };
-  const stepUp =
-    only.rule.access === 'write' || only.workspace.identity === undefined
-      ? undefined
-      : stepUpScopes(only.workspace.identity, issuer, claims, scopes);
-  return { ok: true, workspace: only.workspace, rule: only.rule, stepUp };
+  const rule = firstRule(identity, issuer, claims, scopes);
+  if (rule === undefined) return { ok: false, reason: 'no-workspace' };
+  const stepUp = rule.access === 'write' ? undefined : stepUpScopes(identity, issuer, claims, scopes);
+  return { ok: true, workspace, rule, stepUp };
 }
 
-/** `oidc:` and a digest of issuer and subject: stable per identity, no claim value in it. */
-export function identityKeyId(issuer: string, subject: string): string {
-  return `oidc:${createHash('sha256').update(`${issuer}\n${subject}`).digest('hex').slice(0, 24)}`;
+/** `oidc:` and a digest of workspace, issuer and subject: stable per identity and workspace, no
+ * claim value in it. The workspace is part of it because two tenants may declare the same issuer
+ * URL (one of them with keys of its own choosing): everything keyed by key id — caps, sealed
+ * state, caches, limits — must never be shared between their callers. */
+export function identityKeyId(workspace: string, issuer: string, subject: string): string {
+  const digest = createHash('sha256').update(`${workspace}\n${issuer}\n${subject}`).digest('hex');
+  return `oidc:${digest.slice(0, 24)}`;
 }
 
 export function principalForIdentity(
@@ -132,9 +122,10 @@ export function principalForIdentity(
   subject: string,
   claims: Claims,
   stepUpChallenge: ((scopes: readonly string[]) => string) | undefined,
+  resource?: string,
 ): Principal {
   const { workspace, rule, stepUp } = admission;
-  const keyId = identityKeyId(issuer, subject);
+  const keyId = identityKeyId(workspace.name, issuer, subject);
   return {
     keyId,
     keyFingerprint: keyId.slice(0, 'oidc:'.length + 12),
@@ -149,6 +140,7 @@ export function principalForIdentity(
       issuer,
       subject,
       rule: rule.name,
+      ...(resource === undefined ? {} : { resource }),
       scopes: [...scopesOf(claims)],
       ...(typeof claims['exp'] === 'number' && Number.isFinite(claims['exp'])
         ? { expiresAtMs: claims['exp'] * 1000 }

@@ -19,9 +19,18 @@ export {
   METADATA_PATH,
   insufficientScopeChallenge,
   metadataUrl,
-  protectedResourceMetadata,
-  resourceOf,
   unauthorizedChallenge,
 } from './bearer-challenge.js';
+export {
+  BY_AUDIENCE,
+  SHARED_TARGET,
+  WORKSPACE_MCP_ROUTE,
+  identityWorkspace,
+  pathResourceUri,
+  protectedResourceMetadata,
+  resourceOf,
+  workspaceResourceUri,
+} from './protected-resource.js';
+export type { ResourceTarget } from './protected-resource.js';
 export { identityKeyId } from './identity-mapping.js';
 export { forgetCallerToken } from './caller-token.js';

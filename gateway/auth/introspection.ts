@@ -4,12 +4,17 @@
 // in its validity window. Answers are cached briefly by a digest of the token (never the token),
 // in a bounded map; concurrent requests with the same token share one call. How long is
 // `oauth.introspectionCacheTtlMs`, read at each lookup: a reload that lowers it (0: ask every time)
-// applies to answers already cached. docs/security.md.
+// applies to answers already cached. Refusals (inactive, or active but not for us) are kept apart,
+// for `introspectionNegativeTtlMs`, so a storm of unknown tokens can neither push an admitted
+// caller's answer out nor cost a second call for a repeat; new calls per issuer are bounded by the
+// gate (introspection-gate.ts, issue 37). docs/security.md.
 import { createHash } from 'node:crypto';
 import { resolveSecret, type SecretReader } from '../config/index.js';
-import type { IssuerConfig } from '../config/oauth-schema.js';
+import { OAUTH_DEFAULTS, type IssuerConfig } from '../config/oauth-schema.js';
 import { fetchJsonObject, type OAuthFetchBounds } from './oauth-fetch.js';
 import type { VerifyOutcome } from './jwt-verifier.js';
+import { claimProblem } from './claim-checks.js';
+import type { GateLimits, IntrospectionGate } from './introspection-gate.js';
 
 export interface IntrospectionOptions {
   readonly issuer: IssuerConfig;
@@ -18,7 +23,21 @@ export interface IntrospectionOptions {
   readonly bounds: OAuthFetchBounds;
   readonly secrets: SecretReader;
   readonly cache: IntrospectionCache;
+  /** Refused answers, apart from `cache` (same bound, its own lifetime). */
+  readonly refused: IntrospectionCache;
+  readonly gate: IntrospectionGate;
 }
+
+/** What bounds a lookup beyond the active-answer TTL; read from the config at each lookup. */
+export interface IntrospectionLimits extends GateLimits {
+  readonly negativeTtlMs: number;
+}
+
+const DEFAULT_LIMITS: IntrospectionLimits = {
+  negativeTtlMs: OAUTH_DEFAULTS.introspectionNegativeTtlMs,
+  perSecond: OAUTH_DEFAULTS.introspectionMaxPerSecond,
+  maxConcurrent: OAUTH_DEFAULTS.introspectionMaxConcurrent,
+};
 
 interface CachedAnswer {
   readonly outcome: VerifyOutcome;
@@ -71,17 +90,32 @@ export class Introspector {
     private readonly options: IntrospectionOptions,
   ) {}
 
-  /** The answer for `token`: cached for up to `ttlMs` (the current `introspectionCacheTtlMs`). */
-  async introspect(token: string, resource: string, now: Date, ttlMs: number): Promise<VerifyOutcome> {
-    const key = `${this.id}\n${createHash('sha256').update(token).digest('base64url')}`;
-    const cache = this.options.cache;
-    const cached = cache.get(key, now.getTime(), ttlMs);
+  /** The answer for `token`: cached for up to `ttlMs` (the current `introspectionCacheTtlMs`), a
+   * refusal for `limits.negativeTtlMs`; a new call only within the issuer's gate. */
+  async introspect(
+    token: string,
+    resource: string,
+    now: Date,
+    ttlMs: number,
+    limits: IntrospectionLimits = DEFAULT_LIMITS,
+  ): Promise<VerifyOutcome> {
+    // One fixed-size key per token, declaration and resource (the declaration's id can be long).
+    // The resource is part of it: one introspector serves every workspace that declares its issuer
+    // alike, and an answer judged for one workspace's audience says nothing for another's.
+    const key = createHash('sha256').update(`${this.id}\n${resource}\n${token}`).digest('base64url');
+    const { cache, refused, gate } = this.options;
+    const cached =
+      cache.get(key, now.getTime(), ttlMs) ?? refused.get(key, now.getTime(), limits.negativeTtlMs);
     if (cached !== undefined) return cached;
     let pending = cache.inflight.get(key);
-    if (pending === undefined) {
-      pending = this.ask(token, resource, now, key).finally(() => cache.inflight.delete(key));
-      cache.inflight.set(key, pending);
-    }
+    if (pending !== undefined) return pending;
+    const release = gate.tryEnter(this.options.issuer.issuer, performance.now(), limits);
+    if (release === undefined) return { ok: false, reason: 'introspection-busy' };
+    pending = this.ask(token, resource, now, key).finally(() => {
+      release();
+      cache.inflight.delete(key);
+    });
+    cache.inflight.set(key, pending);
     return pending;
   }
 
@@ -109,8 +143,13 @@ export class Introspector {
       return { ok: false, reason: 'introspection-failed' };
     }
     const outcome = this.judge(answer, resource, now);
+    if (!outcome.ok) {
+      this.options.refused.set(key, outcome, now.getTime(), Number.POSITIVE_INFINITY);
+      return outcome;
+    }
+    // The judge has checked `exp` is a sane NumericDate when present (claim-checks.ts).
     const exp = typeof answer['exp'] === 'number' ? answer['exp'] * 1000 : Number.POSITIVE_INFINITY;
-    this.options.cache.set(key, outcome, now.getTime(), outcome.ok ? exp : Number.POSITIVE_INFINITY);
+    this.options.cache.set(key, outcome, now.getTime(), exp);
     return outcome;
   }
 
@@ -126,8 +165,8 @@ export class Introspector {
       return { ok: false, reason: 'expired' };
     if (typeof answer['nbf'] === 'number' && answer['nbf'] > seconds + skew)
       return { ok: false, reason: 'not-yet-valid' };
-    if (typeof answer['sub'] !== 'string' && typeof answer['client_id'] !== 'string')
-      return { ok: false, reason: 'missing-claims' };
+    const problem = claimProblem(answer, now, skew);
+    if (problem !== undefined) return { ok: false, reason: problem };
     return { ok: true, claims: { ...answer, iss: issuer.issuer } };
   }
 }

@@ -1,11 +1,13 @@
 // JWT access tokens (issue 29, RFC 9068, RFC 8707): the header type and algorithm are checked
 // against the issuer's allow-lists before any key is looked up, then the signature against the
 // issuer's keys, `iss` exactly, `aud` containing our canonical resource URI, `exp`/`nbf` with the
-// issuer's skew. Failures are reasons for the log, never for the caller.
+// issuer's skew, then the sanity of time claims and subject (claim-checks.ts). Failures are reasons
+// for the log, never for the caller.
 import type { JWTPayload } from 'jose';
 import { jose } from './jose-lazy.js';
 import type { IssuerConfig } from '../config/oauth-schema.js';
 import { JwksUnavailableError, type KeyResolver } from './jwks-cache.js';
+import { claimProblem } from './claim-checks.js';
 
 export type TokenFailure =
   | 'malformed'
@@ -22,7 +24,10 @@ export type TokenFailure =
   | 'missing-claims'
   | 'inactive'
   | 'introspection-failed'
-  | 'ambiguous-opaque';
+  | 'introspection-busy'
+  | 'ambiguous-opaque'
+  | 'bad-time-claim'
+  | 'issued-in-future';
 
 export type VerifyOutcome =
   | { readonly ok: true; readonly claims: Readonly<Record<string, unknown>> }
@@ -105,7 +110,7 @@ export async function verifyJwt(
     (typeof payloadType !== 'string' || payloadType.toLowerCase() !== 'bearer')
   )
     return { ok: false, reason: 'bad-type' };
-  if (typeof payload.sub !== 'string' && typeof payload['client_id'] !== 'string')
-    return { ok: false, reason: 'missing-claims' };
+  const problem = claimProblem(payload, now, issuer.clockSkewSeconds);
+  if (problem !== undefined) return { ok: false, reason: problem };
   return { ok: true, claims: payload };
 }

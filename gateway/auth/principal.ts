@@ -17,7 +17,8 @@ export interface Principal {
   /** What tools/list offers this key: the key's own setting, else its workspace's (issue 23). */
   readonly toolDisclosure: ToolDisclosure;
   /** Present when the caller signed in with an OAuth access token (issue 29; identity-mapping.ts),
-   * absent for an API key. `keyId` is then `oidc:<digest of issuer and subject>`. Never the token. */
+   * absent for an API key. `keyId` is then `oidc:<digest of workspace, issuer and subject>`. Never
+   * the token. */
   readonly oidc?: OidcIdentity;
 }
 
@@ -26,6 +27,9 @@ export interface OidcIdentity {
   readonly subject: string;
   /** The identity rule that admitted the caller. */
   readonly rule: string;
+  /** The protected resource its token was for (D24): the workspace's own (<base>/w/<name>/mcp) or
+   * the shared one (the default workspace). Where its MCP clients connect. */
+  readonly resource?: string;
   readonly scopes: readonly string[];
   /** The token's `exp` in epoch ms, when it has one: an upstream token exchanged for this token is
    * not used past it (upstream/token-source.ts). */

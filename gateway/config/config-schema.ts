@@ -9,7 +9,7 @@ import { checkOAuth, OAuthSchema, workspaceIdentitySchema } from './oauth-schema
 
 /** Lower-case DNS-label names: safe as Kubernetes names and never contain `__`, the separator of
  * namespaced tool names (D5). */
-const NAME = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
+export const NAME = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
 const nameSchema = z
   .string()
   .max(40)

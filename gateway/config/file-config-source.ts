@@ -1,12 +1,17 @@
 // FileSource (D10): the embedded shape's ConfigSource. Loads a YAML/JSON file, watches its directory
 // (editors and `key create` replace the file by rename, which a file watch would miss), validates each
 // new version completely and swaps it in atomically; an invalid version is logged by path and ignored,
-// except for the keys it revokes (deny wins, see revocation-overlay.ts).
+// except for the keys it revokes (deny wins, see revocation-overlay.ts). With a `policy:` block, each
+// workspace's identity section is bounded by its `identity` part, read at start like the rest of
+// the policy (identity-policy.ts).
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from '../telemetry/logger.js';
 import { parseConfigText, parseRawDocument } from './config-loader.js';
+import type { GatewayConfig } from './config-schema.js';
+import type { IdentityPolicy } from './identity-policy-schema.js';
+import { configUnderPolicy, IDENTITY_REFUSED_LOG, refusalFields } from './identity-policy.js';
 import { applyRevocations, revokedKeyIds } from './revocation-overlay.js';
 import {
   InvalidConfigError,
@@ -39,6 +44,8 @@ export class FileConfigSource implements ConfigSource {
   private lastMtimeMs = 0;
   private reloading: Promise<void> = Promise.resolve();
   private closed = false;
+  /** The policy's identity part as the file had it at start; undefined: no `policy:` block. */
+  private identityPolicy: IdentityPolicy | undefined;
 
   constructor(private readonly options: FileConfigSourceOptions) {
     this.path = resolve(options.path);
@@ -49,7 +56,8 @@ export class FileConfigSource implements ConfigSource {
     const result = this.parse(text);
     if (!result.ok) throw new InvalidConfigError(this.path, result.problems);
     this.lastText = text;
-    this.holder.swap(result.config);
+    this.identityPolicy = result.config.policy?.identity;
+    this.holder.swap(this.bounded(result.config));
     this.watch();
   }
 
@@ -81,6 +89,19 @@ export class FileConfigSource implements ConfigSource {
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.debounceTimer) clearTimeout(this.debounceTimer);
     return this.reloading;
+  }
+
+  /** The config with each workspace's identity bounded by the policy; a refused one is dropped and
+   * logged (its workspace is still served). */
+  private bounded(config: GatewayConfig): GatewayConfig {
+    if (this.identityPolicy === undefined) return config;
+    const result = configUnderPolicy(config, this.identityPolicy);
+    for (const [workspace, refusal] of result.refused)
+      this.options.logger.warn(
+        { path: this.path, ...refusalFields(workspace, refusal) },
+        IDENTITY_REFUSED_LOG,
+      );
+    return result.config;
   }
 
   private parse(text: string) {
@@ -170,7 +191,7 @@ export class FileConfigSource implements ConfigSource {
       return;
     }
     this.lastText = text;
-    const snapshot = this.holder.swap(result.config);
+    const snapshot = this.holder.swap(this.bounded(result.config));
     this.options.logger.info({ path: this.path, revision: snapshot.revision }, 'config reloaded');
   }
 }

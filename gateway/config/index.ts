@@ -24,6 +24,7 @@ export {
   SOURCE_TYPES,
   TOOL_DISCLOSURES,
   ToolDisclosureSchema,
+  NAME,
 } from './config-schema.js';
 export type {
   ToolDisclosure,
@@ -72,6 +73,10 @@ export type {
   ReachAllow,
   ParsedCidr,
 } from './tenant-policy-schema.js';
+export { IdentityPolicySchema, IssuerPolicySchema } from './identity-policy-schema.js';
+export type { IdentityPolicy, IssuerPolicy } from './identity-policy-schema.js';
+export { boundIdentity, issuerPolicyFor, workspaceUnderPolicy } from './identity-policy.js';
+export type { IdentityBound, IdentityRefusal } from './identity-policy.js';
 export {
   UpstreamCredentialSchema,
   DataSourceCredentialSchema,

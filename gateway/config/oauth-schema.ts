@@ -59,11 +59,11 @@ export const JWT_ALGORITHMS = [
   'EdDSA',
 ] as const;
 
-const ScopeSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be an OAuth scope token (printable, no space, " or \\)');
+/** An RFC 6749 §3.3 scope token: the only scopes that may enter a header (WWW-Authenticate). */
+export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+const SCOPE_TOKEN_MESSAGE = 'must be an OAuth scope token (printable ASCII, no space, " or \\)';
+
+const ScopeSchema = z.string().min(1).max(200).regex(SCOPE_TOKEN, SCOPE_TOKEN_MESSAGE);
 
 /** A claim path: a top-level claim or a dotted path into nested objects (Keycloak's
  * `realm_access.roles`), at most five segments. */
@@ -84,6 +84,11 @@ export const ClaimConditionSchema = z.union(
   },
 );
 export type ClaimCondition = z.infer<typeof ClaimConditionSchema>;
+
+/** The shortest opaque token introspected unless an issuer declares otherwise: 96 bits in base64;
+ * no authorization server we know issues shorter access tokens (oidc-provider: 43 characters, Ory
+ * Hydra: `ory_at_` + 87, Spring Authorization Server: 128, UUID-based servers: 36). */
+export const OPAQUE_MIN_LENGTH = 16;
 
 export const IssuerSchema = z
   .strictObject({
@@ -120,6 +125,16 @@ export const IssuerSchema = z
           .describe(
             'Opaque tokens starting with this go to this endpoint; required when more than one issuer introspects.',
           ),
+        tokenLength: z
+          .strictObject({
+            min: z.number().int().min(1).max(65_536).default(OPAQUE_MIN_LENGTH),
+            max: z.number().int().min(1).max(65_536).default(65_536),
+          })
+          .refine((length) => length.min <= length.max, { message: 'min must not exceed max' })
+          .optional()
+          .describe(
+            `Only opaque tokens of this many characters are introspected here (default: at least ${OPAQUE_MIN_LENGTH}); e.g. {min: 43, max: 43} for oidc-provider.`,
+          ),
       })
       .optional()
       .describe('Opaque (non-JWT) access tokens are checked here; absent: only JWTs are accepted.'),
@@ -149,6 +164,14 @@ export function identityRuleSchema<A extends z.ZodType, L extends z.ZodType, T e
         .array(ClaimConditionSchema)
         .max(20)
         .default([])
+        .superRefine((conditions, ctx) => {
+          // A scope a write rule asks for is named in the 403 step-up challenge (a header).
+          conditions.forEach((condition, index) => {
+            if ((condition.claim === 'scope' || condition.claim === 'scp') && 'contains' in condition)
+              if (!SCOPE_TOKEN.test(condition.contains))
+                ctx.addIssue({ code: 'custom', path: [index, 'contains'], message: SCOPE_TOKEN_MESSAGE });
+          });
+        })
         .describe('Every condition must hold; empty: any identity of the issuer.'),
       access: parts.access,
       sources: z.array(parts.pattern).max(100).default(['*']),
@@ -197,7 +220,6 @@ export function workspaceIdentitySchema<A extends z.ZodType, L extends z.ZodType
 
 export const OAUTH_DEFAULTS = {
   scopesSupported: [] as string[],
-  challengeScopes: [] as string[],
   maxTokenBytes: 8192,
   fetchTimeoutMs: 5000,
   jwksMaxBytes: 262_144,
@@ -206,6 +228,9 @@ export const OAUTH_DEFAULTS = {
   jwksMaxAgeMs: 600_000,
   introspectionCacheTtlMs: 30_000,
   introspectionCacheEntries: 10_000,
+  introspectionNegativeTtlMs: 60_000,
+  introspectionMaxPerSecond: 50,
+  introspectionMaxConcurrent: 16,
 };
 
 export const OAuthSchema = z
@@ -213,14 +238,24 @@ export const OAuthSchema = z
     resource: oauthUrl
       .optional()
       .describe(
-        'The canonical resource URI tokens must name in `aud` (RFC 8707); default: server.publicUrl + /mcp.',
+        'The canonical (shared) resource URI tokens for /mcp must name in `aud` (RFC 8707); default: server.publicUrl + /mcp. Each workspace w is also a resource of its own: this URI without a trailing /mcp, + /w/<w>/mcp.',
+      ),
+    defaultWorkspace: z
+      .string()
+      .max(40)
+      .regex(/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/, 'must be a workspace name')
+      .optional()
+      .describe(
+        'The one workspace whose identity rules admit tokens for the shared resource (/mcp, /agent/*); absent: the shared resource admits API keys only, and each workspace signs in at its own resource (<base>/w/<name>/mcp).',
       ),
     scopesSupported: z.array(ScopeSchema).max(100).default([]).describe('Advertised in the metadata.'),
     challengeScopes: z
       .array(ScopeSchema)
       .max(100)
-      .default([])
-      .describe('Named in the scope of 401 challenges: what a client asks for first.'),
+      .optional()
+      .describe(
+        'Named in the scope of 401 challenges: what a client asks for first. Absent: the scopesSupported no write rule alone needs (auth/challenge-scopes.ts); [] names none.',
+      ),
     maxTokenBytes: z.number().int().min(256).max(65_536).default(8192),
     fetchTimeoutMs: z.number().int().min(100).max(60_000).default(5000),
     jwksMaxBytes: z.number().int().min(1024).max(4_194_304).default(262_144),
@@ -234,7 +269,34 @@ export const OAuthSchema = z
       .describe('At most one JWKS refetch per issuer in this interval for tokens with an unknown kid.'),
     jwksMaxAgeMs: z.number().int().min(10_000).max(86_400_000).default(600_000),
     introspectionCacheTtlMs: z.number().int().min(0).max(300_000).default(30_000),
-    introspectionCacheEntries: z.number().int().min(0).max(1_000_000).default(10_000),
+    introspectionCacheEntries: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .default(10_000)
+      .describe('Bound on active answers kept, and separately on refusals kept.'),
+    introspectionNegativeTtlMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(600_000)
+      .default(60_000)
+      .describe('How long an inactive (or otherwise refused) answer is kept, by token digest.'),
+    introspectionMaxPerSecond: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(50)
+      .describe('New introspection calls per issuer and replica per second (burst as many); more: 503.'),
+    introspectionMaxConcurrent: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(16)
+      .describe('Introspection calls in flight per issuer and replica; more: 503.'),
   })
   .describe('The gateway as an OAuth 2.1 resource server: present turns on challenges and metadata.');
 export type OAuthConfig = z.infer<typeof OAuthSchema>;
@@ -249,13 +311,13 @@ export function canonicalResource(
   return `${server.publicUrl.replace(/\/+$/, '')}/mcp`;
 }
 
-/** Cross-field rules of the whole config: a resource URI to check tokens against, and no identity
- * section without the gateway's `oauth` section. */
+/** Cross-field rules of the whole config: a resource URI to check tokens against, no identity
+ * section without the gateway's `oauth` section, and a default workspace that signs in. */
 export function checkOAuth(
   config: {
     readonly oauth?: OAuthConfig | undefined;
     readonly server: { readonly publicUrl?: string | undefined };
-    readonly workspaces: readonly { readonly identity?: unknown }[];
+    readonly workspaces: readonly { readonly name: string; readonly identity?: unknown }[];
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -271,6 +333,19 @@ export function checkOAuth(
     });
     return;
   }
+  const fallback = config.oauth.defaultWorkspace;
+  // The Kubernetes base document has no workspaces (they arrive as resources, and one may come
+  // later), so the name is checked only where the same document lists them: the file shape.
+  if (
+    fallback !== undefined &&
+    config.workspaces.length > 0 &&
+    !config.workspaces.some((w) => w.name === fallback && w.identity !== undefined)
+  )
+    ctx.addIssue({
+      code: 'custom',
+      path: ['oauth', 'defaultWorkspace'],
+      message: 'must name a workspace with an identity section',
+    });
   const resource = canonicalResource(config.oauth, config.server);
   if (resource === undefined) {
     ctx.addIssue({

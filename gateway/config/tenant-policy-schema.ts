@@ -1,9 +1,11 @@
 // The admin-owned policy on what tenant resources may reach (D19, issue 20): the directories a
 // `files` data source may index and the network addresses MCP sources, `http` and `postgres` data
 // sources may connect to. It is part of the gateway's own config (the base file with --kubernetes,
-// the config file otherwise) and the operator's --policy file; tenants can write neither.
+// the config file otherwise) and the operator's --policy file; tenants can write neither. Which
+// issuers tenants may trust for sign-in is part of it too (identity-policy-schema.ts, D24).
 import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
+import { IdentityPolicySchema } from './identity-policy-schema.js';
 
 /** `a.b.c.d/n`, `v6::/n` or a bare address (one host). */
 export const CidrSchema = z
@@ -99,6 +101,7 @@ export const TenantPolicySchema = z
       .enum(['allow', 'deny'])
       .default('deny')
       .describe('Whether workspaces may run stdio MCP sources (local processes of the gateway).'),
+    identity: IdentityPolicySchema.default({ issuers: [] }),
   })
   .describe(
     'What tenant resources may reach. Absent in the embedded file: no bounds; with --kubernetes and in the operator it always applies (these defaults when absent).',

@@ -1,5 +1,6 @@
 // What the gateway last learned about each source: shown by GET /agent/sources.
 import type { ErrorClass, ErrorCode } from '../errors/index.js';
+import type { FailingSource } from './source-prober.js';
 import type { SkippedTool } from './tool-name-policy.js';
 
 export type SourceHealth = 'ready' | 'unavailable' | 'unknown';
@@ -14,8 +15,13 @@ export interface SourceState {
   readonly eraDetectedAt: string | undefined;
   /** The transport in use, which may differ from the configured one after era detection. */
   readonly transportInUse: string | undefined;
-  /** Upstream tools left out of the catalog by the name policy, with why. */
+  /** Upstream tools left out of the catalog (unusable definition or name policy), with why. */
   readonly skippedTools: readonly SkippedTool[];
+  /** Why the last listing failed, in the gateway's words (list-failure.ts); undefined when it worked. */
+  readonly lastError?: string | undefined;
+  /** Set while this replica knows the source as failing: left out of listings, probed in the
+   * background (source-prober.ts). */
+  readonly failing?: FailingSource;
 }
 
 export const UNKNOWN_STATE: SourceState = {

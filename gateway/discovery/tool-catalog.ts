@@ -1,10 +1,12 @@
 // The workspace tool catalog: the union of each source's upstream tools, filtered by the source's
 // config, named `<source>__<tool>` (D5) and marked with the permission a call needs. Raw upstream
 // lists are cached per source (and credential context via the source fingerprint); per-key
-// filtering happens after the cache, in the callers. A failing source is left out and reported.
+// filtering happens after the cache, in the callers. A failing source is left out and reported; once
+// known to be failing it is not listed on request paths at all but probed in the background
+// (source-prober.ts), and its failure and recovery are logged once each.
 import type { Tool } from '@modelcontextprotocol/client';
 import { matchesAny } from '../auth/index.js';
-import type { Access, McpSourceConfig, WorkspaceConfig } from '../config/index.js';
+import type { Access, GatewayConfig, McpSourceConfig, WorkspaceConfig } from '../config/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { UpstreamPool } from '../upstream/index.js';
@@ -19,7 +21,10 @@ import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { MAX_LIST_TTL_MS, sourceCacheKey, sourceCachePrefix } from './cache-key.js';
 import { SourceListCache, type DiscoveryEntry } from './source-list-cache.js';
 import type { SourceState, SourceStatusRegistry } from './source-status.js';
+import { SourceFailures } from './source-failures.js';
+import type { ProbeTarget } from './source-prober.js';
 import { screenNames } from './tool-name-policy.js';
+import { printableSkips, SkippedToolsLog } from './skipped-tools.js';
 import { namespacedToolName } from './tool-namer.js';
 import { count } from '../telemetry/metrics.js';
 
@@ -115,9 +120,14 @@ export class ToolCatalog {
   private readonly recent = new Map<string, { tools: readonly Tool[]; listedAt: number }>();
   private readonly refreshing = new Map<string, Promise<readonly CatalogTool[]>>();
   private readonly sourceToolsListeners: SourceToolsListener[] = [];
+  private readonly skipLog: SkippedToolsLog;
+  /** Sources this replica knows to be failing, and their background probes. */
+  private readonly failures: SourceFailures;
 
   constructor(private readonly deps: ToolCatalogDeps) {
+    this.skipLog = new SkippedToolsLog(deps.logger);
     this.lists = new SourceListCache(deps.cache, deps.listTtlMs);
+    this.failures = new SourceFailures({ ...deps, probe: (target) => this.probe(target) });
     // An upstream's list-changed signal (tools, prompts or resources) drops its cached lists at once.
     deps.pool.onListChanged((workspace, source) => void this.invalidate(workspace, source));
   }
@@ -135,12 +145,18 @@ export class ToolCatalog {
     return sourceCacheKey(workspace, source);
   }
 
+  /** `retryFailing` lists a failing source now instead of leaving it out (an explicit refresh). */
   async workspaceCatalog(
     workspace: WorkspaceConfig,
     sourceFilter?: (name: string) => boolean,
+    options: { retryFailing?: boolean } = {},
   ): Promise<WorkspaceCatalog> {
     const wanted = workspace.mcpSources.filter((s) => sourceFilter === undefined || sourceFilter(s.name));
-    const lists = await Promise.all(wanted.map((source) => this.sourceTools(workspace.name, source)));
+    const lists = await Promise.all(
+      wanted.map((source) => this.sourceTools(workspace.name, source, options.retryFailing === true)),
+    );
+    // A source left out (failing, or its listing failed just now) is not reported: its last tools
+    // stay what the listeners had.
     wanted.forEach((source, i) => {
       if (this.deps.statuses.get(workspace.name, source.name).status === 'unavailable') return;
       const list = lists[i]?.tools ?? [];
@@ -150,10 +166,29 @@ export class ToolCatalog {
       .flatMap((list) => list.tools)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const ttlMs = lists.reduce((min, list) => Math.min(min, list.ttlMs), this.deps.listTtlMs);
-    const sources = new Map(
-      wanted.map((s) => [s.name, this.deps.statuses.get(workspace.name, s.name)] as const),
-    );
+    const sources = new Map(wanted.map((s) => [s.name, this.failures.state(workspace.name, s)] as const));
     return { tools, sources, ttlMs };
+  }
+
+  /** The failure of one source, if this replica knows it as failing (resources and prompts lists
+   * leave it out with this code rather than wait on it). */
+  failingCode(workspace: string, source: McpSourceConfig): SourceState['error'] {
+    return this.failures.failingCode(workspace, source);
+  }
+
+  /** Every source this replica knows as failing (for the metrics gauge). */
+  failingSources(): { workspace: string; source: string }[] {
+    return this.failures.failingSources();
+  }
+
+  /** Stops the probes of sources the new config no longer has in the same form. */
+  retain(config: GatewayConfig): void {
+    this.failures.retain(config);
+  }
+
+  /** Stops every probe (shutdown). */
+  close(): void {
+    this.failures.close();
   }
 
   /** The tools of one source for deciding a tools/call: the cached list while the upstream says it
@@ -215,15 +250,36 @@ export class ToolCatalog {
     return this.deps.cache.invalidate(sourceCachePrefix(workspace, sourceName));
   }
 
+  /** One probe of a failing source: what a request would do, without the failing shortcut and
+   * without listing twice when another replica's listing just failed. */
+  private async probe({ workspace, source }: ProbeTarget): Promise<void> {
+    const { recovered } = await this.discover(workspace, source, 'probe');
+    count('agw.discovery.probes', { result: recovered ? 'recovered' : 'failed' });
+  }
+
   private async sourceTools(
     workspace: string,
     source: McpSourceConfig,
+    retryFailing = false,
   ): Promise<{ tools: CatalogTool[]; ttlMs: number }> {
+    return (await this.discover(workspace, source, retryFailing ? 'retry' : 'request')).list;
+  }
+
+  /** The source's tools from the cache, else listed once (per key across replicas). On a request
+   * path a source known to be failing is left out at once: no upstream contact, no wait. */
+  private async discover(
+    workspace: string,
+    source: McpSourceConfig,
+    mode: 'request' | 'retry' | 'probe',
+  ): Promise<{ list: { tools: CatalogTool[]; ttlMs: number }; recovered: boolean }> {
     const key = ToolCatalog.cacheKey(workspace, source);
     const now = this.deps.now ?? Date.now;
+    const leftOut = { list: { tools: [], ttlMs: 0 }, recovered: false };
     const fromCache = (cached: CachedToolList) => {
+      // Listed by another replica (or earlier here): the source answers again; report what that
+      // listing learned.
+      this.failures.recovered(workspace, source, key);
       const tools = derive(source, cached.tools);
-      // Listed by another replica (or earlier here): report what that listing learned.
       if (cached.checkedAt !== undefined && this.deps.statuses.get(workspace, source.name).status !== 'ready')
         this.deps.statuses.set(workspace, source.name, {
           status: 'ready',
@@ -235,11 +291,13 @@ export class ToolCatalog {
           transportInUse: cached.transportInUse,
           skippedTools: cached.skippedTools ?? [],
         });
-      return { tools, ttlMs: Math.max(0, cached.expiresAt - now()) };
+      return { list: { tools, ttlMs: Math.max(0, cached.expiresAt - now()) }, recovered: true };
     };
     const cached = await this.cachedTools(key);
     count('agw.discovery.lookups', { result: cached === undefined ? 'miss' : 'hit' });
     if (cached !== undefined) return fromCache(cached);
+    const skip = () => mode === 'request' && this.failures.isFailing(key);
+    if (skip()) return leftOut;
     try {
       // One lister per key across replicas; the others wait for its result in the cache.
       let own: { tools: CatalogTool[]; ttlMs: number } | undefined;
@@ -247,26 +305,16 @@ export class ToolCatalog {
         if ((await this.cachedTools(key)) !== undefined) return;
         own = await this.listUpstream(workspace, source, key);
       });
-      if (own !== undefined) return own;
+      if (own !== undefined) return { list: own, recovered: true };
       const shared = await this.cachedTools(key);
       if (shared !== undefined) return fromCache(shared);
+      // The other lister's attempt failed (or gave ttl 0): a probe counts that as its own.
+      if (skip() || mode === 'probe') return leftOut;
       // Nothing cacheable came from the other lister (ttl 0, or it failed): list here.
-      return await this.listUpstream(workspace, source, key);
+      return { list: await this.listUpstream(workspace, source, key), recovered: true };
     } catch (error) {
-      const code = classifyUpstreamError(error);
-      if (code !== 'upstream_circuit_open') this.deps.pool.discard(workspace, source.name);
-      this.deps.statuses.set(workspace, source.name, {
-        status: 'unavailable',
-        toolCount: 0,
-        checkedAt: new Date().toISOString(),
-        error: { code, errorClass: catalogueEntry(code).errorClass },
-        era: undefined,
-        eraDetectedAt: undefined,
-        transportInUse: undefined,
-        skippedTools: [],
-      });
-      this.deps.logger.warn({ workspace, source: source.name, code }, 'upstream tool discovery failed');
-      return { tools: [], ttlMs: 0 };
+      this.failures.failed(workspace, source, key, error);
+      return leftOut;
     }
   }
 
@@ -303,12 +351,9 @@ export class ToolCatalog {
       },
     );
     const { ttlMs, era, connectedAt, transportInUse } = listed;
-    const { accepted: tools, skipped } = screenNames(source.name, listed.tools);
-    if (skipped.length > 0)
-      this.deps.logger.warn(
-        { workspace, source: source.name, skipped: skipped.slice(0, 20), skippedCount: skipped.length },
-        'upstream tools skipped: names outside the tool-name grammar or colliding',
-      );
+    const { accepted: tools, skipped: badNames } = screenNames(source.name, listed.tools);
+    const skipped = [...printableSkips(listed.skipped), ...badNames];
+    this.skipLog.report(key, { workspace, source: source.name }, skipped);
     // Honour the upstream's own hint when it gives one (0 means do not reuse); otherwise our default.
     const lifetime = Math.max(0, Math.min(ttlMs ?? this.deps.listTtlMs, MAX_LIST_TTL_MS));
     const checkedAt = new Date().toISOString();
@@ -327,6 +372,7 @@ export class ToolCatalog {
     );
     this.recent.set(key, { tools, listedAt: now() });
     const catalogTools = derive(source, tools);
+    this.failures.recovered(workspace, source, key);
     this.deps.statuses.set(workspace, source.name, {
       status: 'ready',
       toolCount: catalogTools.length,

@@ -23,7 +23,8 @@ interface RpcShape {
 /** The /mcp body is still raw bytes here (the inbound ladder validates it later); decoded exactly as
  * the ladder decodes it, to tell tool calls and searches apart and to answer a refusal with its id. */
 function rpcOf(request: FastifyRequest): RpcShape | undefined {
-  if ((request.routeOptions.url ?? '') !== '/mcp') return undefined;
+  // An MCP endpoint: /mcp or a workspace's own /w/<workspace>/mcp.
+  if (request.routeOptions.config.face !== 'mcp') return undefined;
   const body = request.body;
   if (!Buffer.isBuffer(body)) return undefined;
   const text = strictUtf8(body);

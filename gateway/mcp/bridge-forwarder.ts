@@ -1,7 +1,7 @@
 // Where a bridged call's continuation goes when it reaches a replica that does not hold the call
 // (issue 10 item 3). The call's upstream connection lives in one replica's memory (its owner, named
 // in the sealed state); any other replica forwards the client's retry there and relays the answer.
-// The owner re-checks everything (seal, key, tool, arguments, the input it waits for), so the
+// The owner re-checks everything (seal, workspace, key, tool, arguments, the input it waits for), so the
 // single-use guarantee is the owner's and holds however many replicas a replay goes through.
 import { McpError } from './jsonrpc.js';
 import type { McpResult } from './mcp-request.js';
@@ -9,6 +9,7 @@ import type { ErrorClass } from '../errors/index.js';
 
 /** A client's retry of a bridged call, as the dispatcher received it. */
 export interface BridgeResume {
+  readonly workspace: string;
   readonly keyId: string;
   readonly tool: string;
   readonly args: Record<string, unknown> | undefined;
@@ -20,6 +21,7 @@ export type ResumeHandler = (resume: BridgeResume) => Promise<McpResult>;
 
 /** A 2025-era client's answer to a server→client request (issue 24), as the route received it. */
 export interface ClientAnswer {
+  readonly workspace: string;
   readonly keyId: string;
   /** The JSON-RPC id as sent: the gateway-minted, sealed id of the question it answers. */
   readonly id: unknown;

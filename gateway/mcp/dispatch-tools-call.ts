@@ -182,6 +182,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
       try {
         return await deps.bridge.resume(
           {
+            workspace,
             keyId: principal.keyId,
             tool: tool.name,
             args,

@@ -1,5 +1,6 @@
 // Routes a validated MCP request to its handler by era and method; anything else is method-not-found
 // (404 on the modern face per spec, in-band on the legacy face as 2025 servers answer).
+import type { McpSourceConfig } from '../config/index.js';
 import type { ToolCatalog } from '../discovery/index.js';
 import { runAsCaller, upstreamCallerOf, type BreakerRegistry, type UpstreamPool } from '../upstream/index.js';
 import { completionComplete } from './dispatch-completion.js';
@@ -33,7 +34,12 @@ export interface DispatcherDeps {
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;
 
 export function createDispatcher(deps: DispatcherDeps): Dispatch {
-  const fanOutDeps = { pool: deps.pool, breakers: deps.breakers, lists: deps.catalog.lists };
+  const fanOutDeps = {
+    pool: deps.pool,
+    breakers: deps.breakers,
+    lists: deps.catalog.lists,
+    failing: (workspace: string, source: McpSourceConfig) => deps.catalog.failingCode(workspace, source),
+  };
   const shared: Record<string, McpHandler> = {
     'tools/list': toolsList(deps.catalog, deps.knowledge),
     'tools/call': toolsCall(deps),

@@ -1,7 +1,7 @@
 // Bridges server→client requests of legacy upstreams (elicitation, sampling) into 2026 MRTR
 // `input_required` results (spec §4.2 rule 5, duty 16). The upstream call stays open on a dedicated
 // connection while the client answers; the client's retry carries a sealed `requestState` bound to
-// its key, the tool and the arguments, and is single-use. Bridged calls live in the memory of the
+// its workspace, its key, the tool and the arguments, and is single-use. Bridged calls live in the memory of the
 // replica that started them (the owner, sealed into the state) and expire; a retry that reaches
 // another replica is forwarded to the owner (BridgeForwarder), which alone decides and answers.
 // A call waiting for its client holds an upstream session, so waiting calls are bounded (issue
@@ -309,6 +309,8 @@ export class ElicitationBridge {
     const call = this.calls.get(state.call);
     if (
       call === undefined ||
+      state.workspace !== resume.workspace ||
+      call.workspace !== resume.workspace ||
       state.keyId !== resume.keyId ||
       state.tool !== resume.tool ||
       state.argsDigest !== argumentsDigest(resume.args) ||
@@ -363,6 +365,7 @@ export class ElicitationBridge {
     const requestState = this.seal.seal({
       call: call.id,
       input: input.key,
+      workspace: call.workspace,
       keyId: call.keyId,
       tool: call.tool,
       argsDigest: call.argsDigest,

@@ -1,5 +1,6 @@
-// POST /mcp (spec §4.2): runs the inbound ladder on the raw body, then dispatches with the principal
-// the auth gate resolved. Responses are JSON; a client that disconnects aborts the upstream call, and
+// POST /mcp (spec §4.2), and the same endpoint at /w/<workspace>/mcp (a workspace's own protected
+// resource, D24: the auth gate admits only that workspace's credentials there): runs the inbound
+// ladder on the raw body, then dispatches with the principal the auth gate resolved. Responses are JSON; a client that disconnects aborts the upstream call, and
 // a call still running when the shutdown grace runs out is aborted and answered `not_ready` (as the
 // last event of its stream, never a cut one) before the gateway closes its connections (issue 21).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -15,6 +16,7 @@ import { unmatchedResponse } from './streamed-input-bridge.js';
 import { annotateRequest } from '../telemetry/tracing.js';
 import { noteAudit } from '../telemetry/audit-context.js';
 import { catalogueEntry, ERROR_CATALOGUE } from '../errors/index.js';
+import { WORKSPACE_MCP_ROUTE } from '../auth/index.js';
 
 function sendError(reply: FastifyReply, id: JsonRpcId | null, error: McpError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
@@ -71,6 +73,12 @@ function beforeCutoff<T>(
 /** Takes a client's JSON-RPC response (issue 24): undefined when accepted, else the refusal. */
 export type AnswerSink = (answer: ClientAnswer) => Promise<McpError | undefined>;
 
+/** Whose answer a response is: workspace and key id, both checked against the question's seal. */
+function callerOf(request: FastifyRequest): { workspace: string; keyId: string } {
+  const principal = requirePrincipal(request.principal);
+  return { workspace: principal.workspace.name, keyId: principal.keyId };
+}
+
 /** What the audit record names this request by (issue 29). */
 function auditedMethod(outcome: Exclude<LadderOutcome, { kind: 'reject' }>) {
   if (outcome.kind === 'request') return { method: outcome.message.method, era: outcome.era };
@@ -87,84 +95,86 @@ export function registerMcpRoute(
     instance.removeAllContentTypeParsers();
     // Bytes, not a string: the ladder decodes strictly so invalid UTF-8 is refused, not replaced.
     instance.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, parsed) => parsed(null, body));
-    instance.route({
-      method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'],
-      url: '/mcp',
-      config: { face: 'mcp' },
-      handler: async (request, reply) => {
-        const outcome = runLadder(inboundHttpOf(request));
-        if (outcome.kind === 'reject') {
-          request.errorClass = outcome.error.errorClass;
-          request.errorCode = errorCodeOf(outcome.error);
-          annotateRequest({
-            'error.type': outcome.error.errorClass,
-            'rpc.response.status_code': String(outcome.error.rpcCode),
-          });
-          return sendError(reply, outcome.id, outcome.error);
-        }
-        noteAudit(auditedMethod(outcome));
-        if (outcome.kind === 'notification') return reply.code(202).send();
-        if (outcome.kind === 'response') {
-          // Only the legacy face asks clients anything; a response matching nothing is refused alike.
-          const refusal =
-            outcome.era === 'legacy' && answers !== undefined
-              ? await answers({ keyId: requirePrincipal(request.principal).keyId, ...outcome.response })
-              : unmatchedResponse();
-          return refusal === undefined ? reply.code(202).send() : sendError(reply, null, refusal);
-        }
-        const { message } = outcome;
-        annotateRequest({
-          'mcp.method.name': message.method,
-          'jsonrpc.request.id': String(message.id),
-          'mcp.protocol.version': outcome.version,
-          'agw.mcp.era': outcome.era,
-        });
-        const channel = new ResponseChannel(reply);
-        try {
-          const principal = requirePrincipal(request.principal);
-          const result = await beforeCutoff(
-            (signal) =>
-              dispatch({
-                principal,
-                era: outcome.era,
-                version: outcome.version,
-                id: message.id,
-                method: message.method,
-                params: message.params,
-                headers: request.headers,
-                signal,
-                notify: (notification) => channel.notify(notification),
-              }),
-            abortOnDisconnect(request, reply),
-            cutoff,
-          );
-          noteAudit({ toolError: (result as { isError?: unknown } | undefined)?.isError === true });
-          return channel.finish(200, resultMessage(message.id, result));
-        } catch (error) {
-          if (error instanceof McpError) {
-            request.errorClass = error.errorClass;
-            request.errorCode = errorCodeOf(error);
-            annotateRequest({
-              'error.type': error.errorClass,
-              'rpc.response.status_code': String(error.rpcCode),
-            });
-            // Once streaming, the HTTP status is sent already; the error travels as the last event.
-            return channel.finish(error.httpStatus, errorMessage(message.id, error), error.headers);
-          }
-          request.log.error(
-            { errName: error instanceof Error ? error.name : 'unknown', method: message.method },
-            'mcp handler failed',
-          );
-          return channel.finish(
-            500,
-            errorMessage(
-              message.id,
-              new McpError(500, RPC.internalError, 'Internal error.', undefined, 'internal'),
-            ),
-          );
-        }
-      },
-    });
+    for (const url of ['/mcp', WORKSPACE_MCP_ROUTE])
+      instance.route({
+        method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'],
+        url,
+        config: { face: 'mcp' },
+        handler,
+      });
     done();
+    async function handler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+      const outcome = runLadder(inboundHttpOf(request));
+      if (outcome.kind === 'reject') {
+        request.errorClass = outcome.error.errorClass;
+        request.errorCode = errorCodeOf(outcome.error);
+        annotateRequest({
+          'error.type': outcome.error.errorClass,
+          'rpc.response.status_code': String(outcome.error.rpcCode),
+        });
+        return sendError(reply, outcome.id, outcome.error);
+      }
+      noteAudit(auditedMethod(outcome));
+      if (outcome.kind === 'notification') return reply.code(202).send();
+      if (outcome.kind === 'response') {
+        // Only the legacy face asks clients anything; a response matching nothing is refused alike.
+        const refusal =
+          outcome.era === 'legacy' && answers !== undefined
+            ? await answers({ ...callerOf(request), ...outcome.response })
+            : unmatchedResponse();
+        return refusal === undefined ? reply.code(202).send() : sendError(reply, null, refusal);
+      }
+      const { message } = outcome;
+      annotateRequest({
+        'mcp.method.name': message.method,
+        'jsonrpc.request.id': String(message.id),
+        'mcp.protocol.version': outcome.version,
+        'agw.mcp.era': outcome.era,
+      });
+      const channel = new ResponseChannel(reply);
+      try {
+        const principal = requirePrincipal(request.principal);
+        const result = await beforeCutoff(
+          (signal) =>
+            dispatch({
+              principal,
+              era: outcome.era,
+              version: outcome.version,
+              id: message.id,
+              method: message.method,
+              params: message.params,
+              headers: request.headers,
+              signal,
+              notify: (notification) => channel.notify(notification),
+            }),
+          abortOnDisconnect(request, reply),
+          cutoff,
+        );
+        noteAudit({ toolError: (result as { isError?: unknown } | undefined)?.isError === true });
+        return channel.finish(200, resultMessage(message.id, result));
+      } catch (error) {
+        if (error instanceof McpError) {
+          request.errorClass = error.errorClass;
+          request.errorCode = errorCodeOf(error);
+          annotateRequest({
+            'error.type': error.errorClass,
+            'rpc.response.status_code': String(error.rpcCode),
+          });
+          // Once streaming, the HTTP status is sent already; the error travels as the last event.
+          return channel.finish(error.httpStatus, errorMessage(message.id, error), error.headers);
+        }
+        request.log.error(
+          { errName: error instanceof Error ? error.name : 'unknown', method: message.method },
+          'mcp handler failed',
+        );
+        return channel.finish(
+          500,
+          errorMessage(
+            message.id,
+            new McpError(500, RPC.internalError, 'Internal error.', undefined, 'internal'),
+          ),
+        );
+      }
+    }
   });
 }

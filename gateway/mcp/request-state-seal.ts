@@ -1,5 +1,6 @@
 // Integrity-protected `requestState` the gateway mints itself (spec MRTR security, duty 13): an HMAC
-// over the payload, which binds the API key, the tool, a digest of the arguments and an expiry.
+// over the payload, which binds the workspace, the API key (or identity), the tool, a digest of the
+// arguments and an expiry.
 // The payload is readable (base64url JSON) but cannot be forged or moved to another key or call.
 // Replicas sharing Redis seal with keys derived from the shared-state encryption Secret (issue
 // 28.8), so every replica has them from the start and none is ever stored in Redis; with several
@@ -14,6 +15,8 @@ export interface SealedState {
   readonly call: string;
   /** The input request key the client must answer. */
   readonly input: string;
+  /** The workspace of the call: a state is honoured only there, whatever the key id (D24). */
+  readonly workspace: string;
   readonly keyId: string;
   readonly tool: string;
   readonly argsDigest: string;

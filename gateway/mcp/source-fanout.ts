@@ -1,10 +1,11 @@
 // Lists resources or prompts from every source the key may see, in parallel: from the discovery
 // cache when the list is fresh there, else each hop through its breaker with its list time-out. A
-// failing source is left out and reported.
+// failing source is left out and reported; one the catalog knows as failing (its probe runs in the
+// background) is left out at once, without contacting it or waiting on it.
 import { canSeeSource, type Principal } from '../auth/index.js';
 import type { McpSourceConfig } from '../config/index.js';
 import type { ListKind, SourceListCache } from '../discovery/index.js';
-import { catalogueEntry } from '../errors/index.js';
+import { catalogueEntry, GatewayError, type ErrorCode } from '../errors/index.js';
 import {
   classifyUpstreamError,
   withSessionRecovery,
@@ -18,6 +19,8 @@ export interface FanOutDeps {
   readonly pool: UpstreamPool;
   readonly breakers: BreakerRegistry;
   readonly lists: SourceListCache;
+  /** The code of a source known to be failing (ToolCatalog.failingCode), else undefined. */
+  readonly failing?: (workspace: string, source: McpSourceConfig) => { readonly code: ErrorCode } | undefined;
 }
 
 export interface FanOutResult<T> {
@@ -35,15 +38,18 @@ export async function fanOut(
   const workspace = principal.workspace.name;
   const sources = principal.workspace.mcpSources.filter((s) => canSeeSource(principal, s.name) && only(s));
   const settled = await Promise.allSettled(
-    sources.map((source: McpSourceConfig) =>
-      deps.lists.list(workspace, source, kind, () =>
+    sources.map((source: McpSourceConfig) => {
+      const failing = deps.failing?.(workspace, source);
+      // Reported like a failed listing, with the code of the failure that made it failing.
+      if (failing !== undefined) return Promise.reject(new GatewayError(failing.code));
+      return deps.lists.list(workspace, source, kind, () =>
         deps.breakers.runDiscovery(workspace, source, () =>
           withSessionRecovery(deps.pool, workspace, source, (connection) =>
             list(connection, AbortSignal.timeout(source.timeouts.listMs)),
           ),
         ),
-      ),
-    ),
+      );
+    }),
   );
   const items: { source: string; item: Record<string, unknown> }[] = [];
   const unavailable: { source: string; code: string; class: string }[] = [];

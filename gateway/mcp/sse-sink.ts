@@ -31,7 +31,8 @@ export class SseSink implements StreamSink {
     markStreamed(this.reply.raw);
     this.reply.raw.writeHead(200, {
       'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
+      // no-store like every API answer (platform/cache-policy.ts); hijacked, so set here.
+      'cache-control': 'no-store, no-transform',
       'x-accel-buffering': 'no',
       'x-request-id': this.reply.request.id,
     });

@@ -205,6 +205,7 @@ export class StreamedInputBridge {
     const id = this.options.seal.seal({
       call: call.id,
       input,
+      workspace: call.workspace,
       keyId: call.keyId,
       tool: call.tool,
       argsDigest: call.argsDigest,
@@ -240,8 +241,14 @@ export class StreamedInputBridge {
   private opened(answer: ClientAnswer) {
     if (typeof answer.id !== 'string') return undefined;
     const state = this.options.seal.open(answer.id, this.options.now());
-    // The key is checked before anything is forwarded: an answer never travels for another key.
-    if (state === undefined || state.keyId !== answer.keyId || !state.input.startsWith(QUESTION))
+    // Workspace and key are checked before anything is forwarded: an answer never travels for
+    // another workspace's caller or another key.
+    if (
+      state === undefined ||
+      state.workspace !== answer.workspace ||
+      state.keyId !== answer.keyId ||
+      !state.input.startsWith(QUESTION)
+    )
       return undefined;
     return state;
   }

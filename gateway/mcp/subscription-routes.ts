@@ -20,7 +20,8 @@ async function intercept(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply | undefined> {
-  if (request.routeOptions.url !== '/mcp') return undefined;
+  // Either MCP endpoint: /mcp or a workspace's own /w/<workspace>/mcp.
+  if (request.routeOptions.config.face !== 'mcp') return undefined;
   if (wantsLegacyStream(request)) return openLegacyStream(hub, request, reply);
   // Modern requests must carry Mcp-Method, equal to the body's method (checked by the ladder).
   if (request.method !== 'POST' || headerOf(request, 'mcp-method') !== LISTEN) return undefined;

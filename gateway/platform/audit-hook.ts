@@ -1,8 +1,9 @@
 // The audit trail's HTTP side (issue 29, docs/audit.md): every request to a protected route gets an
 // audit context when it arrives (handlers note into it, telemetry/audit-context.ts) and exactly one
 // record when its response ends — on `onResponse`, or when the connection closes first (a client
-// gone mid-stream; an SSE answer ends through the same `onResponse` as a JSON one). Health probes
-// and other public routes are not audited. The record is built in one place (audit-record.ts).
+// gone mid-stream; an SSE answer ends through the same `onResponse` as a JSON one). Every route is
+// audited, public ones (the console, the RFC 9728 metadata) included, but the health probes, which
+// declare `audit: 'skip'` (issue 37.10). The record is built in one place (audit-record.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildAuditRecord, type AuditInput } from '../telemetry/audit-record.js';
 import {
@@ -15,8 +16,9 @@ import {
 } from '../telemetry/audit-context.js';
 import type { AuditSink } from '../telemetry/audit-sink.js';
 import { methodLabel } from './http-method.js';
-import { isMcpFace, isPublicRoute } from './route-policy.js';
+import { isAudited, isMcpFace } from './route-policy.js';
 import { strictUtf8 } from './strict-utf8.js';
+import { clientRequestIdOf } from './request-id.js';
 
 const contexts = new WeakMap<FastifyRequest, AuditContext>();
 
@@ -61,6 +63,7 @@ function inputOf(
   return {
     startedAt: audit.startedAt,
     requestId: request.id,
+    clientRequestId: clientRequestIdOf(request.raw),
     traceId: audit.traceId,
     face: mcp ? 'mcp' : 'rest',
     method: mcp
@@ -97,7 +100,7 @@ export function registerAuditHooks(app: FastifyInstance, sink: AuditSink | undef
     }
   };
   app.addHook('onRequest', (request, reply, done) => {
-    if (isPublicRoute(request)) {
+    if (!isAudited(request)) {
       done();
       return;
     }

@@ -4,6 +4,7 @@
 // every other method is `_OTHER` in telemetry, and a path that exists for other methods answers 405
 // with `Allow` (the MCP endpoint only takes POST).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MCP_PATH } from './route-policy.js';
 
 const KNOWN = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
 const ROUTABLE = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
@@ -22,6 +23,6 @@ export function pathOf(url: string): string {
 /** The methods a path is served with, or [] when no route has this path at all. */
 export function allowedMethods(app: FastifyInstance, request: FastifyRequest): string[] {
   const path = pathOf(request.url);
-  if (path === '/mcp') return ['POST'];
+  if (MCP_PATH.test(path)) return ['POST'];
   return ROUTABLE.filter((method) => app.hasRoute({ method, url: path }));
 }

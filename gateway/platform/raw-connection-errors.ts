@@ -19,7 +19,7 @@ function respond(
   // Every answer here is about the caller's own request: class `request`.
   const body = `${JSON.stringify({ error: { code, class: 'request', message, requestId } })}\n`;
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n${extra}\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n${extra}\r\n${body}`,
   );
 }
 

@@ -10,12 +10,21 @@ import type { ConfigSnapshot } from '../config/index.js';
 export type RouteAccess = 'public' | 'key' | 'oauth-metadata';
 /** Which wire shape errors take on this route: the REST error body or a JSON-RPC error. */
 export type RouteFace = 'rest' | 'mcp';
+/** `skip`: the route leaves no audit record (the health probes only, docs/audit.md); every other
+ * route, public ones included, is recorded. */
+export type RouteAudit = 'record' | 'skip';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
     face?: RouteFace;
+    audit?: RouteAudit;
   }
+}
+
+/** Whether the request leaves an audit record: every route but the ones declared `audit: 'skip'`. */
+export function isAudited(request: FastifyRequest): boolean {
+  return request.routeOptions.config.audit !== 'skip';
 }
 
 export function isPublicRoute(request: FastifyRequest): boolean {
@@ -25,8 +34,12 @@ export function isPublicRoute(request: FastifyRequest): boolean {
   return access === 'public' || (access === 'oauth-metadata' && snapshot?.config.oauth !== undefined);
 }
 
-/** The error shape only (never protection): an unmatched method on /mcp still answers in JSON-RPC. */
+/** /mcp, or a workspace's own MCP endpoint /w/<workspace>/mcp (D24). */
+export const MCP_PATH = /^\/(w\/[^/?]+\/)?mcp(\?|$)/;
+
+/** The error shape only (never protection): an unmatched method on an MCP endpoint still answers
+ * in JSON-RPC. */
 export function isMcpFace(request: FastifyRequest): boolean {
   if (request.routeOptions.config.face === 'mcp') return true;
-  return request.is404 && (request.url === '/mcp' || request.url.startsWith('/mcp?'));
+  return request.is404 && MCP_PATH.test(request.url);
 }

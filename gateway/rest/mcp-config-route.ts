@@ -2,7 +2,8 @@
 // For an API key the secret is never echoed: configs reference an environment variable, and the key
 // is named by its public id only. For a caller who signed in with OAuth (issue 29) the configs carry
 // no credential at all: the client meets the gateway's 401, finds the authorization server through
-// the protected-resource metadata and signs in there (the MCP authorization flow).
+// the protected-resource metadata and signs in there (the MCP authorization flow), at the resource
+// its token was for: its workspace's own endpoint (/w/<name>/mcp), or /mcp for the default one.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { metadataUrl, redactedKey, resourceOf, type Principal } from '../auth/index.js';
 import { requirePrincipal } from '../platform/request-context.js';
@@ -116,7 +117,7 @@ export function oauthClientConfigs(endpoint: string, serverName: string, issuer:
 
 /** How an OAuth caller's client authenticates: the MCP authorization flow against its issuer. */
 function oauthAuth(request: FastifyRequest, principal: Principal, issuer: string) {
-  const resource = resourceOf(request.snapshot.config);
+  const resource = principal.oidc?.resource ?? resourceOf(request.snapshot.config);
   return {
     type: 'oauth',
     scheme: 'Bearer',
@@ -134,16 +135,19 @@ export function registerMcpConfigRoute(app: FastifyInstance): void {
     const serverName = `agent-gateway-${principal.workspace.name}`;
     await Promise.resolve();
     const oidc = principal.oidc;
-    if (oidc !== undefined)
+    if (oidc !== undefined) {
+      // The resource URI is the endpoint clients reach (RFC 8707, oauth.resource).
+      const own = oidc.resource ?? endpoint;
       return sendAgentBody(request, reply, {
         server_name: serverName,
-        endpoint,
+        endpoint: own,
         transport: 'streamable-http',
         protocol_version: MCP_PROTOCOL_VERSION,
         workspace: principal.workspace.name,
         auth: oauthAuth(request, principal, oidc.issuer),
-        clients: oauthClientConfigs(endpoint, serverName, oidc.issuer),
+        clients: oauthClientConfigs(own, serverName, oidc.issuer),
       });
+    }
     return sendAgentBody(request, reply, {
       server_name: serverName,
       endpoint,

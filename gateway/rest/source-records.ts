@@ -22,8 +22,13 @@ export interface SourceRecord {
   readonly era_detected_at: string | null;
   readonly transport_in_use: string | null;
   readonly sync_progress: string | null;
-  /** Why the last sync of a data source failed, in words that carry no secret and no content. */
+  /** Why the last sync of a data source failed, or why an MCP source's last listing (or, while it
+   * is failing, its last probe) failed, in words that carry no secret and no content. */
   readonly last_error: string | null;
+  /** MCP sources this replica knows as failing (left out of listings, probed in the background):
+   * since when, and when its next probe starts (null while one runs). Null otherwise. */
+  readonly failing_since: string | null;
+  readonly next_probe_at: string | null;
   /** Upstream tools left out by the tool-name policy, or (prefix never) because their name is taken
    * for this key: how many, and `name (reason)` joined by `; `. */
   readonly skipped_tool_count: number | null;
@@ -72,7 +77,9 @@ export function sourceRecord(
     era_detected_at: state.eraDetectedAt ?? null,
     transport_in_use: state.transportInUse ?? null,
     sync_progress: null,
-    last_error: null,
+    last_error: state.failing?.lastError ?? state.lastError ?? null,
+    failing_since: state.failing?.since ?? null,
+    next_probe_at: state.failing?.nextProbeAt ?? null,
     skipped_tool_count: skipped.length,
     skipped_tools:
       skipped.length === 0 ? null : skipped.map((tool) => `${tool.name} (${tool.reason})`).join('; '),
@@ -110,6 +117,8 @@ export function dataSourceRecord(source: DataSourceConfig, state: SyncState): So
     sync_progress:
       state.progress === undefined ? null : `${state.progress.done}/${state.progress.total ?? '?'}`,
     last_error: state.lastError ?? null,
+    failing_since: null,
+    next_probe_at: null,
     skipped_tool_count: null,
     skipped_tools: null,
     prefix: null,

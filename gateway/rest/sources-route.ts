@@ -87,7 +87,10 @@ export function registerSourcesRoutes(
     const mcp = workspace.mcpSources.find((s) => s.name === id && canSeeSource(principal, s.name));
     if (mcp !== undefined) {
       await catalog.invalidate(workspace.name, mcp.name);
-      const { sources } = await catalog.workspaceCatalog(workspace, (name) => name === mcp.name);
+      // Asked for explicitly: a failing source is listed now, not left to its background probe.
+      const { sources } = await catalog.workspaceCatalog(workspace, (name) => name === mcp.name, {
+        retryFailing: true,
+      });
       return sendAgentBody(request, reply, {
         source: sourceRecord(mcp, sources.get(mcp.name)!, catalog.breakerState(workspace.name, mcp.name)),
       });

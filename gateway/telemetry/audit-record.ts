@@ -6,7 +6,7 @@
 // records to; `buildAuditRecord` is the one place a record is made.
 import { z } from 'zod';
 
-export const AUDIT_SCHEMA = 'agw.audit.v2';
+export const AUDIT_SCHEMA = 'agw.audit.v3';
 
 export const DECISIONS = ['allowed', 'denied'] as const;
 
@@ -33,7 +33,10 @@ const CREDENTIAL_FAILURES = [
   'missing_claims',
   'inactive',
   'introspection_failed',
+  'introspection_busy',
   'ambiguous_opaque',
+  'bad_time_claim',
+  'issued_in_future',
   'invalid',
 ] as const;
 type CredentialDenial = `credential_${(typeof CREDENTIAL_FAILURES)[number]}`;
@@ -126,6 +129,9 @@ export const LIMITS = { id: 128, name: 200, workspace: 128, issuer: 512, subject
 
 const bounded = (max: number) => z.string().min(1).max(max);
 
+/** What a caller's request id may be to be recorded (the same rule as platform/request-id.ts). */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
 const ApiKeyPrincipalSchema = z.strictObject({
   kind: z.literal('api_key'),
   key_id: bounded(LIMITS.id),
@@ -141,6 +147,8 @@ export const AuditRecordSchema = z.strictObject({
   schema: z.literal(AUDIT_SCHEMA),
   time: z.iso.datetime(),
   request_id: bounded(LIMITS.id),
+  /** The caller's own X-Request-Id (v3), only when it was a short token (platform/request-id.ts). */
+  client_request_id: z.string().regex(CLIENT_REQUEST_ID).optional(),
   trace_id: z
     .string()
     .regex(/^[0-9a-f]{32}$/)
@@ -233,6 +241,8 @@ const OUTCOME_SET = new Set<string>(OUTCOMES);
 export interface AuditInput {
   readonly startedAt: number;
   readonly requestId: string;
+  /** The caller's X-Request-Id; recorded only when it matches the token rule, else left out. */
+  readonly clientRequestId?: string | undefined;
   readonly traceId?: string | undefined;
   readonly face: 'mcp' | 'rest';
   /** The MCP method (any string: unknown ones become `other`), or for REST `<METHOD> <route>`. */
@@ -282,6 +292,9 @@ export function buildAuditRecord(input: AuditInput): AuditRecord {
     schema: AUDIT_SCHEMA,
     time: new Date(input.startedAt).toISOString(),
     request_id: safeText(input.requestId || '-', LIMITS.id),
+    ...(input.clientRequestId !== undefined && CLIENT_REQUEST_ID.test(input.clientRequestId)
+      ? { client_request_id: input.clientRequestId }
+      : {}),
     ...(input.traceId !== undefined && /^[0-9a-f]{32}$/.test(input.traceId)
       ? { trace_id: input.traceId }
       : {}),

@@ -12,10 +12,12 @@ export { UpstreamPool } from './upstream-pool.js';
 export type { Connector, ListChangedListener, ResourceUpdatedListener } from './upstream-pool.js';
 export type { ResourceSubscriber } from './resource-subscriptions.js';
 export { classifyUpstreamError } from './classify-upstream-error.js';
+export { describeUpstreamFailure } from './describe-upstream-failure.js';
 export { BreakerRegistry, countsAgainstSource } from './breaker-registry.js';
 export type { BreakerState } from './breaker-registry.js';
 export { withSessionRecovery, isSessionLost } from './session-recovery.js';
 export { createModernRelay } from './modern-relay.js';
+export { ToolListRefusedError, type SkippedUpstreamTool } from './tool-list-reader.js';
 export {
   UpstreamHttpError,
   UpstreamProtocolError,

@@ -1,16 +1,15 @@
 // One live MCP client connection to an upstream source (HTTP Streamable, legacy HTTP+SSE or stdio),
 // built on the v2 SDK client in `auto` negotiation so modern and legacy upstreams both work.
 // Upstream credentials come from the source's secret references; the caller's key never leaves here.
-import type { Client, ListToolsResult, Progress, Tool } from '@modelcontextprotocol/client';
+import type { Client, Progress } from '@modelcontextprotocol/client';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { resolveSecret, type McpSourceConfig, type SecretReader } from '../config/index.js';
-import { mcpClientSdk, mcpClientStdio, mcpCoreSdk } from './mcp-client-sdk.js';
-import { META, MODERN_VERSION } from '../mcp/protocol.js';
+import { mcpClientSdk, mcpClientStdio } from './mcp-client-sdk.js';
 import { createModernRelay, type Relay } from './modern-relay.js';
+import { clientToolsPage, listAllTools, relayToolsPage, type ListedTools } from './tool-listing.js';
 import { ProgressSinks, type ProgressSink } from './progress-sinks.js';
 import { resourceSubscriber, type ResourceSubscriber } from './resource-subscriptions.js';
 import { ReachDeniedError, type NetworkGuard } from '../reach/index.js';
-import { UpstreamProtocolError } from './upstream-answer-errors.js';
 import { guardedFetch, withResponseGuard } from './response-guard.js';
 import { sessionKey, type SessionStore, type SharedSession } from './session-store.js';
 import { authorizedFetch, staticTokenSource, type TokenSource, type UpstreamTokens } from './token-source.js';
@@ -26,11 +25,9 @@ export interface CallOptions {
   readonly onLog?: (params: Record<string, unknown>) => void;
 }
 
-export interface ToolList {
-  readonly tools: readonly Tool[];
-  /** The upstream's cache hint (2026 servers); undefined when it gave none (2025 servers). */
-  readonly ttlMs: number | undefined;
-}
+/** All pages of a tool list (tool-listing.ts); `skipped` names the tools whose definition cannot be
+ * used, with why (optional for twins that never skip). */
+export type ToolList = Omit<ListedTools, 'skipped'> & { readonly skipped?: ListedTools['skipped'] };
 
 /** What completion/complete sends upstream: the ref in the upstream's own names. */
 export interface CompleteParams {
@@ -337,35 +334,6 @@ async function connectOnce(
   return wrap(client, source, deps, transportUsed, era, capabilities, sessionId, sharedSession);
 }
 
-/** One page of a 2026-07-28 upstream's tool list through the relay (issue 13: the SDK client's
- * fetch-based request cost about as much again as the listing itself), checked against the
- * protocol's schema as the SDK would. */
-async function listToolsPage(
-  relay: Relay,
-  cursor: string | undefined,
-  signal: AbortSignal,
-  clientInfo: ConnectDeps['clientInfo'],
-): Promise<ListToolsResult> {
-  const result = await relay({
-    method: 'tools/list',
-    params: {
-      ...(cursor === undefined ? {} : { cursor }),
-      _meta: {
-        [META.protocolVersion]: MODERN_VERSION,
-        [META.clientCapabilities]: {},
-        [META.clientInfo]: { name: clientInfo.name, version: clientInfo.version },
-      },
-    },
-    paramHeaders: {},
-    nameHeader: undefined,
-    signal,
-    onNotification: () => undefined,
-  });
-  const parsed = mcpCoreSdk().ListToolsResultSchema.safeParse(result);
-  if (!parsed.success) throw new UpstreamProtocolError('the tool list does not match the protocol schema');
-  return parsed.data;
-}
-
 function wrap(
   client: Client,
   source: McpSourceConfig,
@@ -407,30 +375,18 @@ function wrap(
     connectedAt: new Date().toISOString(),
     relay: modern?.relay,
     subscriptions,
-    async listTools(callSignal) {
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      let ttlMs: number | undefined;
-      for (let page = 0; page < 64; page += 1) {
-        const result =
-          modern !== undefined
-            ? await listToolsPage(modern.relay, cursor, callSignal, deps.clientInfo)
-            : await withResponseGuard(callSignal, (signal) =>
-                client.listTools(cursor === undefined ? {} : { cursor }, {
-                  signal,
-                  timeout: source.timeouts.listMs,
-                  // The gateway keeps its own discovery cache (per source ttl, refresh on demand); the
-                  // SDK's would answer a refresh from memory and is shared by every key of the workspace.
-                  cacheMode: 'bypass',
-                }),
-              );
-        tools.push(...result.tools);
-        const hint = (result as { ttlMs?: unknown }).ttlMs;
-        if (typeof hint === 'number') ttlMs = ttlMs === undefined ? hint : Math.min(ttlMs, hint);
-        cursor = result.nextCursor;
-        if (cursor === undefined) break;
-      }
-      return { tools, ttlMs };
+    listTools(callSignal) {
+      return listAllTools((cursor) =>
+        modern !== undefined
+          ? relayToolsPage(modern.relay, cursor, callSignal, deps.clientInfo)
+          : clientToolsPage(
+              client,
+              capabilities['tools'] !== undefined,
+              cursor,
+              callSignal,
+              source.timeouts.listMs,
+            ),
+      );
     },
     async listResources(callSignal) {
       if (capabilities['resources'] === undefined) return { items: [], ttlMs: undefined };

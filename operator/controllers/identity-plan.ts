@@ -1,10 +1,18 @@
-// The identity part of a workspace's plan (issue 29, D22): Workspace spec.identity becomes the
-// rendered workspace's `identity`, checked with the gateway's own schema and the tenant reach policy
-// (D19) on every URL the operator can see (issuer, JWKS, introspection endpoint), the introspection
-// client secrets copied into the workspace's credentials Secret as references. A spec that cannot be
-// used renders no identity at all (fail closed: no OAuth caller is admitted, API keys keep working),
-// never part of one; the Workspace's Ready condition says why.
-import { formatPath, WorkspaceSchema, type SecretRef } from '../../gateway/config/index.js';
+// The identity part of a workspace's plan (issue 29, D22, D24): Workspace spec.identity becomes the
+// rendered workspace's `identity`, checked with the gateway's own schema, the identity policy (the
+// issuers the admin lets the namespace trust, their fixed key sources and added claim conditions)
+// and the tenant reach policy (D19) on every URL the operator can see (issuer, JWKS, introspection
+// endpoint), the introspection client secrets copied into the workspace's credentials Secret as
+// references. A spec that cannot be used renders no identity at all (fail closed: no OAuth caller
+// is admitted, API keys keep working), never part of one; the Workspace's Ready condition says why.
+import {
+  boundIdentity,
+  formatPath,
+  WorkspaceSchema,
+  type IdentityPolicy,
+  type IdentityRefusal,
+  type SecretRef,
+} from '../../gateway/config/index.js';
 import { invalidSpec } from './invalid-spec.js';
 import type { ReachCheck } from './reach-check.js';
 import type { SecretKeyRef, WorkspaceIdentityView } from './resource-views.js';
@@ -26,11 +34,18 @@ type MakeRef = (field: string, ref: SecretKeyRef) => SecretRef | ReadyCondition;
 
 const IdentityContractSchema = WorkspaceSchema.shape.identity;
 
+/** The identity policy and the namespace it is applied for; absent: nothing bounded (unit tests). */
+export interface IdentityBounds {
+  readonly policy: IdentityPolicy;
+  readonly namespace: string;
+}
+
 /** undefined when the Workspace has no spec.identity. */
 export function planIdentity(
   spec: WorkspaceIdentityView | undefined,
   makeRef: MakeRef,
   reach: ReachCheck | undefined,
+  bounds?: IdentityBounds,
 ): IdentityPlan | undefined {
   if (spec === undefined) return undefined;
   // Checked with a stand-in reference first, so a spec that is not used copies no secret.
@@ -38,15 +53,34 @@ export function planIdentity(
   const draft = toContract(spec, standIn);
   if ('problem' in draft) return notUsed(draft.problem);
   const parsed = IdentityContractSchema.safeParse(draft.document);
-  if (!parsed.success) return notUsed(invalidSpec(parsed.error.issues, fieldOf));
+  if (!parsed.success || parsed.data === undefined)
+    return notUsed(invalidSpec(parsed.error?.issues ?? [], fieldOf));
+  if (bounds !== undefined) {
+    const bound = boundIdentity(parsed.data, bounds.policy, bounds.namespace);
+    if ('refused' in bound) return notUsed(refusalCondition(bound.refused));
+  }
   for (const [field, url] of identityUrlFields(spec)) {
     const refused = reach?.url(field, url);
     if (refused !== undefined) return notUsed(refused);
   }
   const rendered = toContract(spec, makeRef);
   if ('problem' in rendered) return notUsed(rendered.problem);
+  let document: Readonly<Record<string, unknown>> = rendered.document;
+  if (bounds !== undefined) {
+    // The rendered document has the parsed draft's shape (only the secret references differ), so
+    // the policy applies to it as it did to the draft: fixed key sources, the admin's conditions.
+    const bound = boundIdentity(
+      rendered.document as unknown as NonNullable<typeof parsed.data>,
+      bounds.policy,
+      bounds.namespace,
+    );
+    if ('refused' in bound) return notUsed(refusalCondition(bound.refused));
+    document = bound.identity;
+    const combined = IdentityContractSchema.safeParse(document);
+    if (!combined.success) return notUsed(invalidSpec(combined.error.issues, fieldOf));
+  }
   return {
-    render: rendered.document,
+    render: document,
     condition: { ready: true, reason: 'Rendered', message: 'spec.identity is served' },
     issuers: spec.issuers.length,
   };
@@ -100,6 +134,15 @@ function toContract(
 function fieldOf(path: readonly PropertyKey[]): string {
   const mapped = path.map((part) => (part === 'jwksUri' ? 'jwks.uri' : part));
   return path.length === 0 ? 'spec.identity' : `spec.identity.${formatPath(mapped)}`;
+}
+
+function refusalCondition(refusal: IdentityRefusal): ReadyCondition {
+  const field = refusal.field === 'jwksUri' ? 'jwks.uri' : refusal.field;
+  return {
+    ready: false,
+    reason: refusal.reason,
+    message: `spec.identity.issuers[${refusal.index}].${field}: ${refusal.message}`,
+  };
 }
 
 function notUsed(problem: ReadyCondition): IdentityPlan {

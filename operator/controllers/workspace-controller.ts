@@ -81,7 +81,7 @@ export interface WorkspaceControllerDeps {
   readonly gatewayNamespace: string;
   readonly logger: Logger;
   readonly now?: () => Date;
-  /** The admin's tenant reach policy (D19); absent: nothing is refused for where it reaches. */
+  /** The admin's tenant policy (D19, D24); absent: nothing is refused for where it reaches or trusts. */
   readonly policy?: ReachPolicy;
   /** Resolves the host names resources name before the policy decides them. */
   readonly resolver?: NameResolver;
@@ -216,8 +216,10 @@ export class WorkspaceController {
     }
 
     const reach = await this.reachCheck(namespace, name, mcpSources, dataSources, workspace.spec);
+    const identityPolicy = this.deps.policy?.policy.identity;
     const plan = planWorkspace({
       ...(reach === undefined ? {} : { reach }),
+      ...(identityPolicy === undefined ? {} : { identityPolicy }),
       workspace: { metadata: workspace.metadata, spec: workspace.spec ?? {} },
       apiKeys,
       keyMaterial,

@@ -8,6 +8,7 @@ import {
   DataSourceSchema,
   formatPath,
   ToolDisclosureSchema,
+  type IdentityPolicy,
   type SecretRef,
   type ToolDisclosure,
 } from '../../gateway/config/index.js';
@@ -54,6 +55,8 @@ export interface PlanInput {
   readSecret(ref: SecretKeyRef): SecretRead;
   /** The tenant reach policy (D19): paths and network targets it refuses are not rendered. */
   readonly reach?: ReachCheck;
+  /** The identity part of the tenant policy (D24): the issuers spec.identity may declare. */
+  readonly identityPolicy?: IdentityPolicy;
 }
 
 export interface WorkspacePlan {
@@ -179,6 +182,9 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     input.workspace.spec.identity,
     (field, ref) => secretRef(IDENTITY_CREDENTIAL_SOURCE, field, ref),
     input.reach,
+    input.identityPolicy === undefined
+      ? undefined
+      : { policy: input.identityPolicy, namespace: input.workspace.metadata.namespace },
   );
 
   return {

@@ -169,7 +169,8 @@ export async function oauthBench(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'agw-oauth-bench-'));
   const key = generateKey();
   const gateway = await startBenchGateway(dir, 'gateway', {
-    oauth: { resource: RESOURCE, scopesSupported: ['mcp:read', 'mcp:write'] },
+    // The shared resource's tokens go to the default workspace (D24), as in examples/oidc.yaml.
+    oauth: { resource: RESOURCE, scopesSupported: ['mcp:read', 'mcp:write'], defaultWorkspace: 'bench' },
     workspaces: [
       {
         name: 'bench',

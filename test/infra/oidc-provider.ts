@@ -14,7 +14,8 @@ export interface ResourceServerInfo {
   readonly scope: string;
   /** Access token format; a function decides per client. Default jwt. */
   readonly format?: 'jwt' | 'opaque' | ((clientId: string) => 'jwt' | 'opaque');
-  readonly ttlSeconds?: number;
+  /** Access token lifetime; a function decides per client. Default 3600. */
+  readonly ttlSeconds?: number | ((clientId: string) => number);
 }
 
 export interface AuthServerOptions {
@@ -28,6 +29,12 @@ export interface AuthServerOptions {
    * for step-up: a client's registered `scope` is a ceiling, and the SDK registers (DCR) with the
    * scope of the first challenge, so such a client cannot later ask for more. */
   readonly scopes?: readonly string[];
+  /** What a dynamically registered client may ask for later, whatever `scope` it registered with.
+   * RFC 7591 lets the server replace the requested scope; without this the registered scope is the
+   * client's ceiling, and the SDK registers with the first challenge's scope. Registrations made
+   * with a scope are widened to include these (how a deployment lets step-up work: see
+   * docs/configuration.md). */
+  readonly dynamicClientScope?: string;
   /** More oidc-provider features, merged over the defaults. */
   readonly features?: Readonly<Record<string, unknown>>;
   /** Answer CORS on the registration endpoint (/reg) for any origin, as an authorization server
@@ -47,6 +54,8 @@ export interface AuthServer {
   readonly rsaPublicKey: JWK;
   /** Requests served, by path (e.g. `/jwks`). */
   readonly requests: Map<string, number>;
+  /** The `scope` each dynamic registration asked for (undefined: none), in order. */
+  readonly registrationScopes: (string | undefined)[];
   stop(): Promise<void>;
 }
 
@@ -83,7 +92,23 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
   const rsaKey = { ...(await exportJWK(rsa.privateKey)), kid: 'fixture-rs256', alg: 'RS256', use: 'sig' };
   const rsaPublic = { ...(await exportJWK(rsa.publicKey)), kid: 'fixture-rs256', alg: 'RS256', use: 'sig' };
 
+  const registrationScopes: (string | undefined)[] = [];
   const provider = new Provider(issuer, {
+    // oidc-provider calls the validator for each declared extra property on every client it loads
+    // or registers; it is where a deployment may rewrite a registration's metadata.
+    extraClientMetadata: {
+      properties: ['agw_registration'],
+      validator: (ctx: unknown, key: string, _value: unknown, metadata: Record<string, unknown>) => {
+        const route = (ctx as { oidc?: { route?: string } } | undefined)?.oidc?.route;
+        if (key !== 'agw_registration' || route !== 'registration') return;
+        const asked = typeof metadata['scope'] === 'string' ? metadata['scope'] : undefined;
+        registrationScopes.push(asked);
+        if (asked !== undefined && options.dynamicClientScope !== undefined)
+          metadata['scope'] = [
+            ...new Set([...asked.split(' '), ...options.dynamicClientScope.split(' ')]),
+          ].join(' ');
+      },
+    },
     clients: options.clients ?? [],
     jwks: { keys: [signingKey, rsaKey] },
     scopes: ['openid', 'offline_access', ...(options.scopes ?? [])],
@@ -110,7 +135,10 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
           return {
             scope: info.scope,
             audience: indicator,
-            accessTokenTTL: info.ttlSeconds ?? 3600,
+            accessTokenTTL:
+              typeof info.ttlSeconds === 'function'
+                ? info.ttlSeconds(client.clientId)
+                : (info.ttlSeconds ?? 3600),
             accessTokenFormat: format,
             ...(format === 'jwt' ? { jwt: { sign: { alg: 'ES256' } } } : {}),
           };
@@ -128,6 +156,7 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
     publicKey: publicJwk,
     rsaPublicKey: rsaPublic,
     requests,
+    registrationScopes,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -62,7 +62,7 @@ beforeAll(async () => {
   });
   h = await startHarness({
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-    oauth: {},
+    oauth: { defaultWorkspace: 'machines' },
     workspaces: [
       {
         name: 'machines',

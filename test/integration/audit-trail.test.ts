@@ -125,7 +125,7 @@ describe('audit records of allowed actions', () => {
     expect(response.status).toBe(200);
     const record = await recordOf(response);
     expect(record).toMatchObject({
-      schema: 'agw.audit.v2',
+      schema: 'agw.audit.v3',
       face: 'mcp',
       method: 'tools/call',
       era: 'modern',
@@ -423,7 +423,7 @@ describe('audit records of refusals', () => {
   });
 
   it('a caller-chosen name with control characters cannot forge a record', async () => {
-    const forged = `x\n{"schema":"agw.audit.v2","decision":"allowed","request_id":"forged"}\u2028`;
+    const forged = `x\n{"schema":"agw.audit.v3","decision":"allowed","request_id":"forged"}\u2028`;
     const response = await mcpPost(
       h.url,
       writer.key,
@@ -438,7 +438,7 @@ describe('audit records of refusals', () => {
         .split('\n')
         .filter(
           (line) =>
-            line.includes('"request_id":"forged"') && line.startsWith('{"schema":"agw.audit.v2","decision"'),
+            line.includes('"request_id":"forged"') && line.startsWith('{"schema":"agw.audit.v3","decision"'),
         ),
     ).toEqual([]);
   });

@@ -4,6 +4,8 @@
 // consent forms are filled in the browser. The page registers itself by DCR, sends the browser
 // there with PKCE, `state` and `resource`, and comes back signed in; the token lives in the tab's
 // sessionStorage only and never in a URL, localStorage or a cookie. A tampered `state` is refused.
+// /console signs in to the default workspace (payments); /w/team/console to workspace team's own
+// resource (D24), whose MCP requests go to /w/team/mcp.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
@@ -23,19 +25,30 @@ beforeAll(async () => {
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
   as = await startAuthServer({
-    resources: { [`${gatewayUrl}/mcp`]: { scope: 'mcp:read mcp:write' } },
+    resources: {
+      [`${gatewayUrl}/mcp`]: { scope: 'mcp:read mcp:write' },
+      [`${gatewayUrl}/w/team/mcp`]: { scope: 'mcp:read mcp:write' },
+    },
     scopes: ['mcp:read', 'mcp:write'],
     registrationCors: true,
     tokenClaims: (account) => ({ groups: account === 'alice' ? ['payments-agents'] : ['staff'] }),
   });
   h = await startHarness({
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl, console: { enabled: true } },
-    oauth: { scopesSupported: ['mcp:read', 'mcp:write'] },
+    oauth: { scopesSupported: ['mcp:read', 'mcp:write'], defaultWorkspace: 'payments' },
     workspaces: [
       {
         name: 'payments',
         mcpSources: [demoSource('paydemo')],
         identity: { issuers: [{ issuer: as.issuer }], rules: groupScopeRules(as.issuer) },
+      },
+      {
+        name: 'team',
+        mcpSources: [demoSource('teamdemo')],
+        identity: {
+          issuers: [{ issuer: as.issuer }],
+          rules: [{ name: 'staff', issuer: as.issuer, when: [{ claim: 'groups', contains: 'staff' }] }],
+        },
       },
       {
         name: 'elsewhere',
@@ -60,8 +73,8 @@ async function newSession(): Promise<{ context: BrowserContext; page: Page; watc
 }
 
 /** From the console's sign-in view through the provider's login and consent forms. */
-async function signInWithProvider(page: Page, login: string): Promise<void> {
-  await page.goto(`${gatewayUrl}/console/`);
+async function signInWithProvider(page: Page, login: string, base = '/console'): Promise<void> {
+  await page.goto(`${gatewayUrl}${base}/`);
   await page.getByRole('button', { name: `Sign in with ${as.issuer}` }).click();
   const login$ = page.locator('input[name=login]');
   await login$.waitFor({ timeout: 10_000 }).catch(async () => {
@@ -174,6 +187,37 @@ describe('console OAuth sign-in', () => {
     const stored = await storage(page);
     expect(stored.session.find(([name]) => name === TOKEN_SLOT)).toBeUndefined();
     expect(stored.session.find(([name]) => name === 'agw-console:oauth-pending')).toBeUndefined();
+    await context.close();
+  }, 60_000);
+
+  it("console:oauth-workspace-console — /w/team/console signs in to team's own resource and talks to /w/team/mcp", async () => {
+    const { context, page, watch } = await newSession();
+    const sent = page.waitForRequest((request) => request.url().startsWith(`${as.issuer}/auth?`));
+    await signInWithProvider(page, 'bob', '/w/team/console');
+    const authorization = new URL((await sent).url());
+    expect(authorization.searchParams.get('resource')).toBe(`${gatewayUrl}/w/team/mcp`);
+    expect(authorization.searchParams.get('redirect_uri')).toBe(`${gatewayUrl}/w/team/console/callback`);
+    await page.locator('#who', { hasText: 'Workspace team' }).waitFor({ timeout: 20_000 });
+    expect(page.url()).toBe(`${gatewayUrl}/w/team/console/`);
+    await page
+      .getByRole('navigation', { name: 'Console views' })
+      .getByRole('button', { name: 'Call a tool' })
+      .click();
+    // The options come from a tools/list the view sends to the MCP endpoint when it opens.
+    await page
+      .getByLabel('Tool', { exact: true })
+      .locator('option', { hasText: 'teamdemo__echo' })
+      .waitFor({ state: 'attached', timeout: 20_000 });
+    await watch.settle();
+    const token = (await storage(page)).session.find(([name]) => name === TOKEN_SLOT)?.[1];
+    expect(token).toMatch(/^ey/);
+    // Every request to an MCP endpoint (not the page's own mcp.js module) went to team's.
+    const mcp = watch.requests.filter(
+      (r) => r.url.startsWith(gatewayUrl) && new URL(r.url).pathname.endsWith('/mcp'),
+    );
+    expect(mcp.length).toBeGreaterThan(0);
+    for (const request of mcp) expect(new URL(request.url).pathname).toBe('/w/team/mcp');
+    expect(watch.consoleErrors.filter((e) => e.includes(gatewayUrl))).toEqual([]);
     await context.close();
   }, 60_000);
 });

@@ -263,15 +263,16 @@ describe('slow and abandoned requests', () => {
 
 describe('request log line', () => {
   it('logs:key-fingerprint — the request line carries the key fingerprint `key list` shows, unredacted', async () => {
-    const response = await get(`${h.url}/agent/tools`, reader.key, { 'x-request-id': 'fp-check-1' });
+    const response = await get(`${h.url}/agent/tools`, reader.key);
     expect(response.status).toBe(200);
+    const id = response.headers.get('x-request-id');
     const fingerprint = reader.hash.slice('sha256:'.length, 'sha256:'.length + 12);
     const deadline = Date.now() + 2000;
     let line: Record<string, unknown> | undefined;
     while (line === undefined && Date.now() < deadline) {
       line = h.logs
         .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((l) => l['reqId'] === 'fp-check-1' && l['msg'] === 'request completed');
+        .find((l) => l['reqId'] === id && l['msg'] === 'request completed');
       if (line === undefined) await new Promise((r) => setTimeout(r, 20));
     }
     expect(line?.['keyFingerprint']).toBe(fingerprint);

@@ -1,8 +1,9 @@
 // OAuth sign-in to a workspace defined by custom resources, end to end on a real kube-apiserver
 // (issue 29): a Workspace with spec.identity trusting a real authorization server (oidc-provider)
 // and an McpSource → the operator process renders them → two `serve --kubernetes` processes whose
-// base config has the admin's oauth section admit a client-credentials token the rule matches, and
-// changing the rule's claim condition revokes the identity on both within 2 s.
+// base config has the admin's oauth section (and whose policy lets the tenant trust the issuer) admit
+// a client-credentials token the rule matches, and changing the rule's claim condition revokes the
+// identity on both within 2 s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChild, type Child } from '../bench/child-process.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
@@ -96,7 +97,13 @@ beforeAll(async () => {
       },
     ],
   });
-  policy = await writeTestPolicy({ extraBase: { oauth: { resource: RESOURCE } } });
+  // The admin's oauth section names the default workspace, whose rules admit tokens for the shared
+  // resource (D24; the chart's oauth.defaultWorkspace), and lets the tenant's namespace trust this
+  // issuer (no identity policy: none).
+  policy = await writeTestPolicy({
+    extraBase: { oauth: { resource: RESOURCE, defaultWorkspace: 'signin' } },
+    identity: { issuers: [{ issuer: as.issuer, namespaces: [tenant] }] },
+  });
   await kubectlOk(
     ['apply', '-n', tenant, '-f', '-'],
     `${workspace(CLIENT.id)}\n---\n${JSON.stringify({

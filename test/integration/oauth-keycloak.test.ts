@@ -93,6 +93,10 @@ beforeAll(async () => {
   resource = `${gatewayUrl}/mcp`;
   await kc.createRealm('agw-realm.json', {
     GATEWAY_RESOURCE: resource,
+    // Each workspace is its own resource (D24): Keycloak ignores `resource`, so the admin gives a
+    // client one audience mapper per resource it signs in to.
+    GATEWAY_RESOURCE_MACHINES: `${gatewayUrl}/w/machines/mcp`,
+    GATEWAY_RESOURCE_OPERATORS: `${gatewayUrl}/w/operators/mcp`,
     REDIRECT_URI: REDIRECT_URL,
     ALICE_PASSWORD: passwords['alice'] as string,
     BOB_PASSWORD: passwords['bob'] as string,
@@ -137,7 +141,12 @@ beforeAll(async () => {
       },
     },
   ];
-  const oauth = { scopesSupported: ['mcp:read', 'mcp:write'], challengeScopes: ['mcp:read'] };
+  // payments is the shared resource's (the default); machines and operators are reached at their own.
+  const oauth = {
+    scopesSupported: ['mcp:read', 'mcp:write'],
+    challengeScopes: ['mcp:read'],
+    defaultWorkspace: 'payments',
+  };
   const config = await writeGatewayConfig(dir, {
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
     telemetry: { audit: { sink: 'file', path: auditPath } },
@@ -213,7 +222,7 @@ describe('Keycloak users sign in with authorization code + PKCE', () => {
 
   it('keycloak:realm-roles — a realm role in realm_access.roles admits its holder', async () => {
     const provider = new KeycloakSignIn('carol');
-    const client = await connectWithLogin(gatewayUrl, provider, 'auto');
+    const client = await connectWithLogin(`${gatewayUrl}/w/operators`, provider, 'auto');
     const claims = decodeJwt(provider.accessToken ?? '');
     expect((claims['realm_access'] as { roles: string[] }).roles).toContain('agw-operator');
     expect(claims['groups']).toBeUndefined(); // no group: Keycloak leaves the claim out
@@ -247,7 +256,9 @@ describe('Keycloak machines and refusals', () => {
     const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     const client = new Client({ name: 'machine', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/mcp`), { authProvider: provider }),
+      new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/w/machines/mcp`), {
+        authProvider: provider,
+      }),
     );
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain('robot__create_note');
@@ -273,19 +284,21 @@ describe('Keycloak machines and refusals', () => {
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
     // The control: the machine with the audience mapper is let in by the same gateway.
-    const admitted = await mcpPost(gatewayUrl, await clientCredentialsToken('agw-machine', MACHINE_SECRET), {
-      method: 'tools/list',
-    });
+    const admitted = await mcpPost(
+      `${gatewayUrl}/w/machines`,
+      await clientCredentialsToken('agw-machine', MACHINE_SECRET),
+      { method: 'tools/list' },
+    );
     expect(admitted.status).toBe(200);
   });
 
   it('keycloak:bearer-type — typ Bearer tokens are refused unless the issuer lists tokenTypes: [jwt]', async () => {
     const token = await clientCredentialsToken('agw-machine', MACHINE_SECRET);
     expect(decodeProtectedHeader(token).typ).toBe('JWT');
-    const refused = await mcpPost(strict.url, token, { method: 'tools/list' });
+    const refused = await mcpPost(`${strict.url}/w/machines`, token, { method: 'tools/list' });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    const accepted = await mcpPost(gatewayUrl, token, { method: 'tools/list' });
+    const accepted = await mcpPost(`${gatewayUrl}/w/machines`, token, { method: 'tools/list' });
     expect(accepted.status).toBe(200);
   });
 });

@@ -5,7 +5,8 @@
 // through protected-resource metadata, authorization server metadata and the token endpoint to
 // tools/call; a read identity calling a write tool gets 403 insufficient_scope, which the SDK answers
 // with a step-up (granted for a person and a machine allowed the scope; refused by the authorization
-// server for a machine that is not).
+// server for a machine that is not). People sign in to `payments`, the default workspace, at /mcp;
+// machines to `machines` at its own resource, /w/machines/mcp (D24).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -51,15 +52,22 @@ let as: AuthServer;
 let h: Harness;
 let gatewayUrl: string;
 let resource: string;
+/** The machines workspace's own resource. */
+let machines: string;
 
-function signIn(args: readonly string[], mode: 'auto' | 'legacy', secret = ''): Promise<SignIn> {
+function signIn(
+  args: readonly string[],
+  mode: 'auto' | 'legacy',
+  secret = '',
+  url = resource,
+): Promise<SignIn> {
   if (!existsSync(join(PYTHON_CACHE, 'installed')) || !existsSync(PYTHON))
     throw new Error(`the Python MCP SDK is not installed: run \`bash test/infra/ensure-python-mcp.sh\``);
   const script = resolve('test/fixtures/clients/oauth_sign_in.py');
   return new Promise((done, fail) => {
     execFile(
       PYTHON,
-      [script, '--url', resource, '--mode', mode, '--issuer', as.issuer, ...args],
+      [script, '--url', url, '--mode', mode, '--issuer', as.issuer, ...args],
       {
         env: { PATH: process.env['PATH'] ?? '', AGW_CLIENT_SECRET: secret },
         timeout: 60_000,
@@ -94,23 +102,35 @@ function inOrder(lines: readonly string[], steps: readonly RegExp[]): boolean {
   return at === steps.length;
 }
 
-const SIGN_IN = [
-  /^POST gw \/mcp 401 scope=mcp:read$/,
-  /^GET gw \/\.well-known\/oauth-protected-resource\/mcp 200$/,
-  /^GET as \/\.well-known\/(oauth-authorization-server|openid-configuration) 200$/,
-  /^POST as \/token 200$/,
-  /^POST gw \/mcp 200$/,
-];
-const STEP_UP = [
-  /^POST gw \/mcp 403 insufficient_scope scope=mcp:read mcp:write$/,
-  /^POST as \/token 200$/,
-  /^POST gw \/mcp 200$/,
-];
+/** The exchanges of a sign-in at the resource whose gateway path is `path`. */
+function signInSteps(path: string): RegExp[] {
+  const at = path.replace(/\//g, '\\/');
+  return [
+    new RegExp(`^POST gw ${at} 401 scope=mcp:read$`),
+    new RegExp(`^GET gw \\/\\.well-known\\/oauth-protected-resource${at} 200$`),
+    /^GET as \/\.well-known\/(oauth-authorization-server|openid-configuration) 200$/,
+    /^POST as \/token 200$/,
+    new RegExp(`^POST gw ${at} 200$`),
+  ];
+}
+function stepUpSteps(path: string): RegExp[] {
+  const at = path.replace(/\//g, '\\/');
+  return [
+    new RegExp(`^POST gw ${at} 403 insufficient_scope scope=mcp:read mcp:write$`),
+    /^POST as \/token 200$/,
+    new RegExp(`^POST gw ${at} 200$`),
+  ];
+}
+const SIGN_IN = signInSteps('/mcp');
+const STEP_UP = stepUpSteps('/mcp');
+const MACHINE_SIGN_IN = signInSteps('/w/machines/mcp');
+const MACHINE_STEP_UP = stepUpSteps('/w/machines/mcp');
 
 beforeAll(async () => {
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
   resource = `${gatewayUrl}/mcp`;
+  machines = `${gatewayUrl}/w/machines/mcp`;
   const machine = (id: string, secret: string, scope: string) => ({
     client_id: id,
     client_secret: secret,
@@ -120,7 +140,10 @@ beforeAll(async () => {
     scope,
   });
   as = await startAuthServer({
-    resources: { [resource]: { scope: 'mcp:read mcp:write' } },
+    resources: {
+      [resource]: { scope: 'mcp:read mcp:write' },
+      [machines]: { scope: 'mcp:read mcp:write' },
+    },
     scopes: ['mcp:read', 'mcp:write'],
     clients: [
       publicClient('agw-public'),
@@ -141,7 +164,11 @@ beforeAll(async () => {
   ];
   h = await startHarness({
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-    oauth: { scopesSupported: ['mcp:read', 'mcp:write'], challengeScopes: ['mcp:read'] },
+    oauth: {
+      scopesSupported: ['mcp:read', 'mcp:write'],
+      challengeScopes: ['mcp:read'],
+      defaultWorkspace: 'payments',
+    },
     workspaces: [
       {
         name: 'payments',
@@ -192,17 +219,18 @@ describe('the Python SDK signs in through the gateway’s 401', () => {
         ],
         mode,
         MACHINE_SECRET,
+        machines,
       );
       expect(seen.error).toBeUndefined();
       expect(seen.failed).toBeUndefined();
       const lines = trail(seen);
-      expect(inOrder(lines, [...SIGN_IN, ...STEP_UP]), lines.join('\n')).toBe(true);
+      expect(inOrder(lines, [...MACHINE_SIGN_IN, ...MACHINE_STEP_UP]), lines.join('\n')).toBe(true);
       expect(seen.exchanges.find((e) => e.status === 401)?.resource_metadata).toBe(true);
       expect(seen.tools).toContain('robot__add');
       expect(seen.tools.some((t) => t.startsWith('demo__'))).toBe(false);
       expect(seen.read).toMatchObject({ isError: false, text: expect.stringContaining('42') });
       expect(seen.write).toMatchObject({ isError: false });
-      expect(seen.token).toMatchObject({ aud: resource, sub: 'machine' });
+      expect(seen.token).toMatchObject({ aud: machines, sub: 'machine' });
       expect(seen.token?.scope?.split(' ')).toEqual(expect.arrayContaining(['mcp:read', 'mcp:write']));
     }, 90_000);
 
@@ -219,13 +247,11 @@ describe('the Python SDK signs in through the gateway’s 401', () => {
         ],
         mode,
         READER_SECRET,
+        machines,
       );
       expect(seen.error).toBeUndefined();
       const lines = trail(seen);
-      expect(
-        inOrder(lines, [...SIGN_IN, /^POST gw \/mcp 403 insufficient_scope scope=mcp:read mcp:write$/]),
-        lines.join('\n'),
-      ).toBe(true);
+      expect(inOrder(lines, [...MACHINE_SIGN_IN, MACHINE_STEP_UP[0] as RegExp]), lines.join('\n')).toBe(true);
       // The SDK asks for both scopes; the authorization server refuses this client mcp:write.
       expect(lines.filter((l) => /^POST as \/token 200$/.test(l))).toHaveLength(1);
       expect(lines.at(-1)).toMatch(/^POST as \/token 400$/);

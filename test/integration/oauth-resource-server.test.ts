@@ -2,7 +2,8 @@
 // (oidc-provider, test/infra/oidc-provider.ts) and the real SDK v2 client: metadata, challenges,
 // the whole sign-in from a 401 in both protocol eras, identity → workspace and permissions, the
 // step-up for a read identity calling a write tool, a machine identity by client credentials, and
-// API keys working unchanged beside it.
+// API keys working unchanged beside it. `payments` is the default workspace (the shared /mcp's);
+// the others are signed in to at their own resource, /w/<name>/mcp (D24).
 import { ClientCredentialsProvider } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
@@ -33,12 +34,18 @@ let h: Harness;
 let gatewayUrl: string;
 const writerKey = newKey();
 const tokensSeen: string[] = [];
+const resourceOf = (workspace: string) => `${gatewayUrl}/w/${workspace}/mcp`;
 
 beforeAll(async () => {
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
   as = await startAuthServer({
-    resources: { [`${gatewayUrl}/mcp`]: { scope: 'mcp:read mcp:write' } },
+    resources: Object.fromEntries(
+      [`${gatewayUrl}/mcp`, ...['machines', 'shared-one', 'shared-two'].map(resourceOf)].map((r) => [
+        r,
+        { scope: 'mcp:read mcp:write' },
+      ]),
+    ),
     scopes: ['mcp:read', 'mcp:write'],
     clients: [
       publicClient('agw-public'),
@@ -55,7 +62,11 @@ beforeAll(async () => {
   const issuer = as.issuer;
   h = await startHarness({
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-    oauth: { scopesSupported: ['mcp:read', 'mcp:write'], challengeScopes: ['mcp:read'] },
+    oauth: {
+      scopesSupported: ['mcp:read', 'mcp:write'],
+      challengeScopes: ['mcp:read'],
+      defaultWorkspace: 'payments',
+    },
     workspaces: [
       {
         name: 'payments',
@@ -218,14 +229,23 @@ describe('the SDK v2 client signs in through the 401', () => {
     tokensSeen.push(provider.accessToken ?? '');
   }, 60_000);
 
-  it('oauth:ambiguous — an identity two workspaces admit is refused, and the log says which', async () => {
-    const provider = new HeadlessOAuthProvider('carol');
-    await expect(connectWithLogin(gatewayUrl, provider, 'auto')).rejects.toThrow();
-    const response = await get(`${gatewayUrl}/agent/tools`, provider.accessToken);
-    expect(response.status).toBe(403);
-    expect(await response.text()).not.toContain('shared-');
-    expect(h.logs.some((l) => l.includes('"reason":"ambiguous"') && l.includes('shared-one'))).toBe(true);
-    tokensSeen.push(provider.accessToken ?? '');
+  it('oauth:same-identity-two-workspaces — an identity two workspaces admit signs in to each at its own resource, never refused as ambiguous', async () => {
+    for (const workspace of ['shared-one', 'shared-two']) {
+      const provider = new HeadlessOAuthProvider('carol');
+      const client = await connectWithLogin(`${gatewayUrl}/w/${workspace}`, provider, 'auto');
+      // The SDK asked for the workspace's own resource, and the token is for it alone.
+      const payload = (provider.accessToken ?? '').split('.')[1] ?? '';
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { aud?: unknown };
+      expect(claims.aud).toBe(resourceOf(workspace));
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      const own = workspace === 'shared-one' ? 'one__' : 'two__';
+      expect(names.some((n) => n.startsWith(own))).toBe(true);
+      expect(names.every((n) => n.startsWith(own))).toBe(true);
+      await client.close();
+      const sources = await get(`${gatewayUrl}/agent/sources?response_format=json`, provider.accessToken);
+      expect(((await sources.json()) as { workspace: string }).workspace).toBe(workspace);
+      tokensSeen.push(provider.accessToken ?? '');
+    }
   }, 60_000);
 });
 
@@ -240,7 +260,7 @@ describe('machines and keys', () => {
     const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     const client = new Client({ name: 'machine', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/mcp`), { authProvider: provider }),
+      new StreamableHTTPClientTransport(new URL(resourceOf('machines')), { authProvider: provider }),
     );
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain('robot__create_note');
@@ -273,7 +293,7 @@ describe('machines and keys', () => {
       },
       body: new URLSearchParams({
         grant_type: 'client_credentials',
-        resource: `${gatewayUrl}/mcp`,
+        resource: resourceOf('machines'),
         scope: 'mcp:read',
       }),
     });
@@ -288,13 +308,14 @@ describe('machines and keys', () => {
       auth: Record<string, unknown>;
       clients: Record<string, { json?: unknown; command?: string; note: string }>;
     };
-    expect(body.endpoint).toBe(`${gatewayUrl}/mcp`);
+    // The machine signs in to its workspace's own resource, so that is where its clients connect.
+    expect(body.endpoint).toBe(resourceOf('machines'));
     expect(body.auth).toMatchObject({
       type: 'oauth',
       scheme: 'Bearer',
       issuer: as.issuer,
-      resource: `${gatewayUrl}/mcp`,
-      resource_metadata: `${gatewayUrl}/.well-known/oauth-protected-resource/mcp`,
+      resource: resourceOf('machines'),
+      resource_metadata: `${gatewayUrl}/.well-known/oauth-protected-resource/w/machines/mcp`,
     });
     expect(body.auth).not.toHaveProperty('key_id');
     expect(body.auth).not.toHaveProperty('env_var');
@@ -307,13 +328,13 @@ describe('machines and keys', () => {
     ]);
     const clients = JSON.stringify(body.clients);
     expect(clients).not.toMatch(/authorization|AGENT_GATEWAY_API_KEY|header/i);
-    expect(clients).toContain(`${gatewayUrl}/mcp`);
+    expect(clients).toContain(resourceOf('machines'));
     for (const client of Object.values(body.clients)) expect(client.note).toContain(as.issuer);
     expect(body.clients['cursor']?.json).toEqual({
-      mcpServers: { 'agent-gateway-machines': { url: `${gatewayUrl}/mcp` } },
+      mcpServers: { 'agent-gateway-machines': { url: resourceOf('machines') } },
     });
     expect(body.clients['claude_code']?.command).toBe(
-      `claude mcp add --transport http agent-gateway-machines ${gatewayUrl}/mcp`,
+      `claude mcp add --transport http agent-gateway-machines ${resourceOf('machines')}`,
     );
 
     // An API key on the same gateway: the key answer, unchanged.

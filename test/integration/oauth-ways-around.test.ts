@@ -6,7 +6,8 @@
 // introspection, answered once and cached. An authorization server that does not answer (JWKS or
 // introspection) is a 503 with Retry-After, never `invalid_token`: the same token works once it is back.
 // Every refusal leaves exactly one audit record in the gateway's audit file, with its reason class,
-// and no presented token appears anywhere in an audit file.
+// and no presented token appears anywhere in an audit file. `machines` is the default workspace (the
+// shared resource's); every other workspace is reached at its own resource (D24).
 import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -80,6 +81,11 @@ function forge(
       presented.push(token);
       return token;
     });
+}
+
+/** A workspace's own resource (D24): tokens for it are verified with its declarations only. */
+function at(workspace: string): string {
+  return `${gatewayUrl}/w/${workspace}/mcp`;
 }
 
 function lastReason(): string | undefined {
@@ -193,7 +199,12 @@ beforeAll(async () => {
   });
   document = {
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-    oauth: { fetchTimeoutMs: 500, jwksCooldownMs: 60_000, jwksMaxBytes: 65_536 },
+    oauth: {
+      defaultWorkspace: 'machines',
+      fetchTimeoutMs: 500,
+      jwksCooldownMs: 60_000,
+      jwksMaxBytes: 65_536,
+    },
     workspaces: [
       {
         name: 'machines',
@@ -323,7 +334,10 @@ describe('JWT access tokens', () => {
     for (const name of ['keys-slow', 'keys-huge', 'keys-down']) {
       const started = Date.now();
       await expectUnavailable(
-        await get(`${gatewayUrl}/agent/tools`, await forge(ownKey, { iss: `${stubUrl}/${name}` })),
+        await get(
+          `${gatewayUrl}/agent/tools`,
+          await forge(ownKey, { iss: `${stubUrl}/${name}`, aud: at(name) }),
+        ),
       );
       expect(lastReason()).toBe('keys-unavailable');
       expect(Date.now() - started).toBeLessThan(2500);
@@ -332,9 +346,9 @@ describe('JWT access tokens', () => {
 
   it('oauth:idp-outage-jwks — a key server that is down or slow answers 503 + Retry-After on /mcp and /agent, audited as such; once it is back the same token works', async () => {
     flaky = 'down';
-    const token = await forge(flakyKey, { iss: `${stubUrl}/keys-flaky` });
+    const token = await forge(flakyKey, { iss: `${stubUrl}/keys-flaky`, aud: at('keys-flaky') });
     await expectUnavailable(await get(`${gatewayUrl}/agent/tools`, token));
-    const mcp = await mcpPost(gatewayUrl, token, { id: 7, method: 'tools/list' });
+    const mcp = await mcpPost(`${gatewayUrl}/w/keys-flaky`, token, { id: 7, method: 'tools/list' });
     expect(mcp.status).toBe(503);
     expect(mcp.headers.get('retry-after')).toBe('5');
     expect(mcp.headers.get('www-authenticate') ?? '').not.toContain('invalid_token');
@@ -363,7 +377,9 @@ describe('JWT access tokens', () => {
       },
       10_000,
     );
-    expect((await mcpPost(gatewayUrl, token, { id: 8, method: 'tools/list' })).status).toBe(200);
+    expect((await mcpPost(`${gatewayUrl}/w/keys-flaky`, token, { id: 8, method: 'tools/list' })).status).toBe(
+      200,
+    );
   }, 30_000);
 });
 
@@ -454,26 +470,43 @@ describe('opaque tokens', () => {
   it('oauth:idp-outage-introspection — an introspection endpoint that fails answers 503 + Retry-After, not invalid_token', async () => {
     const token = `down_${randomBytes(32).toString('base64url')}`;
     presented.push(token);
-    await expectUnavailable(await get(`${gatewayUrl}/agent/tools`, token));
-    expect(lastReason()).toBe('introspection-failed');
-    const mcp = await mcpPost(gatewayUrl, token, { id: 9, method: 'tools/list' });
+    // An opaque token has no readable audience: on its workspace's own endpoint…
+    const mcp = await mcpPost(`${gatewayUrl}/w/introspect-down`, token, { id: 9, method: 'tools/list' });
     expect(mcp.status).toBe(503);
     expect(mcp.headers.get('retry-after')).toBe('5');
     expect(mcp.headers.get('www-authenticate') ?? '').not.toContain('invalid_token');
+    expect(lastReason()).toBe('introspection-failed');
     expect(await recordOf(mcp)).toMatchObject({
       reason: 'credential_introspection_failed',
       outcome: 'upstream_reachability',
       error_code: 'identity_provider_unavailable',
     });
+    // …and on the REST routes when that workspace is the default one.
+    const oauth = document['oauth'] as Record<string, unknown>;
+    let revision = h.gateway.config.current().revision;
+    await h.writeConfig({ ...document, oauth: { ...oauth, defaultWorkspace: 'introspect-down' } });
+    try {
+      await h.waitForRevision(revision);
+      await expectUnavailable(await get(`${gatewayUrl}/agent/tools`, token));
+      expect(lastReason()).toBe('introspection-failed');
+    } finally {
+      revision = h.gateway.config.current().revision;
+      await h.writeConfig(document);
+      await h.waitForRevision(revision);
+    }
   });
 });
 
 describe('tenant reach policy', () => {
   it('oauth:issuer-denied-address — keys on an address the policy denies are never fetched', async () => {
     const denied = await startHarness({
-      policy: { files: { allowedRoots: [] } },
+      // The issuer is allowed (identity policy); its address is not (network defaults: loopback denied).
+      policy: {
+        files: { allowedRoots: [] },
+        identity: { issuers: [{ issuer: as.issuer, namespaces: ['*'] }] },
+      },
       server: { host: '127.0.0.1', port: 0, publicUrl: gatewayUrl },
-      oauth: {},
+      oauth: { defaultWorkspace: 'tenant' },
       workspaces: [
         {
           name: 'tenant',
@@ -502,7 +535,7 @@ describe('tenant reach policy', () => {
   it("oauth:other-workspace-issuer — a real token from workspace A's issuer, where only B's issuer is trusted, is refused and audited", async () => {
     const only = await startHarness({
       server: { host: '127.0.0.1', port: 0, publicUrl: gatewayUrl },
-      oauth: {},
+      oauth: { defaultWorkspace: 'b' },
       workspaces: [
         {
           name: 'b',

@@ -264,16 +264,15 @@ describe('traces of a scenario', () => {
   });
 
   it('otel:error-classes — an upstream failure and a rate-limit refusal carry their catalogue class', () => {
-    // The broken source cannot be listed: the call is answered from the discovery failure, whose
-    // client span is in the same trace and marked failed.
+    // The broken source cannot be listed: the call is answered from the discovery failure. That
+    // listing ran once, before (the start-up warm-up or a background probe: a source known to be
+    // failing is not listed on request paths, issue 37.12); its client span is marked failed.
     const failed = serverSpanOf('103') as ReceivedSpan;
     expect(failed.attributes['error.type']).toBe('upstream_reachability');
     expect(failed.attributes['rpc.response.status_code']).toBe(
       String(catalogueEntry('upstream_unreachable').jsonRpcCode),
     );
-    const discovery = receiver.spans.find(
-      (span) => span.traceId === failed.traceId && span.name === 'tools/list broken',
-    ) as ReceivedSpan;
+    const discovery = receiver.spans.find((span) => span.name === 'tools/list broken') as ReceivedSpan;
     expect(discovery.kind).toBe(3);
     expect(discovery.statusCode).toBe(2);
     expect(discovery.attributes['error.type']).toBe('upstream_reachability');

@@ -151,6 +151,7 @@ describe.each([
       Promise.resolve({ content: [{ type: 'text', text: `answered ${resume.tool}` }] }),
     );
     const resume = {
+      workspace: 'w',
       keyId: 'k',
       tool: 'legacy__ask',
       args: {},

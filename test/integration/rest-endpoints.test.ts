@@ -175,9 +175,9 @@ describe('GET /agent/mcp/config', () => {
 });
 
 describe('request ids, errors and open endpoints', () => {
-  it('errors:request-id — every response carries one; a safe client id is kept, an unsafe one replaced', async () => {
+  it('errors:request-id — every response carries one the gateway minted; a client id is never taken as it (issue 37.7)', async () => {
     const kept = await get(`${h.url}/agent/tools`, reader.key, { 'x-request-id': 'client-123' });
-    expect(kept.headers.get('x-request-id')).toBe('client-123');
+    expect(kept.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const replaced = await get(`${h.url}/agent/tools`, undefined, { 'x-request-id': 'bad id with spaces' });
     expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const health = await get(`${h.url}/healthz`);

@@ -121,8 +121,16 @@ beforeAll(async () => {
   h = await startHarness(
     {
       server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-      oauth: { scopesSupported: ['mcp:read', 'mcp:write'], challengeScopes: ['mcp:read'] },
-      policy: { network: { allow: { cidrs: ['127.0.0.1/32'] } } },
+      oauth: {
+        scopesSupported: ['mcp:read', 'mcp:write'],
+        challengeScopes: ['mcp:read'],
+        defaultWorkspace: 'team',
+      },
+      // With a policy block the file is bounded: the admin lets this workspace trust the issuer.
+      policy: {
+        network: { allow: { cidrs: ['127.0.0.1/32'] } },
+        identity: { issuers: [{ issuer: as.issuer, namespaces: ['team'] }] },
+      },
       workspaces: [
         {
           name: 'team',

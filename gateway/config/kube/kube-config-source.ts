@@ -3,6 +3,8 @@
 // parts, validates it on its own and swaps the whole config atomically. A workspace whose new
 // revision is incomplete or invalid keeps its last good version; the others move on. Server and
 // knowledge settings come from a base document (the optional --config file), never from the API.
+// Each workspace's identity section is bounded by the base's tenant policy (its defaults when it has
+// none: no issuer is allowed), checked again here whatever the operator rendered (D19, D24).
 import type { Logger } from '../../telemetry/logger.js';
 import { validateConfig, validateWorkspace, type ConfigProblem } from '../config-loader.js';
 import type { GatewayConfig, WorkspaceConfig } from '../config-schema.js';
@@ -13,7 +15,9 @@ import {
   type ConfigSnapshot,
   type ConfigSource,
 } from '../config-source.js';
+import { IDENTITY_REFUSED_LOG, refusalFields, workspaceUnderPolicy } from '../identity-policy.js';
 import type { SecretReader } from '../secret-ref.js';
+import { DEFAULT_TENANT_POLICY } from '../tenant-policy-schema.js';
 import { WORKSPACE_LABEL, WORKSPACE_NAMESPACE_LABEL, type PartKind } from './rendered-contract.js';
 import {
   identityBaseProblems,
@@ -210,7 +214,7 @@ export class KubeConfigSource implements ConfigSource {
       if (result.ok && result.workspace.name !== name)
         problems.push({ path: 'name', message: `must equal the workspace label ${name}` });
       else if (result.ok) {
-        workspace = result.workspace;
+        workspace = this.underPolicy(name, result.workspace);
         problems.push(...renderedWorkspaceProblems(workspace));
         if (this.base !== undefined) problems.push(...identityBaseProblems(workspace, this.base));
       } else problems.push(...result.problems);
@@ -253,6 +257,16 @@ export class KubeConfigSource implements ConfigSource {
       'workspace config applied',
     );
     return true;
+  }
+
+  /** The workspace with its identity section bounded by the tenant policy, or without it (logged)
+   * when the policy refuses it: its keys and sources keep moving on (D17). */
+  private underPolicy(name: string, workspace: WorkspaceConfig): WorkspaceConfig {
+    const policy = (this.base?.policy ?? DEFAULT_TENANT_POLICY).identity;
+    const result = workspaceUnderPolicy(workspace, policy);
+    if (result.refused !== undefined)
+      this.options.logger.warn(refusalFields(name, result.refused), IDENTITY_REFUSED_LOG);
+    return result.workspace;
   }
 
   /** A key id must identify one key across every workspace (the key index is global). */

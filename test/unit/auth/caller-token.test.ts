@@ -57,7 +57,9 @@ function principalIn(exchange: boolean, scope = 'mcp:read'): Principal {
   });
   if (!result.ok) throw new Error(JSON.stringify(result.problems));
   const claims = { sub: 'alice', scope };
-  const admission = admit(result.config.workspaces, ISSUER, claims);
+  const team = result.config.workspaces[0];
+  if (team === undefined) throw new Error('no workspace');
+  const admission = admit(team, ISSUER, claims);
   if (!admission.ok) throw new Error('not admitted');
   return principalForIdentity(admission, ISSUER, 'alice', claims, undefined);
 }

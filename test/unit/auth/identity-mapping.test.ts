@@ -1,7 +1,8 @@
-// Identity → workspace and permissions (gateway/auth/identity-mapping.ts) on configs parsed by the
-// real schema, with no authorization server: the first matching rule of a workspace decides, exactly
-// one workspace must admit the caller, claim conditions follow dotted paths through own properties
-// only, `scope` and `scp` are one set, and the step-up offers the fewest scopes that make a writer.
+// Identity → permissions in one workspace (gateway/auth/identity-mapping.ts) on configs parsed by
+// the real schema, with no authorization server: the first matching rule of the workspace decides
+// (its audience chose the workspace, D24), claim conditions follow dotted paths through own
+// properties only, `scope` and `scp` are one set, the step-up offers the fewest scopes that make a
+// writer, and the key id is bound to the workspace.
 import { describe, expect, it } from 'vitest';
 import {
   admit,
@@ -36,8 +37,15 @@ function workspace(name: string, rules: Record<string, unknown>[], issuers = [IS
   };
 }
 
+/** The one workspace of a parsed config. */
+function only(list: readonly WorkspaceConfig[]): WorkspaceConfig {
+  const first = list[0];
+  if (first === undefined) throw new Error('no workspace');
+  return first;
+}
+
 function admitted(candidates: WorkspaceConfig[], claims: Record<string, unknown>, issuer = ISSUER) {
-  const admission = admit(candidates, issuer, claims);
+  const admission = admit(only(candidates), issuer, claims);
   if (!admission.ok) throw new Error(`not admitted: ${admission.reason}`);
   return admission;
 }
@@ -55,28 +63,25 @@ describe('rules and workspaces', () => {
     expect(admission.rule.access).toBe('read');
   });
 
-  it('oauth:mapping-exactly-one — none is no-workspace, two are ambiguous naming both; other issuers and identity-less workspaces never count', () => {
+  it("oauth:mapping-own-rules-only — a workspace admits by its own rules; another workspace's catch-all neither captures nor makes ambiguous", () => {
     const all = workspaces(
       workspace('one', [{ name: 'r', when: [{ claim: 'sub', equals: 'carol' }] }]),
-      workspace('two', [{ name: 'r', when: [{ claim: 'sub', equals: 'carol' }] }]),
-      workspace('three', [{ name: 'r', when: [{ claim: 'sub', equals: 'dave' }] }]),
+      workspace('catch-all', [{ name: 'everyone', access: 'write' }]),
       workspace('elsewhere', [{ name: 'r', issuer: OTHER, when: [] }], [ISSUER, OTHER]),
       { name: 'keys-only' },
     );
-    expect(admit(all, ISSUER, { sub: 'carol' })).toEqual({
-      ok: false,
-      reason: 'ambiguous',
-      workspaces: ['one', 'two'],
-    });
-    expect(admit(all, ISSUER, { sub: 'erin' })).toEqual({
-      ok: false,
-      reason: 'no-workspace',
-      workspaces: [],
-    });
-    expect(admitted(all, { sub: 'dave' }).workspace.name).toBe('three');
-    expect(admitted(all, { sub: 'anyone' }, OTHER).workspace.name).toBe('elsewhere');
-    // Only the workspaces whose keys verified the token are candidates.
-    expect(admitted(all.slice(1), { sub: 'carol' }).workspace.name).toBe('two');
+    const [one, catchAll, elsewhere, keysOnly] = all as [
+      WorkspaceConfig,
+      WorkspaceConfig,
+      WorkspaceConfig,
+      WorkspaceConfig,
+    ];
+    expect(admit(one, ISSUER, { sub: 'carol' })).toMatchObject({ ok: true, workspace: { name: 'one' } });
+    expect(admit(one, ISSUER, { sub: 'erin' })).toEqual({ ok: false, reason: 'no-workspace' });
+    expect(admit(catchAll, ISSUER, { sub: 'carol' })).toMatchObject({ ok: true, rule: { name: 'everyone' } });
+    expect(admit(elsewhere, OTHER, { sub: 'anyone' }).ok).toBe(true);
+    expect(admit(elsewhere, ISSUER, { sub: 'anyone' }).ok).toBe(false);
+    expect(admit(keysOnly, ISSUER, { sub: 'carol' })).toEqual({ ok: false, reason: 'no-workspace' });
   });
 
   it('oauth:mapping-all-conditions — every condition of a rule must hold; an empty list admits any identity of the issuer', () => {
@@ -91,11 +96,11 @@ describe('rules and workspaces', () => {
         },
       ]),
     );
-    expect(admit(all, ISSUER, { groups: ['a'], tenant: 't2' }).ok).toBe(false);
-    expect(admit(all, ISSUER, { groups: ['a'], tenant: 't1' }).ok).toBe(true);
+    expect(admit(only(all), ISSUER, { groups: ['a'], tenant: 't2' }).ok).toBe(false);
+    expect(admit(only(all), ISSUER, { groups: ['a'], tenant: 't1' }).ok).toBe(true);
     const open = workspaces(workspace('open', [{ name: 'any' }]));
-    expect(admit(open, ISSUER, {}).ok).toBe(true);
-    expect(admit(open, OTHER, {}).ok).toBe(false);
+    expect(admit(only(open), ISSUER, {}).ok).toBe(true);
+    expect(admit(only(open), OTHER, {}).ok).toBe(false);
   });
 });
 
@@ -105,28 +110,28 @@ describe('claim conditions', () => {
 
   it('oauth:mapping-claim-paths — dotted paths reach nested objects; arrays, missing parts and inherited properties do not match', () => {
     const roles = one({ claim: 'realm_access.roles', contains: 'agents' });
-    expect(admit(roles, ISSUER, { realm_access: { roles: ['agents', 'x'] } }).ok).toBe(true);
-    expect(admit(roles, ISSUER, { realm_access: { roles: ['x'] } }).ok).toBe(false);
-    expect(admit(roles, ISSUER, { realm_access: [{ roles: ['agents'] }] }).ok).toBe(false);
-    expect(admit(roles, ISSUER, { realm_access: 'agents' }).ok).toBe(false);
-    expect(admit(roles, ISSUER, {}).ok).toBe(false);
+    expect(admit(only(roles), ISSUER, { realm_access: { roles: ['agents', 'x'] } }).ok).toBe(true);
+    expect(admit(only(roles), ISSUER, { realm_access: { roles: ['x'] } }).ok).toBe(false);
+    expect(admit(only(roles), ISSUER, { realm_access: [{ roles: ['agents'] }] }).ok).toBe(false);
+    expect(admit(only(roles), ISSUER, { realm_access: 'agents' }).ok).toBe(false);
+    expect(admit(only(roles), ISSUER, {}).ok).toBe(false);
     const deep = one({ claim: 'a.b.c', equals: 'v' });
-    expect(admit(deep, ISSUER, { a: { b: { c: 'v' } } }).ok).toBe(true);
-    expect(admit(deep, ISSUER, { 'a.b.c': 'v' }).ok).toBe(false);
+    expect(admit(only(deep), ISSUER, { a: { b: { c: 'v' } } }).ok).toBe(true);
+    expect(admit(only(deep), ISSUER, { 'a.b.c': 'v' }).ok).toBe(false);
     const inherited = one({ claim: 'constructor.name', equals: 'Object' });
-    expect(admit(inherited, ISSUER, {}).ok).toBe(false);
+    expect(admit(only(inherited), ISSUER, {}).ok).toBe(false);
   });
 
   it('oauth:mapping-equals-contains — equals is exact and typed; contains is an array element or a word of a string', () => {
     const equals = one({ claim: 'tenant', equals: '42' });
-    expect(admit(equals, ISSUER, { tenant: '42' }).ok).toBe(true);
-    expect(admit(equals, ISSUER, { tenant: 42 }).ok).toBe(false);
-    expect(admit(equals, ISSUER, { tenant: ['42'] }).ok).toBe(false);
+    expect(admit(only(equals), ISSUER, { tenant: '42' }).ok).toBe(true);
+    expect(admit(only(equals), ISSUER, { tenant: 42 }).ok).toBe(false);
+    expect(admit(only(equals), ISSUER, { tenant: ['42'] }).ok).toBe(false);
     const contains = one({ claim: 'groups', contains: 'ops' });
-    expect(admit(contains, ISSUER, { groups: ['dev', 'ops'] }).ok).toBe(true);
-    expect(admit(contains, ISSUER, { groups: 'dev ops' }).ok).toBe(true);
-    expect(admit(contains, ISSUER, { groups: 'devops' }).ok).toBe(false);
-    expect(admit(contains, ISSUER, { groups: ['devops'] }).ok).toBe(false);
+    expect(admit(only(contains), ISSUER, { groups: ['dev', 'ops'] }).ok).toBe(true);
+    expect(admit(only(contains), ISSUER, { groups: 'dev ops' }).ok).toBe(true);
+    expect(admit(only(contains), ISSUER, { groups: 'devops' }).ok).toBe(false);
+    expect(admit(only(contains), ISSUER, { groups: ['devops'] }).ok).toBe(false);
   });
 
   it('oauth:mapping-scope-scp — scope (space-separated) and scp (array, Entra/Okta) are one set for either condition', () => {
@@ -135,9 +140,9 @@ describe('claim conditions', () => {
     expect(scopesOf({}).size).toBe(0);
     for (const claim of ['scope', 'scp']) {
       const all = one({ claim, contains: 'mcp:write' });
-      expect(admit(all, ISSUER, { scp: ['mcp:write'] }).ok).toBe(true);
-      expect(admit(all, ISSUER, { scope: 'mcp:read mcp:write' }).ok).toBe(true);
-      expect(admit(all, ISSUER, { scope: 'mcp:read' }).ok).toBe(false);
+      expect(admit(only(all), ISSUER, { scp: ['mcp:write'] }).ok).toBe(true);
+      expect(admit(only(all), ISSUER, { scope: 'mcp:read mcp:write' }).ok).toBe(true);
+      expect(admit(only(all), ISSUER, { scope: 'mcp:read' }).ok).toBe(false);
     }
   });
 
@@ -208,9 +213,11 @@ describe('step-up and the principal', () => {
       claims,
       (scopes) => `challenge ${scopes.join(' ')}`,
     );
-    expect(principal.keyId).toBe(identityKeyId(ISSUER, 'alice@example.com'));
+    expect(principal.keyId).toBe(identityKeyId('team', ISSUER, 'alice@example.com'));
     expect(principal.keyId).toMatch(/^oidc:[0-9a-f]{24}$/);
-    expect(identityKeyId(OTHER, 'alice@example.com')).not.toBe(principal.keyId);
+    expect(identityKeyId('team', OTHER, 'alice@example.com')).not.toBe(principal.keyId);
+    // oauth:workspace-bound-key-id — the same issuer and subject in another workspace is another key.
+    expect(identityKeyId('evil', ISSUER, 'alice@example.com')).not.toBe(principal.keyId);
     expect(principal).toMatchObject({
       keyName: 'readers',
       access: 'read',

@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntrospectionCache, Introspector } from '../../../gateway/auth/introspection.js';
+import { IntrospectionGate } from '../../../gateway/auth/introspection-gate.js';
 import { OAUTH_DEFAULTS } from '../../../gateway/config/oauth-schema.js';
 import { parseConfigText } from '../../../gateway/config/index.js';
 import type { IssuerConfig } from '../../../gateway/config/oauth-schema.js';
@@ -25,7 +26,7 @@ beforeAll(async () => {
       JSON.stringify(
         revoked
           ? { active: false }
-          : { active: true, iss: ISSUER, aud: RESOURCE, sub: 'machine', exp: 4_000_000_000 },
+          : { active: true, iss: ISSUER, aud: RESOURCE, sub: 'machine', exp: 1_000_086_400 },
       ),
     );
   });
@@ -49,6 +50,8 @@ function introspector(): Introspector {
     bounds: { fetch, timeoutMs: 2000, maxBytes: 65_536 },
     secrets: { readEnv: () => 'gateway-secret', readFile: () => '' },
     cache: new IntrospectionCache(100),
+    refused: new IntrospectionCache(100),
+    gate: new IntrospectionGate(),
   });
 }
 

@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, vi } from 'vitest';
 import type { Tool } from '@modelcontextprotocol/client';
 import {
   validateConfig,
@@ -157,21 +157,37 @@ describe('ToolCatalog', () => {
     await pool.close();
   });
 
-  it('reconnects to a failed source on the next read and marks it ready once it answers', async () => {
-    const behaviour = new Map<string, readonly Tool[] | Error>([['flaky', refused()]]);
-    const upstreams = new FakeUpstreams(behaviour);
-    const { catalog, pool } = catalogFor(upstreams);
-    const ws = workspace([source('flaky')]);
-    expect((await catalog.workspaceCatalog(ws)).tools).toEqual([]);
-    behaviour.set('flaky', [tool('ok')]);
-    const second = await catalog.workspaceCatalog(ws);
-    expect(second.tools.map((t) => t.name)).toEqual(['flaky__ok']);
-    expect(second.sources.get('flaky')?.status).toBe('ready');
-    expect(upstreams.connects.get('flaky')).toBe(2);
-    await pool.close();
+  it('discovery:failing-left-out — leaves a failed source out of later reads without contacting it; its probe reconnects it', async () => {
+    vi.useFakeTimers();
+    try {
+      const behaviour = new Map<string, readonly Tool[] | Error>([['flaky', refused()]]);
+      const upstreams = new FakeUpstreams(behaviour);
+      const { catalog, pool } = catalogFor(upstreams);
+      const ws = workspace([source('flaky')]);
+      expect((await catalog.workspaceCatalog(ws)).tools).toEqual([]);
+      behaviour.set('flaky', [tool('ok')]);
+      const second = await catalog.workspaceCatalog(ws);
+      expect(second.tools).toEqual([]);
+      expect(second.sources.get('flaky')).toMatchObject({
+        status: 'unavailable',
+        failing: { lastError: 'connection refused', attempts: 0 },
+      });
+      expect(upstreams.connects.get('flaky')).toBe(1);
+      // The first probe comes after 1-1.25 s, with no read asking for it.
+      await vi.advanceTimersByTimeAsync(1300);
+      expect(upstreams.connects.get('flaky')).toBe(2);
+      const third = await catalog.workspaceCatalog(ws);
+      expect(third.tools.map((t) => t.name)).toEqual(['flaky__ok']);
+      expect(third.sources.get('flaky')?.status).toBe('ready');
+      expect(third.sources.get('flaky')?.failing).toBeUndefined();
+      catalog.close();
+      await pool.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
-  it('reports a list that times out as upstream_timeout and reconnects next time', async () => {
+  it('reports a list that times out as upstream_timeout, and lists it again on an explicit retry', async () => {
     const upstreams = new FakeUpstreams(new Map([['slow', [tool('x')]]]));
     upstreams.listFailures.set('slow', new DOMException('The operation timed out.', 'TimeoutError'));
     const { catalog, pool } = catalogFor(upstreams);
@@ -182,11 +198,45 @@ describe('ToolCatalog', () => {
       code: 'upstream_timeout',
       errorClass: 'upstream_reachability',
     });
+    expect(first.sources.get('slow')?.failing?.lastError).toBe('no answer within the time-out');
     upstreams.listFailures.delete('slow');
-    const second = await catalog.workspaceCatalog(ws);
+    const second = await catalog.workspaceCatalog(ws, undefined, { retryFailing: true });
     expect(second.tools.map((t) => t.name)).toEqual(['slow__x']);
     expect(upstreams.connects.get('slow')).toBe(2);
+    catalog.close();
     await pool.close();
+  });
+
+  it('discovery:failing-caller-errors — a failure about the caller (HTTP 401) does not make the source failing', async () => {
+    const upstreams = new FakeUpstreams(new Map([['locked', [tool('x')]]]));
+    upstreams.listFailures.set('locked', Object.assign(new Error('HTTP 401'), { status: 401 }));
+    const { catalog, pool } = catalogFor(upstreams);
+    const ws = workspace([source('locked')]);
+    expect((await catalog.workspaceCatalog(ws)).sources.get('locked')?.failing).toBeUndefined();
+    upstreams.listFailures.delete('locked');
+    expect((await catalog.workspaceCatalog(ws)).tools.map((t) => t.name)).toEqual(['locked__x']);
+    catalog.close();
+    await pool.close();
+  });
+
+  it('discovery:failing-retained — a config without the failing source stops its probe', async () => {
+    vi.useFakeTimers();
+    try {
+      const upstreams = new FakeUpstreams(new Map([['gone', refused()]]));
+      const { catalog, pool } = catalogFor(upstreams);
+      const ws = workspace([source('gone')]);
+      await catalog.workspaceCatalog(ws);
+      expect(catalog.failingSources()).toEqual([{ workspace: 'demo', source: 'gone' }]);
+      const without = validateConfig({ version: 1, workspaces: [{ name: 'demo', mcpSources: [] }] });
+      if (!without.ok) throw new Error('config');
+      catalog.retain(without.config);
+      expect(catalog.failingSources()).toEqual([]);
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(upstreams.connects.get('gone')).toBe(1);
+      await pool.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('reuses the cached list and connection for repeated reads', async () => {

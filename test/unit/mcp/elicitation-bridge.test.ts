@@ -43,7 +43,14 @@ function startAsking(bridge: ElicitationBridge, closed: string[]) {
   });
 }
 
-const resumeWith = (requestState: string, inputKey: string, name: string, keyId = 'key1') => ({
+const resumeWith = (
+  requestState: string,
+  inputKey: string,
+  name: string,
+  keyId = 'key1',
+  workspace = 'demo',
+) => ({
+  workspace,
   keyId,
   tool: 'legacy__ask_name',
   args: {},
@@ -81,7 +88,7 @@ describe('ElicitationBridge across replicas', () => {
     }
   });
 
-  it('mcp:bridge-across-replicas — a missing answer re-asks, another key is refused, a gone owner is refused', async () => {
+  it('mcp:bridge-across-replicas — a missing answer re-asks, another key or the same key id of another workspace is refused (oauth:request-state-bound-to-workspace), a gone owner is refused', async () => {
     const hub = new MemoryBridgeHub();
     const [a, b] = replicas(hub, ['A', 'B']) as [ElicitationBridge, ElicitationBridge];
     const first = await startAsking(a, []);
@@ -94,6 +101,12 @@ describe('ElicitationBridge across replicas', () => {
       .resume(resumeWith(requestState, inputKey, 'Mallory', 'key2'), 1000)
       .catch((e: unknown) => e);
     expect((stolen as McpError).rpcCode).toBe(-32602);
+    expect(a.open).toBe(1);
+    // The same key id in another workspace (issue 37 item 1: two tenants declaring one issuer).
+    const elsewhere = await b
+      .resume(resumeWith(requestState, inputKey, 'Mallory', 'key1', 'evil'), 1000)
+      .catch((e: unknown) => e);
+    expect((elsewhere as McpError).rpcCode).toBe(-32602);
     expect(a.open).toBe(1);
 
     await a.close();
@@ -172,6 +185,7 @@ describe('ElicitationBridge bounds (issue 28.1)', () => {
     const inputKey = Object.keys(first['inputRequests'] as Record<string, unknown>)[0] as string;
     await bridge.resume(
       {
+        workspace: 'demo',
         keyId: 'key1',
         tool: 'legacy__ask_name',
         args: {},

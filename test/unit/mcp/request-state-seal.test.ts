@@ -8,6 +8,7 @@ import {
 const state: SealedState = {
   call: 'c1',
   input: 'input-1',
+  workspace: 'demo',
   keyId: 'AbCdEfGhIj',
   tool: 'legacy__ask',
   argsDigest: argumentsDigest({ a: 1 }),

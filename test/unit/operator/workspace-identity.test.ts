@@ -76,7 +76,23 @@ function input(
   };
 }
 
-const policy = new ReachPolicy(TenantPolicySchema.parse({ network: { denyCidrs: ['10.0.0.0/8'] } }));
+// The admin lets this namespace trust both issuers (no identity policy: none, D24), the second with
+// the introspection endpoint the spec repeats.
+const policy = new ReachPolicy(
+  TenantPolicySchema.parse({
+    network: { denyCidrs: ['10.0.0.0/8'] },
+    identity: {
+      issuers: [
+        { issuer: 'https://login.example.com/realms/acme', namespaces: [ns] },
+        {
+          issuer: 'https://opaque.example.com',
+          introspection: { endpoint: 'https://opaque.example.com/introspect' },
+          namespaces: [ns],
+        },
+      ],
+    },
+  }),
+);
 const resolved = new Map([
   ['login.example.com', ['203.0.113.10']],
   ['opaque.example.com', ['203.0.113.11']],

@@ -371,6 +371,7 @@ describe('TenantPolicySchema', () => {
       files: { allowedRoots: [] },
       network: { denyCidrs: [], defaultAction: 'allow', allow: { cidrs: [], hosts: [] }, namespaces: {} },
       stdio: 'deny',
+      identity: { issuers: [] },
     });
     expect(DEFAULT_TENANT_POLICY).toEqual(policy());
     expect(policy({ network: { namespaces: { 'team-a': {} } } }).network.namespaces['team-a']).toEqual({

@@ -47,6 +47,7 @@ describe('audit record', () => {
       ...HOSTILE.map((text) => ({
         ...base,
         requestId: text,
+        clientRequestId: text,
         method: text,
         workspace: text,
         source: text,
@@ -92,7 +93,7 @@ describe('audit record', () => {
       target: { kind: 'tool', name: 'demo__echo', requested: 'echo' },
     });
     expect(record).toEqual({
-      schema: 'agw.audit.v2',
+      schema: 'agw.audit.v3',
       time: '2026-05-01T10:00:00.000Z',
       request_id: 'req-1',
       trace_id: '0af7651916cd43dd8448eb211c80319c',
@@ -108,6 +109,14 @@ describe('audit record', () => {
       status: 200,
       duration_ms: 12.3,
     });
+  });
+
+  it('keeps a caller request id only when it is a short token (v3), never escaped or clipped', () => {
+    expect(buildAuditRecord({ ...base, clientRequestId: 'abc-1.2:3_X' }).client_request_id).toBe(
+      'abc-1.2:3_X',
+    );
+    for (const text of [...HOSTILE, 'x'.repeat(129), 'has space', ''])
+      expect(buildAuditRecord({ ...base, clientRequestId: text }).client_request_id).toBeUndefined();
   });
 
   it('escapes control characters and clips long names', () => {

@@ -16,7 +16,18 @@ import {
 import { silentLogger } from '../../../../gateway/telemetry/index.js';
 import { captureLogger } from '../../support/capture-logger.js';
 
-const OAUTH_BASE = { version: 1, oauth: { resource: 'https://gw.example.com/mcp' } };
+// The admin lets every namespace trust the issuers these tests declare (no policy: none, D24).
+const POLICY = {
+  identity: {
+    issuers: ['https://login.example.com', 'https://a.example.com', 'https://b.example.com'].map(
+      (issuer) => ({
+        issuer,
+        namespaces: ['*'],
+      }),
+    ),
+  },
+};
+const OAUTH_BASE = { version: 1, oauth: { resource: 'https://gw.example.com/mcp' }, policy: POLICY };
 
 function identity(issuer: string, introspection?: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -132,7 +143,7 @@ describe('KubeConfigSource with identity sections', () => {
       ...objects(renderWorkspace(workspace('beta'))),
     ]);
     const logger = captureLogger();
-    const source = await started(feed, { version: 1 }, logger);
+    const source = await started(feed, { version: 1, policy: POLICY }, logger);
     expect(names(source)).toEqual(['beta']);
     const warning = logger.lines.find((l) => l.level === 'warn' && l.fields['workspace'] === 'alpha');
     expect(JSON.stringify(warning?.fields['problems'])).toContain('no oauth section');

@@ -1,0 +1,322 @@
+// The identity policy on a real kube-apiserver (issue 37 items 1-2, D24), with a real authorization
+// server (oidc-provider): the admin lets two tenant namespaces trust the company issuer, with its
+// JWKS fixed and a group condition for one of them. The operator refuses a Workspace naming an
+// issuer the policy does not list for its namespace (IssuerNotAllowed) and one pairing the issuer
+// with keys of its own (KeySourceNotAllowed), with a Warning Event, rendering no identity while the
+// workspace's API key keeps working; it renders the policy's JWKS and group condition into an
+// allowed one, so a catch-all rule admits only the group. A second gateway whose policy has no
+// identity part trusts no issuer for the same rendered workspace (deny by default).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChild, type Child } from '../bench/child-process.js';
+import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
+import { get, mcpPost } from '../support/gateway-harness.js';
+import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
+import { writeTestPolicy, type TestPolicyFiles } from '../support/test-policy.js';
+import { until } from '../support/until.js';
+
+const RESOURCE = 'https://agents.example.test/mcp';
+const GROUP = 'team-agents-91c';
+let team: string;
+let evil: string;
+let gatewayNs: string;
+let as: AuthServer;
+let upstream: RunningModernServer;
+let keys: Server;
+let keysUrl: string;
+let evilJwks = '';
+let mintEvil: () => Promise<string>;
+let operator: Child | undefined;
+let policed: { child: Child; url: string };
+let unbounded: { child: Child; url: string };
+const keyRequests = new Map<string, number>();
+
+const clients = ['member', 'outsider'].map((id) => ({
+  client_id: id,
+  client_secret: `${id}-secret-0123456789`,
+  grant_types: ['client_credentials'],
+  redirect_uris: [],
+  response_types: [],
+}));
+
+async function clientToken(clientId: string): Promise<string> {
+  const response = await fetch(`${as.issuer}/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret-0123456789`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', resource: RESOURCE, scope: 'mcp:read' }),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (body.access_token === undefined) throw new Error(`no token: ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+function resource(kind: string, name: string, spec: Record<string, unknown>): Record<string, unknown> {
+  return { apiVersion: 'agentgateway.dev/v1alpha1', kind, metadata: { name }, spec };
+}
+
+function workspace(name: string, issuer: Record<string, unknown>): Record<string, unknown> {
+  return resource('Workspace', name, {
+    identity: { issuers: [issuer], rules: [{ name: 'everyone', issuer: issuer['issuer'] }] },
+  });
+}
+
+async function apply(namespace: string, items: Record<string, unknown>[]): Promise<void> {
+  await kubectlOk(
+    ['apply', '-n', namespace, '-f', '-'],
+    JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
+  );
+}
+
+async function readyOf(namespace: string, plural: string, name: string) {
+  return until(`${plural}/${name} to have a Ready condition`, async () => {
+    const out = await kubectlOk(['get', plural, name, '-n', namespace, '-o', 'json']);
+    const status = (JSON.parse(out) as { status?: { conditions?: { type: string }[] } }).status;
+    return status?.conditions?.find((c) => c.type === 'Ready') as
+      { status: string; reason: string; message: string } | undefined;
+  });
+}
+
+async function warningEvent(namespace: string, name: string, reason: string) {
+  return until(`a ${reason} event for ${name}`, async () => {
+    const out = await kubectlOk([
+      'get',
+      'events',
+      '-n',
+      namespace,
+      '--field-selector',
+      `involvedObject.name=${name}`,
+      '-o',
+      'json',
+    ]);
+    const items = (JSON.parse(out) as { items: { reason: string; type: string }[] }).items;
+    return items.find((e) => e.reason === reason);
+  });
+}
+
+async function apiKey(namespace: string, name: string): Promise<string> {
+  const secretName = await until(`the key Secret of ${name}`, async () => {
+    const out = await kubectlOk([
+      'get',
+      'apikey',
+      name,
+      '-n',
+      namespace,
+      '-o',
+      'jsonpath={.status.secretName}',
+    ]);
+    return out.trim() === '' ? undefined : out.trim();
+  });
+  const encoded = await kubectlOk([
+    'get',
+    'secret',
+    secretName,
+    '-n',
+    namespace,
+    '-o',
+    'jsonpath={.data.key}',
+  ]);
+  return Buffer.from(encoded, 'base64').toString('utf8');
+}
+
+async function startGateway(baseConfigPath: string): Promise<{ child: Child; url: string }> {
+  const child = await startChild(
+    [
+      'bin/agent-gateway.js',
+      'serve',
+      '--kubernetes',
+      '--namespace',
+      gatewayNs,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--port',
+      '0',
+      '--config',
+      baseConfigPath,
+      '--log-level',
+      'warn',
+    ],
+    /listening on/,
+    'stderr',
+  );
+  return { child, url: /listening on (\S+)/.exec(child.line)?.[1] as string };
+}
+
+async function toolsStatus(url: string, token: string): Promise<number> {
+  return (await mcpPost(url, token, { method: 'tools/list' })).status;
+}
+
+beforeAll(async () => {
+  team = await freshNamespace('idp-team');
+  evil = await freshNamespace('idp-evil');
+  gatewayNs = await freshNamespace('agw-idp');
+  upstream = await startModernServer();
+  as = await startAuthServer({
+    resources: { [RESOURCE]: { scope: 'mcp:read' } },
+    scopes: ['mcp:read'],
+    clients,
+    tokenClaims: (_account, clientId) => ({ groups: clientId === 'member' ? [GROUP] : ['other-team'] }),
+  });
+  const evilPair = await generateKeyPair('ES256', { extractable: true });
+  evilJwks = JSON.stringify({
+    keys: [{ ...(await exportJWK(evilPair.publicKey)), kid: 'evil-1', alg: 'ES256', use: 'sig' }],
+  });
+  mintEvil = async () => {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({
+      iss: as.issuer,
+      aud: RESOURCE,
+      sub: 'alice',
+      client_id: 'member',
+      scope: 'mcp:read',
+    })
+      .setIssuedAt(now)
+      .setExpirationTime(now + 300)
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'evil-1' })
+      .sign(evilPair.privateKey);
+  };
+  keys = createServer((request, response) => {
+    keyRequests.set(request.url ?? '', (keyRequests.get(request.url ?? '') ?? 0) + 1);
+    if (request.url === '/evil-keys') response.end(evilJwks);
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => keys.listen(0, '127.0.0.1', resolve));
+  keysUrl = `http://127.0.0.1:${(keys.address() as AddressInfo).port}`;
+
+  const identity = {
+    issuers: [
+      {
+        issuer: as.issuer,
+        jwksUri: `${as.issuer}/jwks`,
+        namespaces: [team, evil],
+        claims: { [team]: [{ claim: 'groups', contains: GROUP }] },
+      },
+    ],
+  };
+  const withIdentity: TestPolicyFiles = await writeTestPolicy({
+    extraBase: { oauth: { resource: RESOURCE } },
+    identity,
+  });
+  const withoutIdentity = await writeTestPolicy({ extraBase: { oauth: { resource: RESOURCE } } });
+  operator = await startChild(
+    [
+      'bin/agent-gateway.js',
+      'operator',
+      '--gateway-namespace',
+      gatewayNs,
+      '--kubeconfig',
+      kubeconfigPath(),
+      '--policy',
+      withIdentity.policyPath,
+      '--identity',
+      'identity-policy-operator',
+      '--log-level',
+      'warn',
+    ],
+    /watching/,
+    'stderr',
+  );
+  policed = await startGateway(withIdentity.baseConfigPath);
+  unbounded = await startGateway(withoutIdentity.baseConfigPath);
+
+  const source = (ws: string) =>
+    resource('McpSource', `${ws}-demo`, {
+      workspaceRef: { name: ws },
+      transport: 'streamable-http',
+      url: upstream.url,
+    });
+  await apply(team, [
+    workspace('idp-team-ws', { issuer: as.issuer, jwks: {} }),
+    source('idp-team-ws'),
+    resource('ApiKey', 'team-key', { workspaceRef: { name: 'idp-team-ws' } }),
+  ]);
+  await apply(evil, [
+    workspace('idp-evil-ws', { issuer: as.issuer, jwks: { uri: `${keysUrl}/evil-keys` } }),
+    resource('ApiKey', 'evil-key', { workspaceRef: { name: 'idp-evil-ws' } }),
+    workspace('idp-stray-ws', { issuer: `${keysUrl}/stray`, jwks: {} }),
+  ]);
+}, 180_000);
+
+afterAll(async () => {
+  await policed?.child.stop();
+  await unbounded?.child.stop();
+  await operator?.stop();
+  await upstream?.close();
+  await as?.stop();
+  await new Promise<void>((resolve) => (keys ? keys.close(() => resolve()) : resolve()));
+  for (const namespace of [team, evil, gatewayNs])
+    if (namespace !== undefined) await kubectl(['delete', 'namespace', namespace, '--wait=false']);
+});
+
+describe('the identity policy in the Kubernetes shape', () => {
+  it('kube:identity-policy-issuer-not-allowed — a Workspace naming an issuer its namespace may not trust is Ready=False IssuerNotAllowed with a Warning Event', async () => {
+    const ready = await readyOf(evil, 'workspaces', 'idp-stray-ws');
+    expect(ready).toMatchObject({ status: 'False', reason: 'IssuerNotAllowed' });
+    expect(ready.message).toContain(`spec.identity.issuers[0].issuer: issuer ${keysUrl}/stray is not one`);
+    expect((await warningEvent(evil, 'idp-stray-ws', 'IssuerNotAllowed')).type).toBe('Warning');
+  });
+
+  it('kube:identity-policy-own-jwks — the company issuer with a JWKS of the tenant’s own is refused (KeySourceNotAllowed): its minted token is not admitted, its API key still works', async () => {
+    const ready = await readyOf(evil, 'workspaces', 'idp-evil-ws');
+    expect(ready).toMatchObject({ status: 'False', reason: 'KeySourceNotAllowed' });
+    expect(ready.message).toContain('spec.identity.issuers[0].jwks.uri: differs from the JWKS');
+    expect((await warningEvent(evil, 'idp-evil-ws', 'KeySourceNotAllowed')).type).toBe('Warning');
+    const key = await apiKey(evil, 'evil-key');
+    await until('the evil workspace key to be served', async () =>
+      (await get(`${policed.url}/agent/sources`, key)).status === 200 ? true : undefined,
+    );
+    expect(await toolsStatus(policed.url, await mintEvil())).toBe(401);
+    expect(keyRequests.get('/evil-keys') ?? 0).toBe(0);
+  });
+
+  it('kube:identity-policy-rendered — an allowed Workspace is rendered with the policy’s JWKS and group: its catch-all rule admits the group only', async () => {
+    expect(await readyOf(team, 'workspaces', 'idp-team-ws')).toMatchObject({
+      status: 'True',
+      reason: 'Rendered',
+    });
+    const configMaps = JSON.parse(
+      await kubectlOk([
+        'get',
+        'configmaps',
+        '-n',
+        gatewayNs,
+        '-l',
+        'agentgateway.dev/workspace=idp-team-ws',
+        '-o',
+        'json',
+      ]),
+    ) as { items: { data: Record<string, string> }[] };
+    const fragment = configMaps.items
+      .map((c) => c.data['fragment.json'] ?? '')
+      .find((f) => f.includes('identity'));
+    const identity = (JSON.parse(fragment ?? '{}') as { identity?: { issuers: unknown[]; rules: unknown[] } })
+      .identity;
+    expect(identity?.issuers).toEqual([expect.objectContaining({ jwksUri: `${as.issuer}/jwks` })]);
+    expect(identity?.rules).toEqual([
+      expect.objectContaining({ name: 'everyone', when: [{ claim: 'groups', contains: GROUP }] }),
+    ]);
+    const member = await clientToken('member');
+    await until('the member to be admitted', async () =>
+      (await toolsStatus(policed.url, member)) === 200 ? true : undefined,
+    );
+    expect(await toolsStatus(policed.url, await clientToken('outsider'))).toBe(403);
+  });
+
+  it('kube:identity-policy-default-deny — a gateway whose policy has no identity part trusts no issuer, whatever was rendered', async () => {
+    const member = await clientToken('member');
+    await until('the policed gateway to admit the member', async () =>
+      (await toolsStatus(policed.url, member)) === 200 ? true : undefined,
+    );
+    // The same rendered workspace is served there (its API key works), without its identity.
+    const key = await apiKey(team, 'team-key');
+    await until('the unbounded gateway to serve the same workspace', async () =>
+      (await get(`${unbounded.url}/agent/sources`, key)).status === 200 ? true : undefined,
+    );
+    expect(await toolsStatus(unbounded.url, member)).toBe(401);
+  });
+});
