@@ -201,7 +201,9 @@ beforeAll(async () => {
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
     oauth: {
       defaultWorkspace: 'machines',
-      fetchTimeoutMs: 500,
+      // Far below the misbehaving servers' 3 s, and enough for the real issuer's metadata and keys
+      // on a loaded machine (at 500 ms oauth:valid-control saw 503 there).
+      fetchTimeoutMs: 1000,
       jwksCooldownMs: 60_000,
       jwksMaxBytes: 65_536,
     },
