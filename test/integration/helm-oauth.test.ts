@@ -70,11 +70,17 @@ describe('the chart’s oauth values', () => {
     const least = await render('oauth.enabled=true', 'oauth.resource=https://agents.example.com/mcp');
     expect(least.oauth?.defaultWorkspace).toBeUndefined();
     expect(least.oauth).not.toHaveProperty('challengeScopes');
-    const none = await render(
-      'oauth.enabled=true',
-      'oauth.resource=https://agents.example.com/mcp',
-      'oauth.challengeScopes={}',
-    );
+    // An empty list (`--set x={}` is a list of one empty string to helm 4, which the schema refuses).
+    const none = (
+      await renderDocs([
+        '--set',
+        'oauth.enabled=true',
+        '--set',
+        'oauth.resource=https://agents.example.com/mcp',
+        '--set-json',
+        'oauth.challengeScopes=[]',
+      ])
+    ).config;
     expect(none.oauth?.challengeScopes).toEqual([]);
   });
 

@@ -117,7 +117,8 @@ beforeAll(async () => {
   h = await startHarness(
     {
       server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-      oauth: {},
+      // The shared resource (/mcp, /agent/*) admits tokens for the default workspace only (D24).
+      oauth: { defaultWorkspace: 'claims' },
       workspaces: [
         {
           name: 'claims',

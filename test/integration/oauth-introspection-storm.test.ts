@@ -79,6 +79,8 @@ beforeAll(async () => {
     {
       server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
       oauth: {
+        // The shared resource admits tokens for the default workspace only (D24).
+        defaultWorkspace: 'machines',
         introspectionMaxPerSecond: PER_SECOND,
         introspectionMaxConcurrent: CONCURRENT,
         // Long enough that the signed-in caller's answer outlives the storm on a loaded machine,

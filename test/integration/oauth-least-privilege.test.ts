@@ -32,7 +32,8 @@ async function setup(dynamicClientScope: string | undefined): Promise<Setup> {
   });
   const h = await startHarness({
     server: { host: '127.0.0.1', port, publicUrl: url },
-    oauth: { scopesSupported: ['mcp:read', 'mcp:write'] },
+    // The shared resource admits tokens for the default workspace only (D24).
+    oauth: { scopesSupported: ['mcp:read', 'mcp:write'], defaultWorkspace: 'demo' },
     workspaces: [
       {
         name: 'demo',

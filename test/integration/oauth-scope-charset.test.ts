@@ -26,7 +26,8 @@ function rules(writeScope: string): Record<string, unknown>[] {
 function document(port: number, writeScope: string): Record<string, unknown> {
   return {
     server: { host: '127.0.0.1', port, publicUrl: `http://127.0.0.1:${port}` },
-    oauth: { scopesSupported: ['mcp:read', 'mcp:write'] },
+    // The shared resource admits tokens for the default workspace only (D24).
+    oauth: { scopesSupported: ['mcp:read', 'mcp:write'], defaultWorkspace: 'notes' },
     workspaces: [
       {
         name: 'notes',
