@@ -147,8 +147,10 @@ async function startGateway(baseConfigPath: string): Promise<{ child: Child; url
   return { child, url: /listening on (\S+)/.exec(child.line)?.[1] as string };
 }
 
-async function toolsStatus(url: string, token: string): Promise<number> {
-  return (await mcpPost(url, token, { method: 'tools/list' })).status;
+/** tools/list at the shared /mcp, or at a workspace's own /w/<workspace>/mcp. */
+async function toolsStatus(url: string, token: string, workspace?: string): Promise<number> {
+  const endpoint = workspace === undefined ? url : `${url}/w/${workspace}`;
+  return (await mcpPost(endpoint, token, { method: 'tools/list' })).status;
 }
 
 beforeAll(async () => {
@@ -170,7 +172,8 @@ beforeAll(async () => {
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({
       iss: as.issuer,
-      aud: RESOURCE,
+      // For evil's own resource (D24): only its own declaration could ever verify it.
+      aud: 'https://agents.example.test/w/idp-evil-ws/mcp',
       sub: 'alice',
       client_id: 'member',
       scope: 'mcp:read',
@@ -198,11 +201,10 @@ beforeAll(async () => {
       },
     ],
   };
-  const withIdentity: TestPolicyFiles = await writeTestPolicy({
-    extraBase: { oauth: { resource: RESOURCE } },
-    identity,
-  });
-  const withoutIdentity = await writeTestPolicy({ extraBase: { oauth: { resource: RESOURCE } } });
+  // The shared resource admits tokens for the admin's default workspace only (D24).
+  const oauth = { resource: RESOURCE, defaultWorkspace: 'idp-team-ws' };
+  const withIdentity: TestPolicyFiles = await writeTestPolicy({ extraBase: { oauth }, identity });
+  const withoutIdentity = await writeTestPolicy({ extraBase: { oauth } });
   operator = await startChild(
     [
       'bin/agent-gateway.js',
@@ -270,7 +272,7 @@ describe('the identity policy in the Kubernetes shape', () => {
     await until('the evil workspace key to be served', async () =>
       (await get(`${policed.url}/agent/sources`, key)).status === 200 ? true : undefined,
     );
-    expect(await toolsStatus(policed.url, await mintEvil())).toBe(401);
+    expect(await toolsStatus(policed.url, await mintEvil(), 'idp-evil-ws')).toBe(401);
     expect(keyRequests.get('/evil-keys') ?? 0).toBe(0);
   });
 
