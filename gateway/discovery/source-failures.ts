@@ -5,6 +5,7 @@
 import type { GatewayConfig, McpSourceConfig } from '../config/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import type { Logger } from '../telemetry/logger.js';
+import { count } from '../telemetry/metrics.js';
 import { classifyUpstreamError, countsAgainstSource, type UpstreamPool } from '../upstream/index.js';
 import { sourceCacheKey } from './cache-key.js';
 import { describeListFailure } from './list-failure.js';
@@ -23,6 +24,10 @@ export class SourceFailures {
   private readonly prober: SourceProber;
 
   constructor(private readonly deps: SourceFailuresDeps) {
+    // The probe counter's closed label set exists from the start at 0 (tool-catalog.ts counts the
+    // probes): a series that first appears when some source fails would look, to anyone watching
+    // for new series, like input growing the metrics (attacker:metrics-cardinality).
+    for (const result of ['recovered', 'failed']) count('agw.discovery.probes', { result }, 0);
     this.prober = new SourceProber({
       probe: deps.probe,
       ...(deps.now === undefined ? {} : { now: deps.now }),

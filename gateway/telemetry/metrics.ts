@@ -24,6 +24,9 @@ const DESCRIPTIONS: Record<string, { description: string; unit?: string }> = {
     unit: 's',
   },
   'agw.discovery.lookups': { description: 'Discovery cache lookups by result (hit or miss).' },
+  'agw.discovery.probes': {
+    description: 'Background listings of failing MCP sources, by result (recovered or failed).',
+  },
   'agw.ratelimit.refusals': { description: 'Requests refused by a rate or usage limit, by policy.' },
   'agw.config.reload.failures': { description: 'Config versions rejected (the last good one kept).' },
   'agw.sync.documents': { description: 'Documents added or updated by data-source syncs.' },
