@@ -46,8 +46,10 @@ export const layers = [
   },
 ];
 
+/** @param {string} room */
 const escape = (room) => room.replace(/[.]/g, '\\.');
 /** A path pattern matching one room: a folder and everything below it, or one file. */
+/** @param {string} room */
 export const roomPattern = (room) => (room.endsWith('.ts') ? `^${escape(room)}$` : `^${escape(room)}/`);
 
 const layerRules = layers.flatMap((layer, level) =>
