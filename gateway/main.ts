@@ -1,11 +1,11 @@
 // The composition root (STYLE 4): loads config, builds every dependency once, builds the app,
 // listens, and shuts down in order — readiness false, drain connections and in-flight requests
-// (platform/connection-drain.ts), close upstream connections, stop watching config — under a hard
+// (edge/connection-drain.ts), close upstream connections, stop watching config — under a hard
 // deadline.
 import type { Logger as PinoLogger } from 'pino';
 import { ToolIndexer, ToolSearch } from './tool-search/index.js';
 import { buildApp } from './app.js';
-import { routesOf, type RouteEntry } from './platform/route-table.js';
+import { routesOf, type RouteEntry } from './edge/route-table.js';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import {
@@ -39,9 +39,9 @@ import {
 } from './knowledge/index.js';
 import { openKnowledgeStore } from './knowledge/open-store.js';
 import { ElicitationBridge, type BridgeLimits } from './mcp/index.js';
-import type { Lifecycle } from './platform/health-routes.js';
-import { InflightTracker } from './platform/inflight-tracker.js';
-import { ConnectionDrain } from './platform/connection-drain.js';
+import type { Lifecycle } from './edge/health-routes.js';
+import { InflightTracker } from './edge/inflight-tracker.js';
+import { ConnectionDrain } from './edge/connection-drain.js';
 import { BreakerRegistry, UpstreamPool, UpstreamTokens } from './upstream/index.js';
 import { GATEWAY_VERSION } from './version.js';
 import {

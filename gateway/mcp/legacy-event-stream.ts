@@ -4,7 +4,7 @@
 // (per-key and per-workspace caps, idle timeout, lifetime, slow clients dropped). A graceful end just
 // ends the response; the SDK clients open it again. Modern clients get 405, as the 2026 spec says.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { requirePrincipal } from '../platform/request-context.js';
+import { requirePrincipal } from '../edge/request-context.js';
 import type { ChangeEvent, SubscriptionHub } from '../subscriptions/index.js';
 import { errorMessage } from './jsonrpc.js';
 import { LEGACY_VERSIONS } from './protocol.js';

@@ -4,7 +4,7 @@
 // a call still running when the shutdown grace runs out is aborted and answered `not_ready` (as the
 // last event of its stream, never a cut one) before the gateway closes its connections (issue 21).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requirePrincipal } from '../platform/request-context.js';
+import { requirePrincipal } from '../edge/request-context.js';
 import type { Dispatch } from './dispatcher.js';
 import { inboundHttpOf } from './inbound-http.js';
 import { runLadder, type LadderOutcome } from './inbound-ladder.js';

@@ -24,7 +24,7 @@ export class ResponseChannel {
       markStreamed(raw);
       raw.writeHead(200, {
         'content-type': 'text/event-stream',
-        // no-store like every API answer (platform/cache-policy.ts); hijacked, so set here.
+        // no-store like every API answer (edge/cache-policy.ts); hijacked, so set here.
         'cache-control': 'no-store, no-transform',
         'x-accel-buffering': 'no',
         'x-request-id': this.reply.request.id,

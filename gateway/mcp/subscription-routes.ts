@@ -4,7 +4,7 @@
 // inbound ladder as every POST; anything the ladder refuses, or any other method, goes on to the
 // ordinary handler, which refuses or dispatches it as before.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requirePrincipal } from '../platform/request-context.js';
+import { requirePrincipal } from '../edge/request-context.js';
 import type { SubscriptionHub } from '../subscriptions/index.js';
 import { headerOf, inboundHttpOf } from './inbound-http.js';
 import { runLadder } from './inbound-ladder.js';

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { canSeeSource } from '../auth/index.js';
 import type { SyncEngine } from '../knowledge/index.js';
-import { requirePrincipal } from '../platform/request-context.js';
+import { requirePrincipal } from '../edge/request-context.js';
 import { BUCKET_MS, BUCKETS, type ActivityRecorder } from '../telemetry/activity-recorder.js';
 import { sendAgentBody } from './agent-reply.js';
 

@@ -2,7 +2,7 @@
 // and an answer plus the records that support it. Provenance is always present; no option removes it.
 import type { FastifyInstance } from 'fastify';
 import type { KnowledgeService } from '../knowledge/index.js';
-import { requirePrincipal } from '../platform/request-context.js';
+import { requirePrincipal } from '../edge/request-context.js';
 import { sendAgentBody } from './agent-reply.js';
 import { noteSearchScope, parseSearchBody } from './search-request.js';
 

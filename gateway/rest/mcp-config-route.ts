@@ -6,7 +6,7 @@
 // its token was for: its workspace's own endpoint (/w/<name>/mcp), or /mcp for the default one.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { metadataUrl, redactedKey, resourceOf, type Principal } from '../auth/index.js';
-import { requirePrincipal } from '../platform/request-context.js';
+import { requirePrincipal } from '../edge/request-context.js';
 import { sendAgentBody } from './agent-reply.js';
 
 export const KEY_ENV_VAR = 'AGENT_GATEWAY_API_KEY';

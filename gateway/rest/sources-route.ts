@@ -7,7 +7,7 @@ import { toolNames } from '../mcp/index.js';
 import type { ToolCatalog } from '../discovery/index.js';
 import { GatewayError } from '../errors/index.js';
 import type { SyncEngine } from '../knowledge/index.js';
-import { requirePrincipal } from '../platform/request-context.js';
+import { requirePrincipal } from '../edge/request-context.js';
 import { noteDenial, noteTarget } from '../telemetry/audit-context.js';
 import { sendAgentBody } from './agent-reply.js';
 import { dataSourceRecord, sourceRecord } from './source-records.js';

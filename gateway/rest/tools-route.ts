@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { canSeeSource, canSeeTool, hasAccess, type Principal } from '../auth/index.js';
 import type { CatalogTool, ToolCatalog } from '../discovery/index.js';
 import { GatewayError } from '../errors/index.js';
-import { requirePrincipal } from '../platform/request-context.js';
+import { requirePrincipal } from '../edge/request-context.js';
 import { LISTING_BOUNDS, parseToolQuery, retrievalRecord, type ToolSearch } from '../tool-search/index.js';
 import { exposeTools } from '../mcp/index.js';
 import { sendAgentBody } from './agent-reply.js';

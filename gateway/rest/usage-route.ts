@@ -7,7 +7,7 @@ import type { Principal } from '../auth/index.js';
 import type { RuleUsage } from '../limits/limit-rules.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import { requestRules } from '../limits/request-rules.js';
-import { requirePrincipal } from '../platform/request-context.js';
+import { requirePrincipal } from '../edge/request-context.js';
 import { sendAgentBody } from './agent-reply.js';
 
 /** Patterns that admit everything read as null (no restriction). */

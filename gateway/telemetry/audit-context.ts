@@ -1,6 +1,6 @@
 // The audit context of one request (issue 29): what the handlers learn as they go — the MCP method,
 // the source and name a call points at, a denial and its reason — noted here in a line each, like
-// span annotations (tracing.ts `annotateRequest`). The platform's audit hook creates the context when
+// span annotations (tracing.ts `annotateRequest`). The edge's audit hook creates the context when
 // the request arrives and turns it into exactly one record when the response ends; notes made after
 // that (a bridged call outliving its request) are ignored. Without an audit sink nothing is noted.
 import { AsyncLocalStorage } from 'node:async_hooks';

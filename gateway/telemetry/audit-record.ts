@@ -129,7 +129,7 @@ export const LIMITS = { id: 128, name: 200, workspace: 128, issuer: 512, subject
 
 const bounded = (max: number) => z.string().min(1).max(max);
 
-/** What a caller's request id may be to be recorded (the same rule as platform/request-id.ts). */
+/** What a caller's request id may be to be recorded (the same rule as edge/request-id.ts). */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 const ApiKeyPrincipalSchema = z.strictObject({
@@ -147,7 +147,7 @@ export const AuditRecordSchema = z.strictObject({
   schema: z.literal(AUDIT_SCHEMA),
   time: z.iso.datetime(),
   request_id: bounded(LIMITS.id),
-  /** The caller's own X-Request-Id (v3), only when it was a short token (platform/request-id.ts). */
+  /** The caller's own X-Request-Id (v3), only when it was a short token (edge/request-id.ts). */
   client_request_id: z.string().regex(CLIENT_REQUEST_ID).optional(),
   trace_id: z
     .string()

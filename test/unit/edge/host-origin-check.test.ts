@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type ServerConfig } from '../../../gateway/config/index.js';
-import { hostOriginProblem } from '../../../gateway/platform/host-origin-check.js';
+import { hostOriginProblem } from '../../../gateway/edge/host-origin-check.js';
 
 function server(overrides: Record<string, unknown>): ServerConfig {
   const parsed = validateConfig({ version: 1, server: overrides });

@@ -2,7 +2,7 @@
 // JSON-RPC error on the MCP face. Fastify's own errors (bad JSON, wrong content type, oversized body)
 // are mapped onto catalogue codes. A client that went away mid-body is normal traffic, not a fault:
 // it is logged at debug, never as an unhandled error (issue 8.10).
-import { wellFormed } from './well-formed-text.js';
+import { wellFormed } from '../platform/well-formed-text.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   GatewayError,
@@ -12,7 +12,7 @@ import {
   type ErrorCode,
 } from '../errors/index.js';
 import { isMcpFace } from './route-policy.js';
-import { allowedMethods } from './http-method.js';
+import { allowedMethods } from './allowed-methods.js';
 import { annotateRequest } from '../telemetry/tracing.js';
 import { count } from '../telemetry/metrics.js';
 

@@ -15,9 +15,9 @@ import {
   type AuditNotes,
 } from '../telemetry/audit-context.js';
 import type { AuditSink } from '../telemetry/audit-sink.js';
-import { methodLabel } from './http-method.js';
+import { methodLabel } from '../platform/http-method.js';
 import { isAudited, isMcpFace } from './route-policy.js';
-import { strictUtf8 } from './strict-utf8.js';
+import { strictUtf8 } from '../platform/strict-utf8.js';
 import { clientRequestIdOf } from './request-id.js';
 
 const contexts = new WeakMap<FastifyRequest, AuditContext>();

@@ -4,7 +4,7 @@
 // names). Bounded by size and time: an unauthenticated caller cannot make the gateway buffer much or
 // wait long, and anything unreadable in time simply yields `null`, the JSON-RPC id for "unknown".
 import type { IncomingMessage } from 'node:http';
-import { idEchoesExactly } from './exact-rpc-id.js';
+import { idEchoesExactly } from '../platform/exact-rpc-id.js';
 
 export interface PeekLimits {
   readonly maxBytes: number;
