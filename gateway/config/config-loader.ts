@@ -2,12 +2,8 @@
 // a list of `path: message` lines so an operator can fix every one in a single pass.
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import {
-  GatewayConfigSchema,
-  WorkspaceSchema,
-  type GatewayConfig,
-  type WorkspaceConfig,
-} from './config-schema.js';
+import { GatewayConfigSchema, type GatewayConfig } from './config-schema.js';
+import { WorkspaceSchema, type WorkspaceConfig } from './workspace-schema.js';
 
 export interface ConfigProblem {
   readonly path: string;

@@ -5,7 +5,8 @@
 // are ANDed into every rule for that issuer. Used by the operator before it renders and by the
 // gateways when they load a workspace (the file's policy block, or the Kubernetes base config's).
 import { deepFreeze } from './config-loader.js';
-import type { GatewayConfig, WorkspaceConfig } from './config-schema.js';
+import type { GatewayConfig } from './config-schema.js';
+import type { WorkspaceConfig } from './workspace-schema.js';
 import type { IdentityPolicy, IssuerPolicy } from './identity-policy-schema.js';
 import type { ClaimCondition } from './oauth-schema.js';
 

@@ -1,47 +1,40 @@
+export { GatewayConfigSchema } from './config-schema.js';
+export type { GatewayConfig, ServerConfig } from './config-schema.js';
+export { NAME } from './name-schema.js';
+export { AccessSchema, TOOL_DISCLOSURES, ToolDisclosureSchema } from './access-schema.js';
+export type { Access, ToolDisclosure } from './access-schema.js';
+export { LimitsSchema } from './limits-schema.js';
+export type { LimitsConfig } from './limits-schema.js';
+export { ApiKeySchema } from './api-key-schema.js';
+export type { ApiKeyConfig } from './api-key-schema.js';
 export {
-  GatewayConfigSchema,
-  WorkspaceSchema,
   McpSourceSchema,
-  ApiKeySchema,
-  ServerSchema,
-  AccessSchema,
-  DataSourceSchema,
-  FilesDataSourceSchema,
-  HttpDataSourceSchema,
-  McpResourcesDataSourceSchema,
-  PostgresDataSourceSchema,
   McpSourceFieldsSchema,
   TimeoutsSchema,
   BreakerSchema,
   SourceLimitsSchema,
   ToolFilterSchema,
   PrefixPolicySchema,
-  KnowledgeSchema,
-  AnswererSchema,
-  EmbeddingsSchema,
-  LimitsSchema,
-  SharedStateSchema,
+} from './mcp-source-schema.js';
+export type { McpSourceConfig, BreakerConfig, PrefixPolicy } from './mcp-source-schema.js';
+export {
+  DataSourceSchema,
+  FilesDataSourceSchema,
+  HttpDataSourceSchema,
+  McpResourcesDataSourceSchema,
+  PostgresDataSourceSchema,
   SOURCE_TYPES,
-  TOOL_DISCLOSURES,
-  ToolDisclosureSchema,
-  NAME,
-} from './config-schema.js';
-export type {
-  ToolDisclosure,
-  PrefixPolicy,
-  AnswererConfig,
-  EmbeddingsConfig,
-  BreakerConfig,
-  DataSourceConfig,
-  GatewayConfig,
-  WorkspaceConfig,
-  McpSourceConfig,
-  ApiKeyConfig,
-  ServerConfig,
-  Access,
-  LimitsConfig,
-  SharedStateConfig,
-} from './config-schema.js';
+} from './data-source-schema.js';
+export type { DataSourceConfig } from './data-source-schema.js';
+export { EmbeddingsSchema } from './embeddings-schema.js';
+export type { EmbeddingsConfig } from './embeddings-schema.js';
+export { WorkspaceSchema } from './workspace-schema.js';
+export type { WorkspaceConfig } from './workspace-schema.js';
+export { ServerSchema } from './server-schema.js';
+export { KnowledgeSchema, AnswererSchema } from './knowledge-schema.js';
+export type { AnswererConfig } from './knowledge-schema.js';
+export { SharedStateSchema } from './shared-state-schema.js';
+export type { SharedStateConfig } from './shared-state-schema.js';
 export { parseConfigText, validateConfig, formatProblems, formatPath } from './config-loader.js';
 export type { ConfigProblem, ConfigParseResult } from './config-loader.js';
 export { MemoryConfigSource, InvalidConfigError, SnapshotHolder } from './config-source.js';

@@ -142,8 +142,8 @@ export const IssuerSchema = z
   .describe('An authorization server whose access tokens this workspace accepts.');
 export type IssuerConfig = z.infer<typeof IssuerSchema>;
 
-/** The schemas a rule shares with API keys, passed in by config-schema.ts (which imports this file,
- * so importing them from there would be circular). */
+/** The schemas a rule shares with API keys, passed in by workspace-schema.ts (which imports this
+ * file). */
 export interface PermissionSchemas<A extends z.ZodType, L extends z.ZodType, T extends z.ZodType> {
   readonly access: A;
   readonly limits: L;

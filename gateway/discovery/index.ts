@@ -1,11 +1,5 @@
 export { ToolCatalog, requiredPermission } from './tool-catalog.js';
-export type {
-  CatalogTool,
-  WorkspaceCatalog,
-  ToolCatalogDeps,
-  CachedToolList,
-  SourceToolsListener,
-} from './tool-catalog.js';
+export type { CatalogTool, WorkspaceCatalog, ToolCatalogDeps, SourceToolsListener } from './tool-catalog.js';
 export { MemoryDiscoveryCache } from './discovery-cache.js';
 export type { DiscoveryCache } from './discovery-cache.js';
 export { SourceStatusRegistry, UNKNOWN_STATE } from './source-status.js';
@@ -14,6 +8,6 @@ export { namespacedToolName, NAMESPACE_SEPARATOR, MAX_TOOL_NAME } from './tool-n
 export { nameProblem, printableName, screenNames } from './tool-name-policy.js';
 export type { SkippedTool } from './tool-name-policy.js';
 export { SourceListCache } from './source-list-cache.js';
-export type { DiscoveryEntry, ListKind, CachedSourceList } from './source-list-cache.js';
+export type { CachedToolList, DiscoveryEntry, ListKind, CachedSourceList } from './discovery-entry.js';
 export { assignNames, anyBareNames, CLAIMED_TWICE, RESERVED, NOT_BARE } from './exposed-names.js';
 export type { NameAssignment, NameClaim, NameCollision } from './exposed-names.js';

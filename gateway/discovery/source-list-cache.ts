@@ -9,17 +9,7 @@ import type { McpSourceConfig } from '../config/index.js';
 import type { ItemList } from '../upstream/index.js';
 import type { DiscoveryCache } from './discovery-cache.js';
 import { MAX_LIST_TTL_MS, sourceCacheKey } from './cache-key.js';
-import type { CachedToolList } from './tool-catalog.js';
-
-export type ListKind = 'resources' | 'resourceTemplates' | 'prompts';
-
-export interface CachedSourceList {
-  readonly kind: ListKind;
-  readonly items: readonly Record<string, unknown>[];
-}
-
-/** Everything the discovery cache holds; the key tells which. */
-export type DiscoveryEntry = CachedToolList | CachedSourceList;
+import type { CachedSourceList, DiscoveryEntry, ListKind } from './discovery-entry.js';
 
 function asList(entry: DiscoveryEntry | undefined, kind: ListKind): CachedSourceList | undefined {
   return entry !== undefined && 'kind' in entry && entry.kind === kind ? entry : undefined;

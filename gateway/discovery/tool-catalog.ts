@@ -19,7 +19,8 @@ import {
 import type { DiscoveryCache } from './discovery-cache.js';
 import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { MAX_LIST_TTL_MS, sourceCacheKey, sourceCachePrefix } from './cache-key.js';
-import { SourceListCache, type DiscoveryEntry } from './source-list-cache.js';
+import type { CachedToolList, DiscoveryEntry } from './discovery-entry.js';
+import { SourceListCache } from './source-list-cache.js';
 import type { SourceState, SourceStatusRegistry } from './source-status.js';
 import { SourceFailures } from './source-failures.js';
 import type { ProbeTarget } from './source-prober.js';
@@ -38,19 +39,6 @@ export interface CatalogTool {
   readonly annotations: Tool['annotations'];
   /** The upstream's full tool definition, relayed with the name replaced. */
   readonly definition: Tool;
-}
-
-/** A raw upstream list as cached (shared between replicas with Redis), with the time it stops
- * being fresh and what the listing replica learned about the source, so every replica can report
- * it in /agent/sources. */
-export interface CachedToolList {
-  readonly tools: readonly Tool[];
-  readonly expiresAt: number;
-  readonly checkedAt?: string;
-  readonly era?: string | undefined;
-  readonly eraDetectedAt?: string;
-  readonly transportInUse?: string;
-  readonly skippedTools?: SourceState['skippedTools'];
 }
 
 export interface WorkspaceCatalog {

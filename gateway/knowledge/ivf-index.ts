@@ -8,7 +8,6 @@
 import { chunkKeyHash } from './seeded-random.js';
 import { nearest, sphericalKmeans } from './spherical-kmeans.js';
 import { dotAt } from './vector-math.js';
-import { VectorMatrix } from './vector-matrix.js';
 
 /** What the index is built over: a vector matrix, read-only. */
 export interface IndexedRows {
@@ -32,20 +31,6 @@ const MAX_ROWS = 2 ** 21;
  * clustered vectors at 10k-100k rows (`npm run bench -- vectors`). */
 const PROBE_SHARE = 0.03;
 const MIN_SCANNED = 2_000;
-
-/** A matrix in list order and the index over it: only valid together. */
-export interface IndexedMatrix {
-  readonly matrix: VectorMatrix;
-  readonly index: IvfIndex;
-}
-
-/** Builds the index over `matrix` and a copy of the matrix in list order, yielding every millisecond
- * or so; undefined when no index can be built (an empty matrix, or more rows than the sampler orders). */
-export function* indexMatrix(matrix: VectorMatrix): Generator<void, IndexedMatrix | undefined> {
-  const built = yield* IvfIndex.build(matrix);
-  if (built === undefined) return undefined;
-  return { matrix: yield* VectorMatrix.reordered(matrix, built.members), index: built.index };
-}
 
 export class IvfIndex {
   private constructor(

@@ -2,7 +2,7 @@
 // the space last searched, tagged with the workspace's vector epoch, and above a size threshold an
 // approximate index over it. The store reads the epoch per search and reloads when it moved; the
 // index is built in slices in the background (exact answers until it is ready) or inline.
-import { indexMatrix, type IndexedMatrix } from './ivf-index.js';
+import { indexMatrix, type IndexedMatrix } from './indexed-matrix.js';
 import type { EmbeddingSpace, SearchFilters, VectorHit } from './knowledge-store.js';
 import { runInSlices, runNow } from './sliced-work.js';
 import type { VectorMatrix } from './vector-matrix.js';

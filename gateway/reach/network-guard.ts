@@ -8,7 +8,8 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Socket, isIP } from 'node:net';
 import type { Agent, buildConnector } from 'undici';
 import { undici } from '../platform/undici-lazy.js';
-import { AUTHORIZATION_SERVER_POOL, fetchThrough } from './authorization-server-pool.js';
+import { AUTHORIZATION_SERVER_POOL } from './authorization-server-bounds.js';
+import { fetchThrough } from './fetch-through.js';
 import { ReachDeniedError } from './reach-denied-error.js';
 import type { ReachPolicy, ReachScope } from './reach-policy.js';
 
@@ -92,7 +93,7 @@ export class NetworkGuard {
 
   /** fetch through one shared checked pool (redirects included: each hop dials through it); calls to
    * an authorization server through a checked pool of their own, with its idle and stall bounds
-   * (authorization-server-pool.ts). */
+   * (authorization-server-bounds.ts). */
   fetch(pool: 'shared' | 'authorization-server' = 'shared'): typeof fetch {
     if (pool === 'authorization-server')
       return fetchThrough(() => (this.authorizationServerAgent ??= this.agent(AUTHORIZATION_SERVER_POOL)));

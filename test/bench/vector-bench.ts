@@ -20,7 +20,7 @@ import {
   type VectorIndexOptions,
 } from '../../gateway/knowledge/index.js';
 import { migratePostgres, PgKnowledgeStore } from '../../gateway/knowledge/pg-store.js';
-import { indexMatrix } from '../../gateway/knowledge/ivf-index.js';
+import { indexMatrix } from '../../gateway/knowledge/indexed-matrix.js';
 import { runInSlices, runNow } from '../../gateway/knowledge/sliced-work.js';
 import { unitVector, vectorBytes } from '../../gateway/knowledge/vector-math.js';
 import { VectorMatrix } from '../../gateway/knowledge/vector-matrix.js';

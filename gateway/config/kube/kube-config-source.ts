@@ -7,7 +7,8 @@
 // none: no issuer is allowed), checked again here whatever the operator rendered (D19, D24).
 import type { Logger } from '../../telemetry/logger.js';
 import { validateConfig, validateWorkspace, type ConfigProblem } from '../config-loader.js';
-import type { GatewayConfig, WorkspaceConfig } from '../config-schema.js';
+import type { GatewayConfig } from '../config-schema.js';
+import type { WorkspaceConfig } from '../workspace-schema.js';
 import {
   InvalidConfigError,
   SnapshotHolder,

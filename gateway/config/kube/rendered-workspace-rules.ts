@@ -3,7 +3,8 @@
 // not gain more than a tenant. Secrets come only from the workspace's own rendered Secret (never an
 // environment variable or a file of the gateway pod, never another workspace's entry), and no
 // source runs a local process.
-import type { GatewayConfig, WorkspaceConfig } from '../config-schema.js';
+import type { GatewayConfig } from '../config-schema.js';
+import type { WorkspaceConfig } from '../workspace-schema.js';
 import type { ConfigProblem } from '../config-loader.js';
 import type { SecretRef } from '../secret-ref.js';
 import { credentialSecrets } from '../upstream-credential-schema.js';

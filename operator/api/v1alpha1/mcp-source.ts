@@ -1,6 +1,6 @@
 // McpSource: one upstream MCP server of a workspace. Its tools appear as <name>__<tool>, or by their
 // own names under spec.prefix never or auto. The fields are the config contract's
-// (gateway/config/config-schema.ts) minus stdio, which runs only in the embedded gateway, with the
+// (gateway/config/mcp-source-schema.ts) minus stdio, which runs only in the embedded gateway, with the
 // credential's secrets taken from Secrets of this namespace (upstream-credential.ts).
 import { z } from 'zod';
 import {

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { McpSourceConfig } from '../../../gateway/config/index.js';
 import { MemoryDiscoveryCache } from '../../../gateway/discovery/discovery-cache.js';
-import { SourceListCache, type DiscoveryEntry } from '../../../gateway/discovery/source-list-cache.js';
+import type { DiscoveryEntry } from '../../../gateway/discovery/discovery-entry.js';
+import { SourceListCache } from '../../../gateway/discovery/source-list-cache.js';
 import { sourceCacheKey, sourceCachePrefix } from '../../../gateway/discovery/cache-key.js';
 import type { ItemList } from '../../../gateway/upstream/index.js';
 

@@ -2,7 +2,7 @@
 // on clustered vectors, the search filters, determinism whatever the row order, exact re-scoring,
 // and a build that yields often enough to share the event loop.
 import { describe, expect, it } from 'vitest';
-import { indexMatrix, type IndexedMatrix } from '../../../gateway/knowledge/ivf-index.js';
+import { indexMatrix, type IndexedMatrix } from '../../../gateway/knowledge/indexed-matrix.js';
 import type { SearchFilters, VectorHit } from '../../../gateway/knowledge/knowledge-store.js';
 import { runNow } from '../../../gateway/knowledge/sliced-work.js';
 import { unitVector, vectorBytes } from '../../../gateway/knowledge/vector-math.js';

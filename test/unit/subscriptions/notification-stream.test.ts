@@ -3,7 +3,7 @@
 // ever; a graceful end writes the face's last message once; the idle clock restarts on delivery.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../../../gateway/auth/index.js';
-import { SUBSCRIPTION_DEFAULTS } from '../../../gateway/config/config-schema.js';
+import { SUBSCRIPTION_DEFAULTS } from '../../../gateway/config/server-schema.js';
 import {
   MemoryChangeBus,
   isChangeEvent,

@@ -1,0 +1,184 @@
+// An upstream MCP server of a workspace (D5, D14): how to reach it (transport, URL or command,
+// credential), its time-outs, circuit breaker and response limit, which of its tools are served,
+// under which names and with which permissions.
+import { z } from 'zod';
+import { AccessSchema } from './access-schema.js';
+import { nameSchema, patternSchema } from './name-schema.js';
+import { SecretRefSchema } from './secret-ref.js';
+import { UpstreamCredentialSchema } from './upstream-credential-schema.js';
+
+/** Static secrets, OAuth client credentials and token exchange (issue 29; upstream-credential-schema.ts). */
+const CredentialSchema = UpstreamCredentialSchema;
+
+export const TimeoutsSchema = z
+  .strictObject({
+    connectMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(300_000)
+      .default(10_000)
+      .describe('Milliseconds to connect and (for 2025-era servers) initialise.'),
+    listMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(300_000)
+      .default(15_000)
+      .describe('Milliseconds for one tools/resources/prompts list request.'),
+    callMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(3_600_000)
+      .default(60_000)
+      .describe('Milliseconds for one tools/call, resources/read or prompts/get.'),
+  })
+  .describe('Upstream time-outs; a hop that takes longer fails with upstream_timeout.');
+
+/** Per-source circuit breaker (D14): opens when the failure rate of recent calls crosses the
+ * threshold, answers at once while open, and lets one probe through after `resetTimeoutMs`. */
+export const BreakerSchema = z
+  .strictObject({
+    failureThresholdPercent: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(50)
+      .describe('The breaker opens when more than this percentage of recent hops failed.'),
+    /** Calls in the rolling window before the failure rate is judged at all. */
+    minimumCalls: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(5)
+      .describe('Hops in the window before the failure rate is judged at all.'),
+    windowMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(600_000)
+      .default(30_000)
+      .describe('Length of the rolling window, milliseconds.'),
+    resetTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(600_000)
+      .default(15_000)
+      .describe('How long the breaker stays open before one probe is let through, milliseconds.'),
+  })
+  .describe(
+    'Per-source circuit breaker: unreachable, timed-out, 5xx and not-MCP answers count; 4xx and tool errors do not.',
+  );
+export type BreakerConfig = z.infer<typeof BreakerSchema>;
+
+/** Upstream answers larger than this are cut off while streaming (issue 8): the whole JSON body,
+ * or one event of an event stream. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+export const SourceLimitsSchema = z
+  .strictObject({
+    maxResponseBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(DEFAULT_MAX_RESPONSE_BYTES)
+      .describe(
+        'Largest upstream answer accepted, in bytes (per event on an event stream); larger ones fail with upstream_response_too_large.',
+      ),
+  })
+  .describe('Limits on what the upstream may send.');
+
+export const ToolFilterSchema = z
+  .strictObject({
+    include: z
+      .array(patternSchema)
+      .max(100)
+      .default(['*'])
+      .describe('Glob patterns over upstream tool names to serve (* matches any run of characters).'),
+    exclude: z
+      .array(patternSchema)
+      .max(100)
+      .default([])
+      .describe('Glob patterns over upstream tool names to leave out, applied after include.'),
+  })
+  .describe('Which of the upstream tools the workspace serves.');
+
+/** How a source's tool, prompt and resource names reach clients (issue 24): `always` namespaces
+ * them `<source>__<name>` (resource URIs `agw://<source>/…`); `never` exposes the upstream's own names
+ * and URIs, leaving out (and reporting) any that another source or the gateway also claims; `auto`
+ * exposes the upstream's own unless claimed twice, then the namespaced form. */
+export const PrefixPolicySchema = z
+  .enum(['always', 'never', 'auto'])
+  .describe(
+    "How the source's tool, prompt and resource names reach clients: always <source>__<name> (URIs agw://<source>/...); never the upstream's own names and URIs (a name another visible source or a gateway tool also claims is left out and reported); auto the upstream's own unless claimed twice, then <source>__<name>. The <source>__<name> form is accepted under every policy.",
+  );
+export type PrefixPolicy = z.infer<typeof PrefixPolicySchema>;
+
+/** The fields of an MCP source without the cross-field rules (the CRDs reuse them). */
+export const McpSourceFieldsSchema = z.strictObject({
+  name: nameSchema,
+  description: z.string().max(500).optional(),
+  transport: z.enum(['streamable-http', 'sse', 'stdio']),
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  command: z.string().min(1).optional(),
+  args: z.array(z.string()).default([]),
+  cwd: z.string().min(1).optional(),
+  env: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), SecretRefSchema]))
+    .default({}),
+  credential: CredentialSchema.optional(),
+  timeouts: TimeoutsSchema.default({ connectMs: 10_000, listMs: 15_000, callMs: 60_000 }),
+  tools: ToolFilterSchema.default({ include: ['*'], exclude: [] }),
+  breaker: BreakerSchema.default({
+    failureThresholdPercent: 50,
+    minimumCalls: 5,
+    windowMs: 30_000,
+    resetTimeoutMs: 15_000,
+  }),
+  limits: SourceLimitsSchema.default({ maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES }),
+  /** Per-tool overrides of the permission derived from MCP annotations (upstream tool names). */
+  permissions: z.record(z.string().min(1).max(128), AccessSchema).default({}),
+  prefix: PrefixPolicySchema.default('always'),
+  callListFloorMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(2000)
+    .describe(
+      'To decide a tools/call (which tool, which permission), a tool list this recent (ms) is reused even when the upstream marked it stale (ttlMs 0); an unknown tool or a denial is re-checked against a fresh list. tools/list always honours the upstream. 0: list before every call.',
+    ),
+});
+
+export const McpSourceSchema = McpSourceFieldsSchema.superRefine((source, ctx) => {
+  if (source.transport === 'stdio') {
+    if (source.command === undefined)
+      ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required when transport is stdio' });
+    if (source.url !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'is not allowed when transport is stdio' });
+    if (source.credential !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['credential'],
+        message: 'is not used by stdio sources; pass secrets through env',
+      });
+  } else {
+    if (source.url === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: `is required when transport is ${source.transport}`,
+      });
+    if (source.command !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message: 'is only allowed when transport is stdio',
+      });
+  }
+});
+export type McpSourceConfig = z.infer<typeof McpSourceSchema>;
