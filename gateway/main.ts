@@ -17,18 +17,10 @@ import {
   type DataSourceConfig,
   type GatewayConfig,
   type SecretReader,
-  type SharedStateConfig,
 } from './config/index.js';
-import { MemoryRateLimiter } from './limits/rate-limiter.js';
 import { loadTokenizer } from './rest/usage-header.js';
-import type { SharedState } from './shared-state/shared-state.js';
-import {
-  MemoryDiscoveryCache,
-  SourceStatusRegistry,
-  ToolCatalog,
-  type CachedToolList,
-} from './discovery/index.js';
-import { LocalSessionStore } from './upstream/session-store.js';
+import { openSharedState } from './composition/open-shared-state.js';
+import { SourceStatusRegistry, ToolCatalog } from './discovery/index.js';
 import {
   chatAnswerer,
   connectorFor,
@@ -38,7 +30,6 @@ import {
   WorkspaceEmbeddings,
 } from './knowledge/index.js';
 import { openKnowledgeStore } from './knowledge/open-store.js';
-import { ElicitationBridge, type BridgeLimits } from './mcp/index.js';
 import type { Lifecycle } from './platform/health-routes.js';
 import { InflightTracker } from './platform/inflight-tracker.js';
 import { ConnectionDrain } from './platform/connection-drain.js';
@@ -55,7 +46,7 @@ import { observeGauge } from './telemetry/metrics.js';
 import { createAuditSink } from './telemetry/audit-sink.js';
 import { expandOAuthEnv } from './config/env-expansion.js';
 import { OAuthAuthenticator } from './auth/index.js';
-import { MemoryChangeBus, SubscriptionHub } from './subscriptions/index.js';
+import { SubscriptionHub } from './subscriptions/index.js';
 
 export interface ServeOptions {
   /** The config file; with `kubernetes`, optional and holding only server and knowledge settings. */
@@ -150,35 +141,6 @@ async function chooseConfig(options: ServeOptions): Promise<ConfigChoice> {
     keyHint: (workspace) =>
       `workspace has no API keys yet; create an ApiKey resource with workspaceRef ${workspace}`,
   };
-}
-
-/** Redis-backed shared state when configured (issue 10), else this replica's memory. The Redis
- * client and everything that uses it load only when Redis is configured (issue 26). */
-async function openSharedState(
-  settings: SharedStateConfig,
-  secrets: SecretReader,
-  logger: PinoLogger,
-  bridgeLimits: () => BridgeLimits,
-): Promise<SharedState> {
-  const redisSettings = settings.redis;
-  if (redisSettings === undefined)
-    return {
-      limiter: new MemoryRateLimiter(),
-      discovery: new MemoryDiscoveryCache<CachedToolList>(),
-      sessions: new LocalSessionStore(),
-      bridge: new ElicitationBridge({ limits: bridgeLimits }),
-      changes: new MemoryChangeBus(),
-      status: () => 'local',
-      close: () => Promise.resolve(),
-    };
-  const { openRedisSharedState } = await import('./shared-state/redis-shared-state.js');
-  return openRedisSharedState({
-    redisSettings,
-    encryption: settings.encryption,
-    secrets,
-    logger,
-    bridgeLimits,
-  });
 }
 
 /** The usage-hint tokenizer loads only once a config turns usage hints on (issue 26). */
