@@ -9,7 +9,13 @@ export const layers = [
   {
     name: 'composition roots',
     holds: 'build every part once and hand it down',
-    rooms: ['gateway/main.ts', 'gateway/composition', 'operator/operator-main.ts'],
+    rooms: ['gateway/main.ts', 'operator/operator-main.ts'],
+  },
+  // Below main.ts, not beside it: main.ts reads as the sequence of steps these build.
+  {
+    name: 'composition',
+    holds: 'the parts the composition root builds, one concept each',
+    rooms: ['gateway/composition'],
   },
   { name: 'application', holds: 'the fastify instance and its routes', rooms: ['gateway/app.ts'] },
   {

@@ -10,10 +10,10 @@ import { ElicitationBridge, RequestStateSeal, type BridgeLimits } from '../mcp/i
 import { RedisBridgeForwarder, forgetLegacySealKey } from '../mcp/redis-bridge-forwarder.js';
 import { RedisSessionStore } from '../upstream/redis-session-store.js';
 import { RedisChangeBus } from '../subscriptions/redis-change-bus.js';
-import { createRedis, duplicateRedis, redisReady } from './redis-connection.js';
-import { ReplicaRegistry } from './replica-registry.js';
+import { createRedis, duplicateRedis, redisReady } from '../shared-state/redis-connection.js';
+import { ReplicaRegistry } from '../shared-state/replica-registry.js';
 import type { SharedState } from './shared-state.js';
-import { ValueCipher } from './value-cipher.js';
+import { ValueCipher } from '../shared-state/value-cipher.js';
 
 export async function openRedisSharedState(options: {
   readonly redisSettings: NonNullable<SharedStateConfig['redis']>;

@@ -1,5 +1,6 @@
-// The shared-state ports of a replica (issue 10): Redis-backed when configured
-// (redis-shared-state.ts), else this replica's memory (the composition root builds that).
+// The shared-state ports of a replica (issue 10), gathered in one aggregate: Redis-backed when
+// configured (redis-shared-state.ts), else this replica's memory (open-shared-state.ts). Composition,
+// not a port of its own: each feature declares its port and keeps its adapters in its own room.
 import type { CachedToolList, DiscoveryCache } from '../discovery/index.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { ElicitationBridge } from '../mcp/index.js';
