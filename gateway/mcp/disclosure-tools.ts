@@ -17,7 +17,7 @@ import {
 import { McpError } from './jsonrpc.js';
 import { MODE_PROPERTY } from './knowledge-tools.js';
 import type { McpResult } from './mcp-request.js';
-import { RPC } from './protocol.js';
+import { RPC } from '../protocol/index.js';
 import { exposeTools } from './tool-names.js';
 import { catalogFor, isVisible } from './visible-tools.js';
 

@@ -27,7 +27,7 @@ import { annotatedParams, paramHeaderMismatch } from './param-headers.js';
 import { encodeMirroredValue } from './header-mirror.js';
 import { derivedParamHeaders, paramHeadersOf, progressRelay, upstreamParams } from './upstream-params.js';
 import { logRelay, relayedNotifications } from './log-relay.js';
-import { META, RPC } from './protocol.js';
+import { META, RPC } from '../protocol/index.js';
 import { catalogueFailure, upstreamFailure } from './upstream-failure.js';
 import { isVisible } from './visible-tools.js';
 import { resolveToolName } from './tool-names.js';

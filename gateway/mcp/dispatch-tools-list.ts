@@ -8,7 +8,7 @@ import { disclosureToolsFor } from './disclosure-tools.js';
 import { knowledgeToolsFor } from './knowledge-tools.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
-import { META, RPC } from './protocol.js';
+import { META, RPC } from '../protocol/index.js';
 import { hasAccess } from '../auth/index.js';
 import { exposeTools } from './tool-names.js';
 import { catalogFor, isVisible } from './visible-tools.js';

@@ -21,7 +21,7 @@ import {
 } from '../rest/search-request.js';
 import { McpError } from './jsonrpc.js';
 import type { McpResult } from './mcp-request.js';
-import { RPC } from './protocol.js';
+import { RPC } from '../protocol/index.js';
 import { noteAudit, noteDenial } from '../telemetry/audit-context.js';
 
 /** The `mode` argument of the gateway's search tools (documents and tools rank the same ways). */
