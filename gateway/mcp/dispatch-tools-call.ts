@@ -3,7 +3,14 @@
 // its call time-out. A tool the key cannot see answers exactly like an unknown tool.
 import { canSeeSource, hasAccess, type Principal } from '../auth/index.js';
 import { withDeadline } from '../platform/deadline.js';
-import type { CatalogTool, ToolCatalog } from '../discovery/index.js';
+import {
+  CALL_TOOL,
+  FIND_TOOLS,
+  isVisible,
+  resolveToolName,
+  type CatalogTool,
+  type ToolCatalog,
+} from '../discovery/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import {
   bridgeableCapabilities,
@@ -18,7 +25,7 @@ import type { KnowledgeService } from '../knowledge/index.js';
 import type { McpSourceConfig } from '../config/index.js';
 import type { ElicitationBridge } from './elicitation-bridge.js';
 import { callKnowledgeTool, isKnowledgeTool, knowledgeToolsFor } from './knowledge-tools.js';
-import { CALL_TOOL, FIND_TOOLS, findTools, innerCall, isDisclosureCall } from './disclosure-tools.js';
+import { findTools, innerCall, isDisclosureCall } from './disclosure-tools.js';
 import type { ToolSearch } from '../tool-search/index.js';
 import { RequestStateSeal } from './request-state-seal.js';
 import { McpError } from './jsonrpc.js';
@@ -29,8 +36,6 @@ import { derivedParamHeaders, paramHeadersOf, progressRelay, upstreamParams } fr
 import { logRelay, relayedNotifications } from './log-relay.js';
 import { META, RPC } from '../protocol/index.js';
 import { catalogueFailure, upstreamFailure } from './upstream-failure.js';
-import { isVisible } from './visible-tools.js';
-import { resolveToolName } from './tool-names.js';
 import { annotateRequest, inSpan, SpanKind } from '../telemetry/tracing.js';
 import { noteAudit, noteDenial } from '../telemetry/audit-context.js';
 import { count, recordDuration } from '../telemetry/metrics.js';

@@ -9,4 +9,3 @@ export { SERVER_INFO } from './result-envelope.js';
 export { ElicitationBridge } from './elicitation-bridge.js';
 export type { BridgeLimits } from './elicitation-bridge.js';
 export { RequestStateSeal } from './request-state-seal.js';
-export { exposeTools, toolNames } from './tool-names.js';
