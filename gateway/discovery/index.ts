@@ -11,3 +11,13 @@ export { SourceListCache } from './source-list-cache.js';
 export type { CachedToolList, DiscoveryEntry, ListKind, CachedSourceList } from './discovery-entry.js';
 export { assignNames, anyBareNames, CLAIMED_TWICE, RESERVED, NOT_BARE } from './exposed-names.js';
 export type { NameAssignment, NameClaim, NameCollision } from './exposed-names.js';
+export { toolNames, exposeTools, resolveToolName } from './key-tool-names.js';
+export type { ToolTarget } from './key-tool-names.js';
+export { catalogFor, isVisible, isCallable } from './visible-tools.js';
+export {
+  GATEWAY_TOOL_NAMES,
+  SEARCH_TOOL,
+  GET_DOCUMENT_TOOL,
+  FIND_TOOLS,
+  CALL_TOOL,
+} from './gateway-tool-names.js';

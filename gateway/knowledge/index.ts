@@ -19,6 +19,16 @@ export type {
   ChunkKey,
 } from './knowledge-store.js';
 export { retrieve, RETRIEVAL_MODES } from './retrieve.js';
+export {
+  parseSearchBody,
+  noteSearchScope,
+  QUERY_MAX_CHARS,
+  SNIPPET_DEFAULT,
+  SNIPPET_MIN,
+  SNIPPET_MAX,
+  DEFAULT_LIMIT,
+} from './search-request.js';
+export type { ParsedSearchBody } from './search-request.js';
 export type { RetrievalMode, RetrievalFallback, Retrieval } from './retrieve.js';
 export { fuse, fuseRanked, DEFAULT_FUSION } from './hybrid-fusion.js';
 export { embedQuery } from './query-embedding.js';

@@ -6,7 +6,14 @@
 // the knowledge tools, and reserved: an unprefixed source's tool of the same name never takes them.
 import type { Tool } from '@modelcontextprotocol/client';
 import { hasAccess, type Principal } from '../auth/index.js';
-import type { ToolCatalog } from '../discovery/index.js';
+import {
+  CALL_TOOL,
+  catalogFor,
+  exposeTools,
+  FIND_TOOLS,
+  isVisible,
+  type ToolCatalog,
+} from '../discovery/index.js';
 import {
   FIND_TOOLS_BOUNDS,
   parseToolQuery,
@@ -17,12 +24,7 @@ import {
 import { McpError } from './jsonrpc.js';
 import { MODE_PROPERTY } from './knowledge-tools.js';
 import type { McpResult } from './mcp-request.js';
-import { RPC } from './protocol.js';
-import { exposeTools } from './tool-names.js';
-import { catalogFor, isVisible } from './visible-tools.js';
-
-export const FIND_TOOLS = 'find_tools';
-export const CALL_TOOL = 'call_tool';
+import { RPC } from '../protocol/index.js';
 
 export const DISCLOSURE_TOOLS: readonly Tool[] = [
   {

@@ -8,7 +8,7 @@ import { withSessionRecovery, type CompleteParams } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
 import { noteTarget } from '../telemetry/audit-context.js';
 import type { McpHandler } from './mcp-request.js';
-import { RPC } from './protocol.js';
+import { RPC } from '../protocol/index.js';
 import { resolvePromptName, resolveResourceUri } from './item-names.js';
 import type { FanOutDeps } from './source-fanout.js';
 import { upstreamFailure } from './upstream-failure.js';

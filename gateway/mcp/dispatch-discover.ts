@@ -1,7 +1,7 @@
 // server/discover, answered by the gateway itself (gateway duty 6): its own versions, aggregated
 // capabilities and instructions; never an upstream's discover result.
 import type { McpHandler } from './mcp-request.js';
-import { LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS } from './protocol.js';
+import { LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS } from '../protocol/index.js';
 
 /** List changes and resource subscriptions: on the modern face through subscriptions/listen, on
  * the legacy face through the key's GET /mcp stream (issue 24). */

@@ -8,7 +8,7 @@ import type { SubscriptionHub } from '../subscriptions/index.js';
 import { McpError } from './jsonrpc.js';
 import { noteTarget } from '../telemetry/audit-context.js';
 import type { McpHandler, McpRequest } from './mcp-request.js';
-import { RPC } from './protocol.js';
+import { RPC } from '../protocol/index.js';
 import { parseNamespacedUri } from './resource-uri.js';
 import {
   MAX_SUBSCRIPTION_URI_LENGTH,

@@ -7,7 +7,7 @@ import { withSessionRecovery } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
 import { noteTarget } from '../telemetry/audit-context.js';
 import type { McpHandler } from './mcp-request.js';
-import { META, RPC } from './protocol.js';
+import { META, RPC } from '../protocol/index.js';
 import {
   clientUri,
   exposedItemName,

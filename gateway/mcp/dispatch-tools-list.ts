@@ -2,16 +2,14 @@
 // tools this key may call, named by their sources' prefix policies (tool-names.ts), deterministic order. The result depends on the
 // key, so it is always `private`; a source that is down is left out and named in `_meta`. A key with
 // `toolDisclosure: search` gets the gateway's own tools only (issue 23).
-import type { ToolCatalog } from '../discovery/index.js';
+import { catalogFor, exposeTools, isVisible, type ToolCatalog } from '../discovery/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import { disclosureToolsFor } from './disclosure-tools.js';
 import { knowledgeToolsFor } from './knowledge-tools.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
-import { META, RPC } from './protocol.js';
+import { META, RPC } from '../protocol/index.js';
 import { hasAccess } from '../auth/index.js';
-import { exposeTools } from './tool-names.js';
-import { catalogFor, isVisible } from './visible-tools.js';
 
 /** How long a client may reuse the merged list: the gateway's own cache lifetime for raw lists. */
 export const TOOLS_LIST_TTL_MS = 30_000;

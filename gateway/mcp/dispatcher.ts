@@ -17,7 +17,7 @@ import type { ElicitationBridge } from './elicitation-bridge.js';
 import { McpError } from './jsonrpc.js';
 import { initialize, ping, setLogLevel } from './legacy-handshake.js';
 import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
-import { RPC } from './protocol.js';
+import { RPC } from '../protocol/index.js';
 import { envelope } from './result-envelope.js';
 
 export interface DispatcherDeps {

@@ -15,7 +15,7 @@ import {
   RPC,
   SUPPORTED_MODERN_VERSIONS,
   isModernClaim,
-} from './protocol.js';
+} from '../protocol/index.js';
 import { mirrors } from './header-mirror.js';
 import { strictUtf8 } from '../platform/strict-utf8.js';
 

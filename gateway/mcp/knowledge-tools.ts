@@ -5,23 +5,22 @@
 import { encode } from '@toon-format/toon';
 import type { Tool } from '@modelcontextprotocol/client';
 import { matchesAny, type Principal } from '../auth/index.js';
+import { GET_DOCUMENT_TOOL, SEARCH_TOOL } from '../discovery/index.js';
 import { isGatewayError } from '../errors/index.js';
 import {
   DocumentNotFound,
   InvalidCursor,
-  RETRIEVAL_MODES,
-  type KnowledgeService,
-} from '../knowledge/index.js';
-import {
   noteSearchScope,
   parseSearchBody,
+  RETRIEVAL_MODES,
   SNIPPET_DEFAULT,
   SNIPPET_MAX,
   SNIPPET_MIN,
-} from '../rest/search-request.js';
+  type KnowledgeService,
+} from '../knowledge/index.js';
 import { McpError } from './jsonrpc.js';
 import type { McpResult } from './mcp-request.js';
-import { RPC } from './protocol.js';
+import { RPC } from '../protocol/index.js';
 import { noteAudit, noteDenial } from '../telemetry/audit-context.js';
 
 /** The `mode` argument of the gateway's search tools (documents and tools rank the same ways). */
@@ -34,7 +33,7 @@ export const MODE_PROPERTY: { type: string; enum: string[]; description: string 
 
 export const KNOWLEDGE_TOOLS: readonly Tool[] = [
   {
-    name: 'get_document',
+    name: GET_DOCUMENT_TOOL,
     description:
       'Returns bounded chunks of one document by its doc_id (from search results). Pass next_cursor back as cursor for the next page.',
     inputSchema: {
@@ -48,7 +47,7 @@ export const KNOWLEDGE_TOOLS: readonly Tool[] = [
     annotations: { readOnlyHint: true },
   },
   {
-    name: 'search',
+    name: SEARCH_TOOL,
     description:
       "Searches the workspace's connected knowledge and returns ranked snippets with their document ids and sources.",
     inputSchema: {
@@ -98,7 +97,7 @@ export async function callKnowledgeTool(
   principal: Principal,
   knowledge: KnowledgeService,
 ): Promise<McpResult> {
-  if (name === 'search') {
+  if (name === SEARCH_TOOL) {
     const { snippet_chars: snippetChars, mode, ...rest } = args;
     const options = {
       ...(snippetChars === undefined ? {} : { snippet_chars: snippetChars }),

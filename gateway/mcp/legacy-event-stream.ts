@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requirePrincipal } from '../edge/request-context.js';
 import type { ChangeEvent, SubscriptionHub } from '../subscriptions/index.js';
 import { errorMessage } from './jsonrpc.js';
-import { LEGACY_VERSIONS } from './protocol.js';
+import { LEGACY_VERSIONS } from '../protocol/index.js';
 import { SseSink } from './sse-sink.js';
 import { streamCapReached } from './subscriptions-listen.js';
 import { clientUriFor } from './subscription-uris.js';

@@ -2,7 +2,7 @@
 // session id, `ping`, and `logging/setLevel` accepted. Every later request is self-contained too.
 import { GATEWAY_CAPABILITIES, instructionsFor } from './dispatch-discover.js';
 import type { McpHandler } from './mcp-request.js';
-import { LEGACY_VERSIONS } from './protocol.js';
+import { LEGACY_VERSIONS } from '../protocol/index.js';
 import { SERVER_INFO } from './result-envelope.js';
 
 export const initialize: McpHandler = (request) => {

@@ -5,7 +5,7 @@
 // `_meta` logLevel when it sends one, else LEGACY_LOG_LEVEL (docs/decisions.md). Log data is upstream
 // content: it goes to the client only, never into the gateway's logs or traces; at most
 // MAX_LOGS_PER_CALL messages per call.
-import { META } from './protocol.js';
+import { META } from '../protocol/index.js';
 import type { McpRequest } from './mcp-request.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];

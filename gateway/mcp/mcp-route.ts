@@ -9,7 +9,7 @@ import type { Dispatch } from './dispatcher.js';
 import { inboundHttpOf } from './inbound-http.js';
 import { runLadder, type LadderOutcome } from './inbound-ladder.js';
 import { errorMessage, McpError, resultMessage, type JsonRpcId } from './jsonrpc.js';
-import { RPC } from './protocol.js';
+import { RPC } from '../protocol/index.js';
 import { ResponseChannel } from './response-channel.js';
 import type { ClientAnswer } from './bridge-forwarder.js';
 import { unmatchedResponse } from './streamed-input-bridge.js';

@@ -3,7 +3,7 @@
 // results are left in their 2025 shape.
 import { GATEWAY_VERSION } from '../version.js';
 import type { Era } from './inbound-ladder.js';
-import { META } from './protocol.js';
+import { META } from '../protocol/index.js';
 import type { McpResult } from './mcp-request.js';
 
 export const SERVER_INFO = { name: 'agent-gateway', version: GATEWAY_VERSION } as const;

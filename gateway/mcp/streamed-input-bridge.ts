@@ -11,7 +11,7 @@ import type { BridgedConnection, ServerRequestHandler } from '../upstream/index.
 import type { BridgeForwarder, ClientAnswer } from './bridge-forwarder.js';
 import { McpError } from './jsonrpc.js';
 import type { McpResult } from './mcp-request.js';
-import { RPC } from './protocol.js';
+import { RPC } from '../protocol/index.js';
 import { argumentsDigest, type RequestStateSeal } from './request-state-seal.js';
 
 /** The largest answer (its `result` or `error`, serialised) passed on to an upstream. */

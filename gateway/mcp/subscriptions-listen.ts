@@ -14,7 +14,7 @@ import type {
   SubscriptionHub,
 } from '../subscriptions/index.js';
 import { errorMessage, McpError, type JsonRpcId } from './jsonrpc.js';
-import { RPC } from './protocol.js';
+import { RPC } from '../protocol/index.js';
 import { SERVER_INFO } from './result-envelope.js';
 import type { FanOutDeps } from './source-fanout.js';
 import { SseSink } from './sse-sink.js';

@@ -5,7 +5,7 @@
 import { headerValueFor } from './header-mirror.js';
 import type { ParamHeader } from './param-headers.js';
 import { SERVER_INFO } from './result-envelope.js';
-import { META, MODERN_VERSION } from './protocol.js';
+import { META, MODERN_VERSION } from '../protocol/index.js';
 import type { McpRequest } from './mcp-request.js';
 import { traceContextMeta } from '../telemetry/tracing.js';
 

@@ -16,11 +16,3 @@ export {
 export type { ResponseFormat } from './response-format.js';
 export { sendAgentBody } from './agent-reply.js';
 export { registerKnowledgeRoutes } from './knowledge-routes.js';
-export {
-  parseSearchBody,
-  QUERY_MAX_CHARS,
-  SNIPPET_DEFAULT,
-  SNIPPET_MIN,
-  SNIPPET_MAX,
-  DEFAULT_LIMIT,
-} from './search-request.js';

@@ -1,10 +1,9 @@
 // POST /agent/search and POST /agent/query (spec §2.1, §2.2, §4.1): ranked snippets with provenance,
 // and an answer plus the records that support it. Provenance is always present; no option removes it.
 import type { FastifyInstance } from 'fastify';
-import type { KnowledgeService } from '../knowledge/index.js';
+import { noteSearchScope, parseSearchBody, type KnowledgeService } from '../knowledge/index.js';
 import { requirePrincipal } from '../edge/request-context.js';
 import { sendAgentBody } from './agent-reply.js';
-import { noteSearchScope, parseSearchBody } from './search-request.js';
 
 export function registerKnowledgeRoutes(app: FastifyInstance, knowledge: KnowledgeService): void {
   app.post('/agent/search', async (request, reply) => {

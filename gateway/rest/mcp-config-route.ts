@@ -7,10 +7,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { metadataUrl, redactedKey, resourceOf, type Principal } from '../auth/index.js';
 import { requirePrincipal } from '../edge/request-context.js';
+import { MODERN_VERSION } from '../protocol/index.js';
 import { sendAgentBody } from './agent-reply.js';
 
 export const KEY_ENV_VAR = 'AGENT_GATEWAY_API_KEY';
-export const MCP_PROTOCOL_VERSION = '2026-07-28';
+/** The revision a pasted config speaks: the gateway's modern one. */
+export const MCP_PROTOCOL_VERSION = MODERN_VERSION;
 
 function gatewayBaseUrl(request: FastifyRequest): string {
   const configured = request.snapshot.config.server.publicUrl;

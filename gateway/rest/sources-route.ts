@@ -3,8 +3,7 @@
 // re-discovers an MCP source or syncs a data source now (needs write access).
 import type { FastifyInstance } from 'fastify';
 import { canSeeSource, canSeeTool, hasAccess } from '../auth/index.js';
-import { toolNames } from '../mcp/index.js';
-import type { ToolCatalog } from '../discovery/index.js';
+import { toolNames, type ToolCatalog } from '../discovery/index.js';
 import { GatewayError } from '../errors/index.js';
 import type { SyncEngine } from '../knowledge/index.js';
 import { requirePrincipal } from '../edge/request-context.js';

@@ -3,11 +3,10 @@
 // the same tools ranked for a task by the tool search engine, best first, at most `limit`.
 import type { FastifyInstance } from 'fastify';
 import { canSeeSource, canSeeTool, hasAccess, type Principal } from '../auth/index.js';
-import type { CatalogTool, ToolCatalog } from '../discovery/index.js';
+import { exposeTools, type CatalogTool, type ToolCatalog } from '../discovery/index.js';
 import { GatewayError } from '../errors/index.js';
 import { requirePrincipal } from '../edge/request-context.js';
 import { LISTING_BOUNDS, parseToolQuery, retrievalRecord, type ToolSearch } from '../tool-search/index.js';
-import { exposeTools } from '../mcp/index.js';
 import { sendAgentBody } from './agent-reply.js';
 
 function record(principal: Principal, tool: CatalogTool, name: string) {

@@ -8,7 +8,8 @@ import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { mcpClientSdk } from './mcp-client-sdk.js';
 import type { McpSourceConfig } from '../config/index.js';
 import { withResponseGuard } from './response-guard.js';
-import { scopedDeps, transportFor, type ConnectDeps } from './upstream-connection.js';
+import type { ConnectDeps } from './upstream-connection.js';
+import { scopedDeps, transportFor } from './upstream-transport.js';
 import { within } from '../shared-state/within.js';
 
 export type ServerRequestHandler = (

@@ -1,4 +1,4 @@
-export { connectUpstream } from './upstream-connection.js';
+export { connectUpstream } from './connect-upstream.js';
 export type {
   UpstreamConnection,
   ConnectDeps,

@@ -10,7 +10,7 @@
 import type { Readable } from 'node:stream';
 import { undici } from '../platform/undici-lazy.js';
 import type { NetworkGuard } from '../reach/index.js';
-import { MODERN_VERSION } from '../mcp/protocol.js';
+import { MODERN_VERSION } from '../protocol/index.js';
 import { propagatedRequest } from '../telemetry/tracing.js';
 import { EventSizeMeter } from './event-size-meter.js';
 import { readSseMessages } from './sse-reader.js';

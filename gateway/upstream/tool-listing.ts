@@ -4,7 +4,7 @@
 // asking for the raw result (`ANY_RESULT`), because the client's own list schema would refuse the
 // whole list for one tool. Every page is then read by tool-list-reader.ts, one tool at a time.
 import type { Client, Tool } from '@modelcontextprotocol/client';
-import { META, MODERN_VERSION } from '../mcp/protocol.js';
+import { META, MODERN_VERSION } from '../protocol/index.js';
 import type { Relay } from './modern-relay.js';
 import { withResponseGuard } from './response-guard.js';
 import { ANY_RESULT, readToolPage, type SkippedUpstreamTool, type ToolPage } from './tool-list-reader.js';

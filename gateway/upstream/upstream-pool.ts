@@ -9,12 +9,8 @@ import { BridgedSessionPool } from './bridged-session-pool.js';
 import type { Logger } from '../telemetry/logger.js';
 import { sessionKey } from './session-store.js';
 import { currentCaller, currentSubject, UpstreamIdentityRequiredError } from './upstream-caller.js';
-import {
-  connectUpstream,
-  type ConnectDeps,
-  type UpstreamConnection,
-  type UpstreamEvents,
-} from './upstream-connection.js';
+import { connectUpstream } from './connect-upstream.js';
+import type { ConnectDeps, UpstreamConnection, UpstreamEvents } from './upstream-connection.js';
 
 interface PoolEntry {
   readonly fingerprint: string;

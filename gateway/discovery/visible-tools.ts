@@ -1,7 +1,8 @@
 // The tools one key may call (spec §4.2 rule 2, §5.5): visible by its source and tool patterns and
-// covered by its access level. Everything else is treated as if it did not exist.
+// covered by its access level. Everything else is treated as if it did not exist. Both faces see a
+// key's catalogue through these.
 import { canSeeSource, canSeeTool, hasAccess, type Principal } from '../auth/index.js';
-import type { CatalogTool, ToolCatalog, WorkspaceCatalog } from '../discovery/index.js';
+import type { CatalogTool, ToolCatalog, WorkspaceCatalog } from './tool-catalog.js';
 
 /** The caller's catalog, optionally narrowed to one source. */
 export async function catalogFor(

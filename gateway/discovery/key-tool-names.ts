@@ -1,28 +1,15 @@
-// The names one key sees for its tools (issue 24): assigned over the tools that key can see
-// (discovery/exposed-names.ts), so a tool another key cannot see never changes, hides or reveals a
-// name for it. The gateway's own tool names are reserved whether or not this workspace offers them,
-// so a name does not change when knowledge or disclosure is turned on. A call names a tool either way:
-// `<source>__<tool>` always works; a bare name is looked up among the unprefixed sources only.
+// The names one key sees for its tools (issue 24), the same on /mcp and on REST /agent/tools:
+// assigned over the tools that key can see (exposed-names.ts), so a tool another key cannot see never
+// changes, hides or reveals a name for it. The gateway's own tool names are reserved
+// (gateway-tool-names.ts). A call names a tool either way: `<source>__<tool>` always works; a bare
+// name is looked up among the unprefixed sources only.
 import { canSeeSource, type Principal } from '../auth/index.js';
 import type { McpSourceConfig } from '../config/index.js';
-import {
-  anyBareNames,
-  assignNames,
-  NAMESPACE_SEPARATOR,
-  type CatalogTool,
-  type NameAssignment,
-  type ToolCatalog,
-} from '../discovery/index.js';
-import { CALL_TOOL, FIND_TOOLS } from './disclosure-tools.js';
-import { KNOWLEDGE_TOOLS } from './knowledge-tools.js';
+import { anyBareNames, assignNames, type NameAssignment } from './exposed-names.js';
+import { GATEWAY_TOOL_NAMES } from './gateway-tool-names.js';
+import type { CatalogTool, ToolCatalog } from './tool-catalog.js';
+import { NAMESPACE_SEPARATOR } from './tool-namer.js';
 import { isVisible } from './visible-tools.js';
-
-let reserved: ReadonlySet<string> | undefined;
-/** Built on first use: disclosure-tools.ts imports this module too. */
-export function gatewayToolNames(): ReadonlySet<string> {
-  reserved ??= new Set([...KNOWLEDGE_TOOLS.map((tool) => tool.name), FIND_TOOLS, CALL_TOOL]);
-  return reserved;
-}
 
 function policyOf(principal: Principal): (source: string) => McpSourceConfig['prefix'] {
   const policies = new Map(principal.workspace.mcpSources.map((s) => [s.name, s.prefix] as const));
@@ -39,7 +26,7 @@ export function toolNames(principal: Principal, tools: readonly CatalogTool[]): 
       canonical: tool.name,
       bare: tool.upstreamName,
     })),
-    gatewayToolNames(),
+    GATEWAY_TOOL_NAMES,
   );
 }
 
@@ -85,7 +72,7 @@ export async function resolveToolName(
   const unprefixed = principal.workspace.mcpSources.filter(
     (source) => source.prefix !== 'always' && canSeeSource(principal, source.name),
   );
-  if (unprefixed.length === 0 || gatewayToolNames().has(name)) return { reused: false, failed: [] };
+  if (unprefixed.length === 0 || GATEWAY_TOOL_NAMES.has(name)) return { reused: false, failed: [] };
   const workspace = principal.workspace.name;
   const lists = await Promise.all(unprefixed.map((source) => catalog.callTools(workspace, source, options)));
   const visible = lists.flatMap((list) => list.tools).filter((tool) => isVisible(principal, tool));

@@ -1,11 +1,13 @@
-// Validation of the /agent/search and /agent/query body (spec §2.1, §8): every rejected input gets
+// Validation of a knowledge search request (spec §2.1, §8): the /agent/search and /agent/query body,
+// and the arguments of the MCP `search` tool, which both faces parse here. Every rejected input gets
 // a 400 naming the field. Defaults: limit 10, options.snippet_chars 300 (bounds 40–2,000), options.mode
 // hybrid when the workspace has embeddings, else lexical.
 import { z } from 'zod';
 import { canSeeSource, type Principal } from '../auth/index.js';
 import { SOURCE_TYPES, formatPath } from '../config/index.js';
 import { GatewayError } from '../errors/index.js';
-import { RETRIEVAL_MODES, type SearchRequest } from '../knowledge/index.js';
+import type { SearchRequest } from './knowledge-service.js';
+import { RETRIEVAL_MODES } from './retrieve.js';
 import { noteAudit, noteDenial, noteTarget } from '../telemetry/audit-context.js';
 
 export const QUERY_MAX_CHARS = 2000;

@@ -1,0 +1,249 @@
+// The route, relay and record steps of tools/call (spec §4.2 rule 5, §5.5): a permitted call goes to
+// its one source through the breaker and session recovery, on the route its era and the client's
+// capabilities call for (the byte-faithful relay, a bridged session that can ask the client, or the
+// pooled SDK session), under the source's call time-out; each call is a client span with its count
+// and duration, and a failure becomes a catalogue error.
+import type { McpSourceConfig } from '../config/index.js';
+import type { CatalogTool } from '../discovery/index.js';
+import { withDeadline } from '../platform/deadline.js';
+import { META } from '../protocol/index.js';
+import { count, recordDuration } from '../telemetry/metrics.js';
+import { annotateRequest, inSpan, SpanKind } from '../telemetry/tracing.js';
+import {
+  bridgeableCapabilities,
+  LEGACY_CALLER_CAPABILITIES,
+  withSessionRecovery,
+  type BreakerRegistry,
+  type BridgedConnection,
+  type CallNotices,
+  type ServerRequestHandler,
+  type UpstreamConnection,
+  type UpstreamPool,
+} from '../upstream/index.js';
+import type { ElicitationBridge } from './elicitation-bridge.js';
+import { encodeMirroredValue } from './header-mirror.js';
+import { logRelay, relayedNotifications } from './log-relay.js';
+import type { McpRequest, McpResult } from './mcp-request.js';
+import { annotatedParams } from './param-headers.js';
+import { derivedParamHeaders, paramHeadersOf, progressRelay, upstreamParams } from './upstream-params.js';
+import { upstreamFailure } from './upstream-failure.js';
+
+export interface RelayDeps {
+  readonly pool: UpstreamPool;
+  readonly breakers: BreakerRegistry;
+  readonly bridge: ElicitationBridge;
+}
+
+/** One permitted call: the source, the tool on it, the arguments, and the name the client sent. */
+export interface PermittedCall {
+  readonly source: McpSourceConfig;
+  readonly tool: CatalogTool;
+  readonly args: Record<string, unknown> | undefined;
+  readonly requested: string;
+}
+
+/** The retry of a bridged legacy call (its `requestState` is ours): continue it where it waits for
+ * the client's answer, on whichever replica holds it. */
+export async function resumeBridgedCall(
+  bridge: ElicitationBridge,
+  request: McpRequest,
+  { source, tool, args }: PermittedCall,
+  requestState: string,
+): Promise<McpResult> {
+  try {
+    return await bridge.resume(
+      {
+        workspace: request.principal.workspace.name,
+        keyId: request.principal.keyId,
+        tool: tool.name,
+        args,
+        requestState,
+        inputResponses: request.params['inputResponses'],
+      },
+      // The owner answers within its own call time-out; a little more for the hop between replicas.
+      source.timeouts.callMs + 2000,
+    );
+  } catch (error) {
+    throw upstreamFailure(error, source.name);
+  }
+}
+
+/** Record: the call to the source as a client span, counted and timed by outcome; a failure is
+ * mapped to the catalogue, and one that shows the pooled session unreachable discards it. */
+export function callSource(deps: RelayDeps, request: McpRequest, call: PermittedCall): Promise<McpResult> {
+  const { source, tool } = call;
+  const workspace = request.principal.workspace.name;
+  // A 2025-era caller's capabilities are unknown to the stateless legacy face: both are declared
+  // and the questions go on the call's own stream (issue 24, docs/decisions.md).
+  const bridgeable =
+    request.era === 'modern'
+      ? bridgeableCapabilities(clientCapabilitiesOf(request.params))
+      : LEGACY_CALLER_CAPABILITIES;
+  const onProgress = progressRelay(request);
+  const onLog = logRelay(request);
+  const notices: CallNotices = {
+    ...(onProgress === undefined ? {} : { onProgress }),
+    ...(onLog === undefined ? {} : { onLog }),
+  };
+  annotateRequest({ 'gen_ai.tool.name': call.requested, 'gen_ai.operation.name': 'execute_tool' });
+  return inSpan(
+    `tools/call ${tool.upstreamName}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.name': tool.upstreamName,
+        'gen_ai.operation.name': 'execute_tool',
+        'agw.source': source.name,
+        'agw.upstream.transport': source.transport,
+        'agw.breaker.state': deps.breakers.state(workspace, source.name),
+        ...upstreamAddress(source),
+      },
+    },
+    async (span) => {
+      const started = performance.now();
+      const observe = (errorType?: string) => {
+        const labels = {
+          'agw.workspace': workspace,
+          'agw.source': source.name,
+          'mcp.method.name': 'tools/call',
+          ...(errorType === undefined ? {} : { 'error.type': errorType }),
+        };
+        count('agw.upstream.calls', labels);
+        recordDuration('agw.upstream.duration', (performance.now() - started) / 1000, labels);
+      };
+      try {
+        const result = await deps.breakers.run(workspace, source, () =>
+          withSessionRecovery(deps.pool, workspace, source, (connection) => {
+            span.setAttribute('agw.upstream.era', connection.era ?? 'unknown');
+            return routeCall(deps, request, call, connection, bridgeable, notices);
+          }),
+        );
+        observe();
+        return result;
+      } catch (error) {
+        const failure = upstreamFailure(error, source.name);
+        // A call whose client went away says nothing about the pooled session (issue 28.1).
+        if (failure.errorClass === 'upstream_reachability' && !request.signal.aborted)
+          deps.pool.discard(workspace, source.name);
+        span.setAttribute('rpc.response.status_code', String(failure.rpcCode));
+        observe(failure.errorClass);
+        throw failure;
+      }
+    },
+  );
+}
+
+/** Route: a legacy client's call to a legacy upstream asks its questions on the call's own stream,
+ * within the source's budget of dedicated sessions; a modern client that can answer questions gets a
+ * bridged session; everything else goes straight to the connection. */
+function routeCall(
+  deps: RelayDeps,
+  request: McpRequest,
+  call: PermittedCall,
+  connection: UpstreamConnection,
+  bridgeable: ReturnType<typeof bridgeableCapabilities>,
+  notices: CallNotices,
+): Promise<McpResult> {
+  const { source, tool, args } = call;
+  const { keyId } = request.principal;
+  const workspace = request.principal.workspace.name;
+  const connect = (onServerRequest: ServerRequestHandler) =>
+    deps.pool.connectBridged(source, bridgeable ?? {}, onServerRequest, {
+      workspace,
+      keyId,
+      signal: request.signal,
+    });
+  const callBridged = (bridged: BridgedConnection) =>
+    bridged.callTool(
+      tool.upstreamName,
+      args,
+      AbortSignal.timeout(source.timeouts.callMs),
+      source.timeouts.callMs,
+      notices,
+    );
+  // Within the source's budget of dedicated sessions; past it, the pooled session.
+  const place =
+    connection.relay === undefined && request.era === 'legacy'
+      ? deps.bridge.streamed.reserve(workspace, source.name)
+      : undefined;
+  if (place !== undefined) {
+    const streamed = { keyId, workspace, tool: tool.name, args };
+    return deps.bridge.streamed
+      .run({ ...streamed, signal: request.signal, notify: request.notify, connect, call: callBridged })
+      .finally(place);
+  }
+  if (connection.relay === undefined && request.era === 'modern' && bridgeable !== undefined) {
+    // The bridged call outlives this request (it may wait for the client's answer), so
+    // it has its own time-out rather than the request's signal.
+    return deps.bridge.start({
+      keyId,
+      workspace,
+      signal: request.signal,
+      tool: tool.name,
+      args,
+      connect,
+      call: callBridged,
+    });
+  }
+  return relayCall(request, call, connection, notices);
+}
+
+/** Relay: the call on the pooled connection under the source's call time-out; a 2026-07-28 upstream
+ * gets the request byte-faithfully (D4) with its mirrored headers. */
+function relayCall(
+  request: McpRequest,
+  { source, tool, args }: PermittedCall,
+  connection: UpstreamConnection,
+  notices: CallNotices,
+): Promise<McpResult> {
+  return withDeadline(request.signal, source.timeouts.callMs, (signal) => {
+    if (connection.relay !== undefined) {
+      return connection.relay({
+        method: 'tools/call',
+        params: upstreamParams(request, tool.upstreamName),
+        paramHeaders:
+          request.era === 'modern' && request.relayedBy === undefined
+            ? paramHeadersOf(request.headers)
+            : derivedParamHeaders(annotatedParams(tool.inputSchema), args ?? {}),
+        nameHeader: encodeMirroredValue(tool.upstreamName),
+        signal,
+        onNotification: relayedNotifications(request),
+      });
+    }
+    return connection.callTool(tool.upstreamName, args, {
+      signal,
+      timeoutMs: source.timeouts.callMs,
+      ...notices,
+    });
+  });
+}
+
+/** `server.address`/`server.port` of a source, parsed once per config object (not per call). */
+const addresses = new WeakMap<McpSourceConfig, { 'server.address'?: string; 'server.port'?: number }>();
+function upstreamAddress(source: McpSourceConfig): { 'server.address'?: string; 'server.port'?: number } {
+  let address = addresses.get(source);
+  if (address === undefined) {
+    const url = source.url === undefined ? undefined : new URL(source.url);
+    address =
+      url === undefined
+        ? {}
+        : {
+            'server.address': url.hostname,
+            'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+          };
+    addresses.set(source, address);
+  }
+  return address;
+}
+
+function clientCapabilitiesOf(params: Record<string, unknown>): Record<string, unknown> {
+  const meta = params['_meta'];
+  const capabilities =
+    typeof meta === 'object' && meta !== null
+      ? (meta as Record<string, unknown>)[META.clientCapabilities]
+      : undefined;
+  return typeof capabilities === 'object' && capabilities !== null
+    ? (capabilities as Record<string, unknown>)
+    : {};
+}
