@@ -8,7 +8,7 @@ import { EmbeddingsSchema, formatPath, type SecretRef } from '../../gateway/conf
 import { invalidSpec } from './invalid-spec.js';
 import type { ReachCheck } from './reach-check.js';
 import type { SecretKeyRef, WorkspaceEmbeddingsView } from './resource-views.js';
-import type { ReadyCondition } from './workspace-plan.js';
+import type { ReadyCondition } from './ready-condition.js';
 
 export interface EmbeddingsPlan {
   /** The rendered workspace's `embeddings`: the provider settings, or false for none. */

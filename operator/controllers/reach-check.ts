@@ -11,7 +11,7 @@ import {
   type ReachPolicy,
   type ReachScope,
 } from '../../gateway/reach/index.js';
-import type { ReadyCondition } from './workspace-plan.js';
+import type { ReadyCondition } from './ready-condition.js';
 
 /** What the plan asks; each answer is a refusal condition, or undefined when allowed. */
 export interface ReachCheck {

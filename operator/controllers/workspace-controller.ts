@@ -31,7 +31,10 @@ import type {
   ResourceMeta,
   WorkspaceView,
 } from './resource-views.js';
-import { credentialUrls, planWorkspace, type KeyMaterial, type ReadyCondition } from './workspace-plan.js';
+import { credentialUrls } from './credential-plan.js';
+import type { KeyMaterial } from './plan-input.js';
+import type { ReadyCondition } from './ready-condition.js';
+import { planWorkspace } from './workspace-plan.js';
 import {
   namesToResolve,
   reachCheck,

@@ -24,11 +24,8 @@ import { reachCheck } from '../../../operator/controllers/reach-check.js';
 import type { SecretKeyRef, WorkspaceEmbeddingsView } from '../../../operator/controllers/resource-views.js';
 import type { ControllerCaches, Resource } from '../../../operator/controllers/workspace-controller.js';
 import { WorkspaceController } from '../../../operator/controllers/workspace-controller.js';
-import {
-  planWorkspace,
-  type PlanInput,
-  type SecretRead,
-} from '../../../operator/controllers/workspace-plan.js';
+import type { PlanInput, SecretRead } from '../../../operator/controllers/plan-input.js';
+import { planWorkspace } from '../../../operator/controllers/workspace-plan.js';
 import type { KubeWriter, ObjectToApply } from '../../../operator/kube/kube-writer.js';
 
 const ns = 'tenant-a';

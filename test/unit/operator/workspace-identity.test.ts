@@ -12,11 +12,8 @@ import { createPinoLogger } from '../../../gateway/telemetry/index.js';
 import { reachCheck } from '../../../operator/controllers/reach-check.js';
 import type { SecretKeyRef, WorkspaceIdentityView } from '../../../operator/controllers/resource-views.js';
 import { WorkspaceController, type Resource } from '../../../operator/controllers/workspace-controller.js';
-import {
-  planWorkspace,
-  type PlanInput,
-  type SecretRead,
-} from '../../../operator/controllers/workspace-plan.js';
+import type { PlanInput, SecretRead } from '../../../operator/controllers/plan-input.js';
+import { planWorkspace } from '../../../operator/controllers/workspace-plan.js';
 import { MemoryEventRecorder } from '../../../operator/kube/event-recorder.js';
 import type { KubeWriter, ObjectToApply } from '../../../operator/kube/kube-writer.js';
 

@@ -6,11 +6,8 @@ import { credentialSecretName } from '../../../gateway/config/kube/index.js';
 import { renderedWorkspaceProblems } from '../../../gateway/config/kube/rendered-workspace-rules.js';
 import { ReachPolicy } from '../../../gateway/reach/index.js';
 import { reachCheck } from '../../../operator/controllers/reach-check.js';
-import {
-  planWorkspace,
-  type PlanInput,
-  type SecretRead,
-} from '../../../operator/controllers/workspace-plan.js';
+import type { PlanInput, SecretRead } from '../../../operator/controllers/plan-input.js';
+import { planWorkspace } from '../../../operator/controllers/workspace-plan.js';
 import type {
   ApiKeyView,
   DataSourceView,
