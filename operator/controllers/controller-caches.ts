@@ -8,7 +8,7 @@ import type {
   McpSourceView,
   ResourceMeta,
   WorkspaceView,
-} from './resource-views.js';
+} from './plan/resource-views.js';
 
 /** A custom resource as the caches hold it. */
 export interface Resource<V> {

@@ -11,9 +11,9 @@ import {
   KEY_DATA,
   ROTATION_ANNOTATION,
   type ExistingKeySecret,
-} from './key-issuer.js';
-import type { KeyMaterial } from './plan-input.js';
-import type { ApiKeyView } from './resource-views.js';
+} from './plan/key-issuer.js';
+import type { KeyMaterial } from './plan/plan-input.js';
+import type { ApiKeyView } from './plan/resource-views.js';
 import { PLURALS, type StatusReporter } from './status-reporter.js';
 
 /** Per ApiKey name: the key the plan serves, and what its status reports about the Secret. */

@@ -6,8 +6,8 @@ import type { Logger } from '../../gateway/telemetry/logger.js';
 import type { EventRecorder, EventSubject, EventType } from '../kube/event-recorder.js';
 import type { KubeWriter } from '../kube/kube-writer.js';
 import type { Resource } from './controller-caches.js';
-import type { ReadyCondition } from './ready-condition.js';
-import type { ApiKeyView, DataSourceView, McpSourceView } from './resource-views.js';
+import type { ReadyCondition } from './plan/ready-condition.js';
+import type { ApiKeyView, DataSourceView, McpSourceView } from './plan/resource-views.js';
 
 export const PLURALS = {
   apiKey: 'apikeys',

@@ -11,13 +11,13 @@ import type { EventRecorder } from '../kube/event-recorder.js';
 import type { KubeWriter } from '../kube/kube-writer.js';
 import { decoded, type ControllerCaches, type Resource } from './controller-caches.js';
 import { KeySecrets } from './key-secrets.js';
-import type { PlanInput } from './plan-input.js';
-import type { NameResolver } from './reach-check.js';
-import type { ReadyCondition } from './ready-condition.js';
+import type { PlanInput } from './plan/plan-input.js';
+import type { NameResolver } from './plan/reach-check.js';
+import type { ReadyCondition } from './plan/ready-condition.js';
 import { RenderedObjects } from './rendered-objects.js';
-import type { WorkspaceView } from './resource-views.js';
+import type { WorkspaceView } from './plan/resource-views.js';
 import { PLURALS, StatusReporter } from './status-reporter.js';
-import { planWorkspace, type WorkspacePlan } from './workspace-plan.js';
+import { planWorkspace, type WorkspacePlan } from './plan/workspace-plan.js';
 import { workspaceReach } from './workspace-reach.js';
 
 export type { ControllerCaches, RenderedRef, Resource, SecretObject } from './controller-caches.js';

@@ -3,16 +3,16 @@
 // operator sees the cluster's DNS as the gateways do), and reach-check.ts decides on the result.
 import type { ReachPolicy } from '../../gateway/reach/index.js';
 import { decoded, type ControllerCaches, type Resource } from './controller-caches.js';
-import { credentialUrls } from './credential-plan.js';
-import { identityUrls } from './identity-plan.js';
+import { credentialUrls } from './plan/credential-plan.js';
+import { identityUrls } from './plan/identity-plan.js';
 import {
   namesToResolve,
   reachCheck,
   resolveNames,
   type NameResolver,
   type ReachCheck,
-} from './reach-check.js';
-import type { DataSourceView, McpSourceView, WorkspaceView } from './resource-views.js';
+} from './plan/reach-check.js';
+import type { DataSourceView, McpSourceView, WorkspaceView } from './plan/resource-views.js';
 
 export interface WorkspaceReachDeps {
   readonly caches: ControllerCaches;

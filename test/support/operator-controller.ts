@@ -3,7 +3,7 @@
 // condition of a resource, a rendered fragment). No cluster, no clock, no DNS.
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
 import type { ControllerCaches } from '../../operator/controllers/controller-caches.js';
-import type { NameResolver } from '../../operator/controllers/reach-check.js';
+import type { NameResolver } from '../../operator/controllers/plan/reach-check.js';
 import {
   WorkspaceController,
   type WorkspaceControllerDeps,

@@ -3,7 +3,7 @@
 // namespace given as plain text, and a PlanInput for planWorkspace. One shape everywhere, so a
 // test shows only what it varies.
 import type { ControllerCaches, Resource } from '../../operator/controllers/controller-caches.js';
-import type { PlanInput, SecretRead } from '../../operator/controllers/plan-input.js';
+import type { PlanInput, SecretRead } from '../../operator/controllers/plan/plan-input.js';
 import type {
   ApiKeyView,
   DataSourceView,
@@ -11,7 +11,7 @@ import type {
   ResourceMeta,
   SecretKeyRef,
   WorkspaceView,
-} from '../../operator/controllers/resource-views.js';
+} from '../../operator/controllers/plan/resource-views.js';
 
 /** The tenant namespace the plan tests use. */
 export const TENANT = 'tenant-a';

@@ -20,11 +20,11 @@ import { validateConfig } from '../../../gateway/config/config-loader.js';
 import { embeddingsFor } from '../../../gateway/knowledge/index.js';
 import { ReachPolicy } from '../../../gateway/reach/index.js';
 import { silentLogger } from '../../../gateway/telemetry/index.js';
-import { reachCheck } from '../../../operator/controllers/reach-check.js';
-import type { WorkspaceEmbeddingsView } from '../../../operator/controllers/resource-views.js';
+import { reachCheck } from '../../../operator/controllers/plan/reach-check.js';
+import type { WorkspaceEmbeddingsView } from '../../../operator/controllers/plan/resource-views.js';
 import type { ControllerCaches } from '../../../operator/controllers/workspace-controller.js';
-import type { PlanInput } from '../../../operator/controllers/plan-input.js';
-import { planWorkspace } from '../../../operator/controllers/workspace-plan.js';
+import type { PlanInput } from '../../../operator/controllers/plan/plan-input.js';
+import { planWorkspace } from '../../../operator/controllers/plan/workspace-plan.js';
 import { controllerWith, lastStatus, resolverOf } from '../../support/operator-controller.js';
 import {
   cachedSecrets,

@@ -8,10 +8,10 @@ import { TenantPolicySchema } from '../../../gateway/config/index.js';
 import { credentialSecretName, renderWorkspace } from '../../../gateway/config/kube/index.js';
 import { renderedWorkspaceProblems } from '../../../gateway/config/kube/rendered-workspace-rules.js';
 import { ReachPolicy } from '../../../gateway/reach/index.js';
-import { reachCheck } from '../../../operator/controllers/reach-check.js';
-import type { WorkspaceIdentityView } from '../../../operator/controllers/resource-views.js';
-import type { PlanInput } from '../../../operator/controllers/plan-input.js';
-import { planWorkspace } from '../../../operator/controllers/workspace-plan.js';
+import { reachCheck } from '../../../operator/controllers/plan/reach-check.js';
+import type { WorkspaceIdentityView } from '../../../operator/controllers/plan/resource-views.js';
+import type { PlanInput } from '../../../operator/controllers/plan/plan-input.js';
+import { planWorkspace } from '../../../operator/controllers/plan/workspace-plan.js';
 import { MemoryEventRecorder } from '../../../operator/kube/event-recorder.js';
 import { controllerWith, fragmentOf, lastStatus, resolverOf } from '../../support/operator-controller.js';
 import {

@@ -5,14 +5,14 @@ import { DEFAULT_TENANT_POLICY } from '../../../gateway/config/index.js';
 import { credentialSecretName } from '../../../gateway/config/kube/index.js';
 import { renderedWorkspaceProblems } from '../../../gateway/config/kube/rendered-workspace-rules.js';
 import { ReachPolicy } from '../../../gateway/reach/index.js';
-import { reachCheck } from '../../../operator/controllers/reach-check.js';
-import type { PlanInput } from '../../../operator/controllers/plan-input.js';
-import { planWorkspace } from '../../../operator/controllers/workspace-plan.js';
+import { reachCheck } from '../../../operator/controllers/plan/reach-check.js';
+import type { PlanInput } from '../../../operator/controllers/plan/plan-input.js';
+import { planWorkspace } from '../../../operator/controllers/plan/workspace-plan.js';
 import type {
   CredentialView,
   DataSourceView,
   McpSourceView,
-} from '../../../operator/controllers/resource-views.js';
+} from '../../../operator/controllers/plan/resource-views.js';
 import {
   apiKey,
   dataSource,

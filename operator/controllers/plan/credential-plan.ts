@@ -2,7 +2,7 @@
 // upstream credential (gateway/config/upstream-credential-schema.ts): every secretKeyRef becomes a
 // `kubernetesSecret` reference to the workspace's rendered Secret (its value goes into the
 // credentials map), and the OAuth endpoints are put to the tenant reach policy first (D19, issue 29).
-import type { SecretRef } from '../../gateway/config/index.js';
+import type { SecretRef } from '../../../gateway/config/index.js';
 import type { ReachCheck } from './reach-check.js';
 import type { ReadyCondition } from './ready-condition.js';
 import type { CredentialView, SecretKeyRef } from './resource-views.js';

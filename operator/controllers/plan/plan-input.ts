@@ -1,7 +1,7 @@
 // What the reconcile core is given for one workspace (workspace-plan.ts): the resources as views,
 // the key material of its ApiKeys, and read access to Secrets of its own namespace. The controller
 // builds it from the informer caches; unit tests build it by hand.
-import type { IdentityPolicy } from '../../gateway/config/index.js';
+import type { IdentityPolicy } from '../../../gateway/config/index.js';
 import type { ReachCheck } from './reach-check.js';
 import type { ReadyCondition } from './ready-condition.js';
 import type {

@@ -10,7 +10,7 @@ import {
   type ReachDecision,
   type ReachPolicy,
   type ReachScope,
-} from '../../gateway/reach/index.js';
+} from '../../../gateway/reach/index.js';
 import type { ReadyCondition } from './ready-condition.js';
 
 /** What the plan asks; each answer is a refusal condition, or undefined when allowed. */

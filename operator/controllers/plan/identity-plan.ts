@@ -12,7 +12,7 @@ import {
   type IdentityPolicy,
   type IdentityRefusal,
   type SecretRef,
-} from '../../gateway/config/index.js';
+} from '../../../gateway/config/index.js';
 import { invalidSpec } from './invalid-spec.js';
 import type { ReachCheck } from './reach-check.js';
 import type { SecretKeyRef, WorkspaceIdentityView } from './resource-views.js';

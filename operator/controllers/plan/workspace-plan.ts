@@ -10,12 +10,12 @@ import {
   ToolDisclosureSchema,
   type SecretRef,
   type ToolDisclosure,
-} from '../../gateway/config/index.js';
+} from '../../../gateway/config/index.js';
 import {
   credentialDataKey,
   credentialSecretName,
   type WorkspaceToRender,
-} from '../../gateway/config/kube/index.js';
+} from '../../../gateway/config/kube/index.js';
 import type { z } from 'zod';
 import { attachCredential } from './credential-plan.js';
 import { EMBEDDINGS_CREDENTIAL, planEmbeddings } from './embeddings-plan.js';

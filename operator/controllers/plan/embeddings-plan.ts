@@ -4,7 +4,7 @@
 // cannot be used renders `false`, never nothing — nothing would let the gateway-wide provider embed
 // this tenant's text, at an endpoint the tenant did not choose. The workspace keeps serving
 // (lexically) and its Ready message says why.
-import { EmbeddingsSchema, formatPath, type SecretRef } from '../../gateway/config/index.js';
+import { EmbeddingsSchema, formatPath, type SecretRef } from '../../../gateway/config/index.js';
 import { invalidSpec } from './invalid-spec.js';
 import type { ReachCheck } from './reach-check.js';
 import type { SecretKeyRef, WorkspaceEmbeddingsView } from './resource-views.js';

@@ -2,7 +2,7 @@
 // given and no plaintext exists in the cluster. Otherwise the operator issues a key with the same
 // format and CSPRNG as `agent-gateway key create`, keeps its plaintext only in the Secret
 // `<apikey>-key` next to the ApiKey, and issues a new one whenever spec.rotation changes.
-import { generateKey, hashKey, parseKey, type GeneratedKey } from '../../gateway/auth/index.js';
+import { generateKey, hashKey, parseKey, type GeneratedKey } from '../../../gateway/auth/index.js';
 import type { KeyMaterial } from './plan-input.js';
 import type { ReadyCondition } from './ready-condition.js';
 import type { ApiKeyView } from './resource-views.js';
