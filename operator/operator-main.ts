@@ -30,7 +30,7 @@ import {
 import { ApiKubeWriter, type KubeWriter } from './kube/kube-writer.js';
 import { ApiEventRecorder, type EventRecorder } from './kube/event-recorder.js';
 import { shareDispatcher } from './kube/shared-dispatcher.js';
-import type { NameResolver } from './controllers/reach-check.js';
+import type { NameResolver } from './controllers/plan/reach-check.js';
 import type { TenantPolicy } from '../gateway/config/index.js';
 import { ReachPolicy, discoverOwnAddresses } from '../gateway/reach/index.js';
 import { LeaderElector } from './runtime/leader-election.js';

@@ -10,7 +10,7 @@ import {
   namesToResolve,
   reachCheck,
   resolveNames,
-} from '../../../operator/controllers/reach-check.js';
+} from '../../../operator/controllers/plan/reach-check.js';
 
 const scope = { namespace: 'team-a', workspace: 'acme' };
 

@@ -1,67 +1,36 @@
 // The workspace controller with the tenant reach policy (issue 20): refusals as conditions and
 // Events, host names resolved before the policy decides, dangling workspace references reported.
 import { describe, expect, it } from 'vitest';
-import type { ControllerCaches, Resource } from '../../../operator/controllers/workspace-controller.js';
-import { WorkspaceController } from '../../../operator/controllers/workspace-controller.js';
-import type { KubeWriter, ObjectToApply } from '../../../operator/kube/kube-writer.js';
+import type { ControllerCaches } from '../../../operator/controllers/workspace-controller.js';
 import { MemoryEventRecorder } from '../../../operator/kube/event-recorder.js';
 import { DEFAULT_TENANT_POLICY, TenantPolicySchema } from '../../../gateway/config/index.js';
 import { ReachPolicy } from '../../../gateway/reach/index.js';
-import { createPinoLogger } from '../../../gateway/telemetry/index.js';
+import {
+  controllerWith as controllerOver,
+  readyOf,
+  resolverOf,
+  fragmentOf,
+} from '../../support/operator-controller.js';
+import {
+  cachedMeta,
+  cachedSecrets,
+  dataSource,
+  mcpSource,
+  apiKey,
+  workspace,
+} from '../../support/operator-objects.js';
 
-class RecordingWriter implements KubeWriter {
-  readonly applied: ObjectToApply[] = [];
-  readonly statuses: { plural: string; name: string; status: Record<string, unknown> }[] = [];
-  apply(object: ObjectToApply): Promise<void> {
-    this.applied.push(object);
-    return Promise.resolve();
-  }
-  remove(): Promise<void> {
-    return Promise.resolve();
-  }
-  patchStatus(plural: string, _ns: string, name: string, status: Record<string, unknown>): Promise<void> {
-    this.statuses.push({ plural, name, status });
-    return Promise.resolve();
-  }
-}
-
-const logger = createPinoLogger({ level: 'silent' });
-const meta = (name: string, namespace = 'evil') => ({
-  name,
-  namespace,
-  uid: `uid-${name}`,
-  generation: 1,
-  creationTimestamp: '2026-01-01T00:00:00Z',
-});
-
-function readyOf(writer: RecordingWriter, name: string) {
-  const status = writer.statuses.filter((s) => s.name === name).at(-1)?.status as
-    { conditions: { status: string; reason: string; message: string }[] } | undefined;
-  return status?.conditions[0];
-}
+const meta = (name: string, namespace = 'evil') => cachedMeta(name, namespace);
 
 function controllerWith(
   caches: Partial<ControllerCaches>,
   resolved: Record<string, string[]> = {},
   policy = DEFAULT_TENANT_POLICY,
 ) {
-  const writer = new RecordingWriter();
   const events = new MemoryEventRecorder();
-  const controller = new WorkspaceController({
-    caches: {
-      workspaces: () => [],
-      apiKeys: () => [],
-      mcpSources: () => [],
-      dataSources: () => [],
-      secret: () => undefined,
-      rendered: () => [],
-      ...caches,
-    },
-    writer,
-    gatewayNamespace: 'agw',
-    logger,
+  const { controller, writer } = controllerOver(caches, {
     policy: new ReachPolicy(policy),
-    resolver: (host) => Promise.resolve(resolved[host] ?? []),
+    resolver: resolverOf(resolved),
     events,
   });
   return { controller, writer, events };
@@ -69,50 +38,22 @@ function controllerWith(
 
 describe('WorkspaceController under a tenant reach policy', () => {
   it('tenant:events — refuses a loopback McpSource and a link-local http DataSource with conditions and Warning Events, and records KeyIssued', async () => {
-    const ws: Resource<Record<string, never>> = { metadata: meta('ws'), spec: {} };
+    const ws = workspace(meta('ws'));
     const { controller, writer, events } = controllerWith(
       {
         workspaces: () => [ws],
-        apiKeys: () => [{ metadata: meta('key'), spec: { workspaceRef: { name: 'ws' } } }],
+        apiKeys: () => [apiKey(meta('key'), 'ws')],
         mcpSources: () => [
-          {
-            metadata: meta('loop'),
-            spec: {
-              workspaceRef: { name: 'ws' },
-              transport: 'streamable-http',
-              url: 'http://127.0.0.1:9/mcp',
-            },
-          },
-          {
-            metadata: meta('named'),
-            spec: {
-              workspaceRef: { name: 'ws' },
-              transport: 'streamable-http',
-              url: 'http://internal.example:9/mcp',
-            },
-          },
-          {
-            metadata: meta('fine'),
-            spec: {
-              workspaceRef: { name: 'ws' },
-              transport: 'streamable-http',
-              url: 'https://mcp.example.com/mcp',
-            },
-          },
+          mcpSource(meta('loop'), 'ws', { url: 'http://127.0.0.1:9/mcp' }),
+          mcpSource(meta('named'), 'ws', { url: 'http://internal.example:9/mcp' }),
+          mcpSource(meta('fine'), 'ws', { url: 'https://mcp.example.com/mcp' }),
         ],
         dataSources: () => [
-          {
-            metadata: meta('meta'),
-            spec: {
-              workspaceRef: { name: 'ws' },
-              type: 'http',
-              http: { url: 'http://169.254.169.254/latest', fields: { id: 'id', title: 't', body: 'b' } },
-            },
-          },
-          {
-            metadata: meta('files'),
-            spec: { workspaceRef: { name: 'ws' }, type: 'files', files: { path: '/etc' } },
-          },
+          dataSource(meta('meta'), 'ws', {
+            type: 'http',
+            http: { url: 'http://169.254.169.254/latest', fields: { id: 'id', title: 't', body: 'b' } },
+          }),
+          dataSource(meta('files'), 'ws', { type: 'files', files: { path: '/etc' } }),
         ],
       },
       { 'internal.example': ['203.0.113.7', '::ffff:127.0.0.1'], 'mcp.example.com': ['203.0.113.8'] },
@@ -125,7 +66,7 @@ describe('WorkspaceController under a tenant reach policy', () => {
     expect(readyOf(writer, 'fine')).toMatchObject({ status: 'True', reason: 'Rendered' });
     expect(readyOf(writer, 'meta')).toMatchObject({ status: 'False', reason: 'AddressNotAllowed' });
     expect(readyOf(writer, 'files')).toMatchObject({ status: 'False', reason: 'PathNotAllowed' });
-    const fragment = writer.applied.find((o) => o.name === 'agw-ws-ws-c0')?.data['fragment.json'] ?? '';
+    const fragment = fragmentOf(writer, 'agw-ws-ws-c0');
     expect(fragment).toContain('mcp.example.com');
     expect(fragment).not.toContain('127.0.0.1');
     expect(fragment).not.toContain('169.254');
@@ -142,20 +83,16 @@ describe('WorkspaceController under a tenant reach policy', () => {
   });
 
   it('operator:upstream-oauth-reach-resolved — the host names of token endpoints and issuers are resolved before the policy decides them', async () => {
-    const ws: Resource<Record<string, never>> = { metadata: meta('ws'), spec: {} };
+    const ws = workspace(meta('ws'));
     const clientRefs = {
       clientId: { secretKeyRef: { name: 'client', key: 'id' } },
       clientSecret: { secretKeyRef: { name: 'client', key: 'secret' } },
     };
-    const source = (name: string, credential: { tokenEndpoint?: string; issuer?: string }) => ({
-      metadata: meta(name),
-      spec: {
-        workspaceRef: { name: 'ws' },
-        transport: 'streamable-http',
+    const source = (name: string, credential: { tokenEndpoint?: string; issuer?: string }) =>
+      mcpSource(meta(name), 'ws', {
         url: 'https://mcp.example.com/mcp',
-        credential: { type: 'oauthClientCredentials' as const, ...clientRefs, ...credential },
-      },
-    });
+        credential: { type: 'oauthClientCredentials', ...clientRefs, ...credential },
+      });
     const { controller, writer } = controllerWith(
       {
         workspaces: () => [ws],
@@ -163,15 +100,7 @@ describe('WorkspaceController under a tenant reach policy', () => {
           source('inside', { tokenEndpoint: 'http://token.internal.example/token' }),
           source('outside', { issuer: 'https://login.example.com' }),
         ],
-        secret: (_namespace, name) =>
-          name === 'client'
-            ? {
-                data: {
-                  id: Buffer.from('gw').toString('base64'),
-                  secret: Buffer.from('s3').toString('base64'),
-                },
-              }
-            : undefined,
+        secret: cachedSecrets({ client: { id: 'gw', secret: 's3' } }),
       },
       {
         'token.internal.example': ['127.0.0.1'],
@@ -189,11 +118,8 @@ describe('WorkspaceController under a tenant reach policy', () => {
 
   it('tenant:workspace-not-found — resources naming a Workspace that is not in their namespace are Ready=False WorkspaceNotFound', async () => {
     const { controller, writer, events } = controllerWith({
-      workspaces: () => [{ metadata: meta('team-ws', 'team'), spec: {} }],
-      apiKeys: (namespace) =>
-        namespace === 'evil'
-          ? [{ metadata: meta('stolen'), spec: { workspaceRef: { name: 'team-ws' } } }]
-          : [],
+      workspaces: () => [workspace(meta('team-ws', 'team'))],
+      apiKeys: (namespace) => (namespace === 'evil' ? [apiKey(meta('stolen'), 'team-ws')] : []),
     });
     await controller.reconcile('evil/team-ws');
     expect(readyOf(writer, 'stolen')).toMatchObject({ status: 'False', reason: 'WorkspaceNotFound' });
@@ -206,23 +132,14 @@ describe('WorkspaceController under a tenant reach policy', () => {
 
   it('tenant:path-not-allowed — a per-namespace root admits its own directory and refuses a neighbour with a shared prefix', async () => {
     const policy = TenantPolicySchema.parse({ files: { allowedRoots: ['/data/{namespace}'] } });
-    const ws: Resource<Record<string, never>> = { metadata: meta('ws'), spec: {} };
+    const ws = workspace(meta('ws'));
     const { controller, writer } = controllerWith(
       {
         workspaces: () => [ws],
         dataSources: () => [
-          {
-            metadata: meta('own'),
-            spec: { workspaceRef: { name: 'ws' }, type: 'files', files: { path: '/data/evil/docs' } },
-          },
-          {
-            metadata: meta('prefix'),
-            spec: { workspaceRef: { name: 'ws' }, type: 'files', files: { path: '/data/evil-twin/docs' } },
-          },
-          {
-            metadata: meta('dots'),
-            spec: { workspaceRef: { name: 'ws' }, type: 'files', files: { path: '/data/evil/../team' } },
-          },
+          dataSource(meta('own'), 'ws', { type: 'files', files: { path: '/data/evil/docs' } }),
+          dataSource(meta('prefix'), 'ws', { type: 'files', files: { path: '/data/evil-twin/docs' } }),
+          dataSource(meta('dots'), 'ws', { type: 'files', files: { path: '/data/evil/../team' } }),
         ],
       },
       {},

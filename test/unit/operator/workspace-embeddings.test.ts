@@ -19,20 +19,21 @@ import {
 import { validateConfig } from '../../../gateway/config/config-loader.js';
 import { embeddingsFor } from '../../../gateway/knowledge/index.js';
 import { ReachPolicy } from '../../../gateway/reach/index.js';
-import { createPinoLogger, silentLogger } from '../../../gateway/telemetry/index.js';
-import { reachCheck } from '../../../operator/controllers/reach-check.js';
-import type { SecretKeyRef, WorkspaceEmbeddingsView } from '../../../operator/controllers/resource-views.js';
-import type { ControllerCaches, Resource } from '../../../operator/controllers/workspace-controller.js';
-import { WorkspaceController } from '../../../operator/controllers/workspace-controller.js';
+import { silentLogger } from '../../../gateway/telemetry/index.js';
+import { reachCheck } from '../../../operator/controllers/plan/reach-check.js';
+import type { WorkspaceEmbeddingsView } from '../../../operator/controllers/plan/resource-views.js';
+import type { ControllerCaches } from '../../../operator/controllers/workspace-controller.js';
+import type { PlanInput } from '../../../operator/controllers/plan/plan-input.js';
+import { planWorkspace } from '../../../operator/controllers/plan/workspace-plan.js';
+import { controllerWith, lastStatus, resolverOf } from '../../support/operator-controller.js';
 import {
-  planWorkspace,
-  type PlanInput,
-  type SecretRead,
-} from '../../../operator/controllers/workspace-plan.js';
-import type { KubeWriter, ObjectToApply } from '../../../operator/kube/kube-writer.js';
-
-const ns = 'tenant-a';
-const meta = (name: string) => ({ name, namespace: ns, generation: 1 });
+  cachedSecrets,
+  meta,
+  planInput,
+  TENANT as ns,
+  workspace as workspaceOf,
+  type TenantSecrets,
+} from '../../support/operator-objects.js';
 const apiKeyRef = { secretKeyRef: { name: 'openai', key: 'api-key' } };
 const valid: WorkspaceEmbeddingsView = {
   baseUrl: 'https://api.openai.com/v1',
@@ -42,28 +43,22 @@ const valid: WorkspaceEmbeddingsView = {
   apiKey: apiKeyRef,
 };
 
+/** The Workspace `demo` (displayed as Demo) with `embeddings` as its spec.embeddings. */
 function input(
   embeddings: WorkspaceEmbeddingsView | undefined,
-  secrets: Record<string, Record<string, string>> = {},
+  secrets: TenantSecrets = {},
   overrides: Partial<PlanInput> = {},
 ): PlanInput {
-  return {
-    workspace: {
-      metadata: meta('demo'),
-      spec: { displayName: 'Demo', ...(embeddings === undefined ? {} : { embeddings }) },
+  return planInput(
+    {
+      workspace: {
+        metadata: meta('demo'),
+        spec: { displayName: 'Demo', ...(embeddings === undefined ? {} : { embeddings }) },
+      },
+      ...overrides,
     },
-    apiKeys: [],
-    keyMaterial: new Map(),
-    mcpSources: [],
-    dataSources: [],
-    readSecret: (ref: SecretKeyRef): SecretRead => {
-      const secret = secrets[ref.name];
-      if (secret === undefined) return { missing: 'secret' };
-      const value = secret[ref.key];
-      return value === undefined ? { missing: 'key' } : { value };
-    },
-    ...overrides,
-  };
+    secrets,
+  );
 }
 
 const withKey = { openai: { 'api-key': 'sk-tenant-secret' } };
@@ -163,57 +158,27 @@ describe('planWorkspace: spec.embeddings', () => {
   });
 });
 
-class RecordingWriter implements KubeWriter {
-  readonly applied: ObjectToApply[] = [];
-  readonly statuses: { plural: string; name: string; status: Record<string, unknown> }[] = [];
-  apply(object: ObjectToApply): Promise<void> {
-    this.applied.push(object);
-    return Promise.resolve();
-  }
-  remove(): Promise<void> {
-    return Promise.resolve();
-  }
-  patchStatus(plural: string, _ns: string, name: string, status: Record<string, unknown>): Promise<void> {
-    this.statuses.push({ plural, name, status });
-    return Promise.resolve();
-  }
-}
-
 describe('WorkspaceController: spec.embeddings', () => {
-  const workspace = (
-    embeddings: WorkspaceEmbeddingsView,
-  ): Resource<{ embeddings: WorkspaceEmbeddingsView }> => ({
-    metadata: { ...meta('demo'), creationTimestamp: '2026-01-01T00:00:00Z' },
-    spec: { embeddings },
-  });
+  const workspace = (embeddings: WorkspaceEmbeddingsView) =>
+    workspaceOf({ ...meta('demo'), creationTimestamp: '2026-01-01T00:00:00Z' }, { embeddings });
   async function reconcile(
     embeddings: WorkspaceEmbeddingsView,
     secret: ControllerCaches['secret'] = () => undefined,
     resolved: Record<string, string[]> = {},
   ) {
-    const writer = new RecordingWriter();
     const resource = workspace(embeddings);
-    const controller = new WorkspaceController({
-      caches: {
-        workspaces: () => [resource],
-        apiKeys: () => [],
-        mcpSources: () => [],
-        dataSources: () => [],
-        secret,
-        rendered: () => [],
+    const { controller, writer } = controllerWith(
+      { workspaces: () => [resource], secret },
+      {
+        policy: new ReachPolicy(TenantPolicySchema.parse({ network: { denyCidrs: ['10.0.0.0/8'] } })),
+        resolver: resolverOf(resolved),
       },
-      writer,
-      gatewayNamespace: 'agw',
-      logger: createPinoLogger({ level: 'silent' }),
-      policy: new ReachPolicy(TenantPolicySchema.parse({ network: { denyCidrs: ['10.0.0.0/8'] } })),
-      resolver: (host) => Promise.resolve(resolved[host] ?? []),
-    });
+    );
     await controller.reconcile(`${ns}/demo`);
-    const status = writer.statuses.find((s) => s.plural === 'workspaces')?.status as {
-      conditions: { status: string; reason: string; message: string }[];
-    };
+    // The Workspace is the only resource: its one status patch is the last one.
+    const status = lastStatus(writer, 'demo');
     const fragment = writer.applied.find((o) => o.kind === 'ConfigMap')?.data?.['fragment.json'] ?? '{}';
-    return { ready: status.conditions[0], head: JSON.parse(fragment) as Record<string, unknown> };
+    return { ready: status?.conditions[0], head: JSON.parse(fragment) as Record<string, unknown> };
   }
 
   it('operator:embeddings-not-used — the Workspace stays served and its Ready message says spec.embeddings is not used and why', async () => {
@@ -231,9 +196,7 @@ describe('WorkspaceController: spec.embeddings', () => {
       /^served by the gateways; spec\.embeddings not used \(lexical search only\): spec\.embeddings\.baseUrl: host models\.internal is not allowed/,
     );
     expect(refused.head['embeddings']).toBe(false);
-    const served = await reconcile(valid, () => ({
-      data: { 'api-key': Buffer.from('sk-1').toString('base64') },
-    }));
+    const served = await reconcile(valid, cachedSecrets({ openai: { 'api-key': 'sk-1' } }));
     expect(served.ready?.message).toBe('served by the gateways');
     expect(served.head['embeddings']).toMatchObject({ model: 'text-embedding-3-small' });
   });

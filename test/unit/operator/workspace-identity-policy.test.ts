@@ -10,37 +10,13 @@ import {
   type TenantPolicy,
 } from '../../../gateway/config/index.js';
 import { ReachPolicy } from '../../../gateway/reach/index.js';
-import { createPinoLogger } from '../../../gateway/telemetry/index.js';
-import { WorkspaceController, type Resource } from '../../../operator/controllers/workspace-controller.js';
 import { MemoryEventRecorder } from '../../../operator/kube/event-recorder.js';
-import type { KubeWriter, ObjectToApply } from '../../../operator/kube/kube-writer.js';
+import { controllerWith, fragmentOf, lastStatus } from '../../support/operator-controller.js';
+import { cachedMeta, workspace } from '../../support/operator-objects.js';
 
 const ns = 'team-a';
 const LOGIN = 'https://login.example.com';
 const GROUP = 'team-a-agents';
-const meta = (name: string) => ({
-  name,
-  namespace: ns,
-  uid: `uid-${name}`,
-  generation: 1,
-  creationTimestamp: '2026-01-01T00:00:00Z',
-});
-
-class RecordingWriter implements KubeWriter {
-  readonly applied: ObjectToApply[] = [];
-  readonly statuses: { name: string; status: Record<string, unknown> }[] = [];
-  apply(object: ObjectToApply): Promise<void> {
-    this.applied.push(object);
-    return Promise.resolve();
-  }
-  remove(): Promise<void> {
-    return Promise.resolve();
-  }
-  patchStatus(_plural: string, _ns: string, name: string, status: Record<string, unknown>): Promise<void> {
-    this.statuses.push({ name, status });
-    return Promise.resolve();
-  }
-}
 
 const allowLogin = TenantPolicySchema.parse({
   identity: {
@@ -57,31 +33,19 @@ const allowLogin = TenantPolicySchema.parse({
 });
 
 async function reconcile(policy: TenantPolicy, identity: Record<string, unknown>) {
-  const writer = new RecordingWriter();
   const events = new MemoryEventRecorder();
-  const ws: Resource<Record<string, unknown>> = { metadata: meta('demo'), spec: { identity } };
-  const controller = new WorkspaceController({
-    caches: {
-      workspaces: () => [ws],
-      apiKeys: () => [],
-      mcpSources: () => [],
-      dataSources: () => [],
-      secret: () => undefined,
-      rendered: () => [],
+  const ws = workspace<Record<string, unknown>>(cachedMeta('demo', ns), { identity });
+  const { controller, writer } = controllerWith(
+    { workspaces: () => [ws] },
+    {
+      policy: new ReachPolicy(policy),
+      resolver: () => Promise.resolve(['203.0.113.10']),
+      events,
     },
-    writer,
-    gatewayNamespace: 'agw',
-    logger: createPinoLogger({ level: 'silent' }),
-    policy: new ReachPolicy(policy),
-    resolver: () => Promise.resolve(['203.0.113.10']),
-    events,
-  });
+  );
   await controller.reconcile(`${ns}/demo`);
-  const status = writer.statuses.filter((s) => s.name === 'demo').at(-1)?.status as {
-    issuers?: number;
-    conditions: { status: string; reason: string; message: string }[];
-  };
-  const fragment = writer.applied.find((o) => o.name === 'agw-ws-demo-c0')?.data['fragment.json'] ?? '';
+  const status = lastStatus(writer, 'demo')!;
+  const fragment = fragmentOf(writer, 'agw-ws-demo-c0');
   return { status, events, fragment };
 }
 

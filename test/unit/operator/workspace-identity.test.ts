@@ -8,26 +8,20 @@ import { TenantPolicySchema } from '../../../gateway/config/index.js';
 import { credentialSecretName, renderWorkspace } from '../../../gateway/config/kube/index.js';
 import { renderedWorkspaceProblems } from '../../../gateway/config/kube/rendered-workspace-rules.js';
 import { ReachPolicy } from '../../../gateway/reach/index.js';
-import { createPinoLogger } from '../../../gateway/telemetry/index.js';
-import { reachCheck } from '../../../operator/controllers/reach-check.js';
-import type { SecretKeyRef, WorkspaceIdentityView } from '../../../operator/controllers/resource-views.js';
-import { WorkspaceController, type Resource } from '../../../operator/controllers/workspace-controller.js';
-import {
-  planWorkspace,
-  type PlanInput,
-  type SecretRead,
-} from '../../../operator/controllers/workspace-plan.js';
+import { reachCheck } from '../../../operator/controllers/plan/reach-check.js';
+import type { WorkspaceIdentityView } from '../../../operator/controllers/plan/resource-views.js';
+import type { PlanInput } from '../../../operator/controllers/plan/plan-input.js';
+import { planWorkspace } from '../../../operator/controllers/plan/workspace-plan.js';
 import { MemoryEventRecorder } from '../../../operator/kube/event-recorder.js';
-import type { KubeWriter, ObjectToApply } from '../../../operator/kube/kube-writer.js';
-
-const ns = 'tenant-a';
-const meta = (name: string) => ({
-  name,
-  namespace: ns,
-  uid: `uid-${name}`,
-  generation: 1,
-  creationTimestamp: '2026-01-01T00:00:00Z',
-});
+import { controllerWith, fragmentOf, lastStatus, resolverOf } from '../../support/operator-controller.js';
+import {
+  cachedMeta as meta,
+  cachedSecrets,
+  planInput,
+  TENANT as ns,
+  workspace,
+  type TenantSecrets,
+} from '../../support/operator-objects.js';
 const SECRET_VALUE = 's3cr3t-introspection-value';
 type IssuerView = WorkspaceIdentityView['issuers'][number];
 
@@ -56,24 +50,13 @@ const identity: WorkspaceIdentityView = {
   ],
 };
 
+/** The Workspace `demo` with `spec`; the introspection client secret is there unless `secrets` says. */
 function input(
   spec: Record<string, unknown>,
-  secrets: Record<string, Record<string, string>> = { introspection: { secret: SECRET_VALUE } },
+  secrets: TenantSecrets = { introspection: { secret: SECRET_VALUE } },
   overrides: Partial<PlanInput> = {},
 ): PlanInput {
-  return {
-    workspace: { metadata: meta('demo'), spec },
-    apiKeys: [],
-    keyMaterial: new Map(),
-    mcpSources: [],
-    dataSources: [],
-    readSecret: (r: SecretKeyRef): SecretRead => {
-      const value = secrets[r.name]?.[r.key];
-      if (secrets[r.name] === undefined) return { missing: 'secret' };
-      return value === undefined ? { missing: 'key' } : { value };
-    },
-    ...overrides,
-  };
+  return planInput({ workspace: { metadata: meta('demo'), spec }, ...overrides }, secrets);
 }
 
 // The admin lets this namespace trust both issuers (no identity policy: none, D24), the second with
@@ -217,51 +200,16 @@ describe('Workspace spec.identity in the operator plan', () => {
   });
 });
 
-class RecordingWriter implements KubeWriter {
-  readonly applied: ObjectToApply[] = [];
-  readonly statuses: { plural: string; name: string; status: Record<string, unknown> }[] = [];
-  apply(object: ObjectToApply): Promise<void> {
-    this.applied.push(object);
-    return Promise.resolve();
-  }
-  remove(): Promise<void> {
-    return Promise.resolve();
-  }
-  patchStatus(plural: string, _ns: string, name: string, status: Record<string, unknown>): Promise<void> {
-    this.statuses.push({ plural, name, status });
-    return Promise.resolve();
-  }
-}
-
 describe('WorkspaceController with spec.identity', () => {
   const run = async (spec: Record<string, unknown>, hosts: Record<string, string[]>) => {
-    const writer = new RecordingWriter();
     const events = new MemoryEventRecorder();
-    const ws: Resource<Record<string, unknown>> = { metadata: meta('demo'), spec };
-    const controller = new WorkspaceController({
-      caches: {
-        workspaces: () => [ws],
-        apiKeys: () => [],
-        mcpSources: () => [],
-        dataSources: () => [],
-        secret: (_namespace, name) =>
-          name === 'introspection'
-            ? { data: { secret: Buffer.from(SECRET_VALUE).toString('base64') } }
-            : undefined,
-        rendered: () => [],
-      },
-      writer,
-      gatewayNamespace: 'agw',
-      logger: createPinoLogger({ level: 'silent' }),
-      policy,
-      resolver: (host) => Promise.resolve(hosts[host] ?? []),
-      events,
-    });
+    const ws = workspace(meta('demo'), spec);
+    const { controller, writer } = controllerWith(
+      { workspaces: () => [ws], secret: cachedSecrets({ introspection: { secret: SECRET_VALUE } }) },
+      { policy, resolver: resolverOf(hosts), events },
+    );
     await controller.reconcile(`${ns}/demo`);
-    const status = writer.statuses.filter((s) => s.name === 'demo').at(-1)?.status as {
-      issuers?: number;
-      conditions: { status: string; reason: string; message: string }[];
-    };
+    const status = lastStatus(writer, 'demo')!;
     return { writer, events, status };
   };
 
@@ -283,7 +231,7 @@ describe('WorkspaceController with spec.identity', () => {
         subject: expect.objectContaining({ kind: 'Workspace', name: 'demo' }),
       }),
     ]);
-    const fragment = writer.applied.find((o) => o.name === 'agw-ws-demo-c0')?.data['fragment.json'] ?? '';
+    const fragment = fragmentOf(writer, 'agw-ws-demo-c0');
     expect(fragment).not.toContain('identity');
     const secret = writer.applied.find((o) => o.name === 'agw-ws-demo-s0');
     expect(JSON.stringify(secret?.data)).not.toContain(SECRET_VALUE);
@@ -296,7 +244,7 @@ describe('WorkspaceController with spec.identity', () => {
     );
     expect(status.conditions[0]).toMatchObject({ status: 'True', reason: 'Rendered' });
     expect(status.issuers).toBe(2);
-    const fragment = writer.applied.find((o) => o.name === 'agw-ws-demo-c0')?.data['fragment.json'] ?? '';
+    const fragment = fragmentOf(writer, 'agw-ws-demo-c0');
     expect(fragment).toContain('"identity"');
   });
 });

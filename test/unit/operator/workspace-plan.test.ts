@@ -5,22 +5,23 @@ import { DEFAULT_TENANT_POLICY } from '../../../gateway/config/index.js';
 import { credentialSecretName } from '../../../gateway/config/kube/index.js';
 import { renderedWorkspaceProblems } from '../../../gateway/config/kube/rendered-workspace-rules.js';
 import { ReachPolicy } from '../../../gateway/reach/index.js';
-import { reachCheck } from '../../../operator/controllers/reach-check.js';
-import {
-  planWorkspace,
-  type PlanInput,
-  type SecretRead,
-} from '../../../operator/controllers/workspace-plan.js';
+import { reachCheck } from '../../../operator/controllers/plan/reach-check.js';
+import type { PlanInput } from '../../../operator/controllers/plan/plan-input.js';
+import { planWorkspace } from '../../../operator/controllers/plan/workspace-plan.js';
 import type {
-  ApiKeyView,
+  CredentialView,
   DataSourceView,
   McpSourceView,
-  SecretKeyRef,
-} from '../../../operator/controllers/resource-views.js';
-
-const ns = 'tenant-a';
-const meta = (name: string) => ({ name, namespace: ns, generation: 1 });
-const ref = { name: 'demo' };
+} from '../../../operator/controllers/plan/resource-views.js';
+import {
+  apiKey,
+  dataSource,
+  mcpSource,
+  meta,
+  planInput,
+  TENANT as ns,
+  type TenantSecrets,
+} from '../../support/operator-objects.js';
 
 function withoutCredential(spec: McpSourceView['spec']): McpSourceView['spec'] {
   const copy: Record<string, unknown> = { ...spec };
@@ -28,52 +29,29 @@ function withoutCredential(spec: McpSourceView['spec']): McpSourceView['spec'] {
   return copy as McpSourceView['spec'];
 }
 
-function input(
-  overrides: Partial<PlanInput> = {},
-  secrets: Record<string, Record<string, string>> = {},
-): PlanInput {
-  return {
-    workspace: { metadata: meta('demo'), spec: { displayName: 'Demo' } },
-    apiKeys: [],
-    keyMaterial: new Map(),
-    mcpSources: [],
-    dataSources: [],
-    readSecret: (r: SecretKeyRef): SecretRead => {
-      const secret = secrets[r.name];
-      if (secret === undefined) return { missing: 'secret' };
-      const value = secret[r.key];
-      return value === undefined ? { missing: 'key' } : { value };
-    },
-    ...overrides,
-  };
+/** The Workspace `demo` (displayed as Demo) with `overrides` and `secrets` in its namespace. */
+function input(overrides: Partial<PlanInput> = {}, secrets: TenantSecrets = {}): PlanInput {
+  return planInput(
+    { workspace: { metadata: meta('demo'), spec: { displayName: 'Demo' } }, ...overrides },
+    secrets,
+  );
 }
 
-const github: McpSourceView = {
-  metadata: meta('github'),
-  spec: {
-    workspaceRef: ref,
-    transport: 'streamable-http',
-    url: 'https://mcp.example.com/mcp',
-    credential: { type: 'bearer', secretKeyRef: { name: 'gh-token', key: 'token' } },
-    timeouts: { connectMs: 5000, listMs: 15000, callMs: 60000 },
-  },
-};
+const github = mcpSource(meta('github'), 'demo', {
+  url: 'https://mcp.example.com/mcp',
+  credential: { type: 'bearer', secretKeyRef: { name: 'gh-token', key: 'token' } },
+  timeouts: { connectMs: 5000, listMs: 15000, callMs: 60000 },
+});
 
 describe('planWorkspace (operator reconcile core)', () => {
   it('operator:plan-valid — renders keys and sources into a document the gateway config contract accepts', () => {
     const key = generateKey();
-    const apiKey: ApiKeyView = {
-      metadata: meta('ci-bot'),
-      spec: { workspaceRef: ref, access: 'write', tools: ['github__*'] },
-    };
-    const docs: DataSourceView = {
-      metadata: meta('handbook'),
-      spec: { workspaceRef: ref, type: 'files', files: { path: '/data/handbook' } },
-    };
+    const ciBot = apiKey(meta('ci-bot'), 'demo', { access: 'write', tools: ['github__*'] });
+    const docs = dataSource(meta('handbook'), 'demo', { type: 'files', files: { path: '/data/handbook' } });
     const plan = planWorkspace(
       input(
         {
-          apiKeys: [apiKey],
+          apiKeys: [ciBot],
           keyMaterial: new Map([['ci-bot', { id: key.id, hash: key.hash }]]),
           mcpSources: [github],
           dataSources: [docs],
@@ -150,14 +128,11 @@ describe('planWorkspace (operator reconcile core)', () => {
   });
 
   it('operator:data-source-refs — mcp-resources needs a ready McpSource; names are shared across kinds', () => {
-    const resources: DataSourceView = {
-      metadata: meta('wiki'),
-      spec: { workspaceRef: ref, type: 'mcp-resources', mcpResources: { mcpSourceRef: { name: 'github' } } },
-    };
-    const clash: DataSourceView = {
-      metadata: meta('github'),
-      spec: { workspaceRef: ref, type: 'files', files: { path: '/x' } },
-    };
+    const resources = dataSource(meta('wiki'), 'demo', {
+      type: 'mcp-resources',
+      mcpResources: { mcpSourceRef: { name: 'github' } },
+    });
+    const clash = dataSource(meta('github'), 'demo', { type: 'files', files: { path: '/x' } });
     const withoutSecret = planWorkspace(input({ mcpSources: [github], dataSources: [resources, clash] }));
     expect(withoutSecret.dataSources.get('wiki')?.reason).toBe('McpSourceNotFound');
     expect(withoutSecret.dataSources.get('github')?.reason).toBe('NameConflict');
@@ -175,10 +150,10 @@ describe('planWorkspace (operator reconcile core)', () => {
   it('operator:key-conditions — revoked, expired and pending keys say so; revoked keys stay rendered so gateways refuse them', () => {
     const a = generateKey();
     const b = generateKey();
-    const keys: ApiKeyView[] = [
-      { metadata: meta('revoked'), spec: { workspaceRef: ref, revoked: true } },
-      { metadata: meta('expired'), spec: { workspaceRef: ref, expiresAt: '2020-01-01T00:00:00Z' } },
-      { metadata: meta('pending'), spec: { workspaceRef: ref } },
+    const keys = [
+      apiKey(meta('revoked'), 'demo', { revoked: true }),
+      apiKey(meta('expired'), 'demo', { expiresAt: '2020-01-01T00:00:00Z' }),
+      apiKey(meta('pending'), 'demo'),
     ];
     const plan = planWorkspace(
       input({
@@ -197,17 +172,13 @@ describe('planWorkspace (operator reconcile core)', () => {
   });
 
   it('operator:postgres-connection-secret — a postgres DataSource takes its connection string from a Secret', () => {
-    const pg: DataSourceView = {
-      metadata: meta('crm'),
-      spec: {
-        workspaceRef: ref,
-        type: 'postgres',
-        postgres: {
-          connectionString: { secretKeyRef: { name: 'crm-db', key: 'url' } },
-          query: 'select 1 as id',
-        },
+    const pg = dataSource(meta('crm'), 'demo', {
+      type: 'postgres',
+      postgres: {
+        connectionString: { secretKeyRef: { name: 'crm-db', key: 'url' } },
+        query: 'select 1 as id',
       },
-    };
+    });
     const plan = planWorkspace(
       input({ dataSources: [pg] }, { 'crm-db': { url: 'postgresql://u:p@db/crm' } }),
     );
@@ -226,12 +197,7 @@ describe('limits', () => {
           metadata: meta('demo'),
           spec: { displayName: 'Demo', limits: { requestsPerMinute: 600, searchesPerDay: 1000 } },
         },
-        apiKeys: [
-          {
-            metadata: meta('ci'),
-            spec: { workspaceRef: { name: 'demo' }, limits: { requestsPerSecond: 5 } },
-          },
-        ],
+        apiKeys: [apiKey(meta('ci'), 'demo', { limits: { requestsPerSecond: 5 } })],
         keyMaterial: new Map([['ci', { id: key.id, hash: key.hash }]]),
       }),
     );
@@ -252,10 +218,10 @@ describe('limits', () => {
       input({
         workspace: { metadata: meta('demo'), spec: { toolDisclosure: 'search' } },
         apiKeys: [
-          { metadata: meta('agent'), spec: { workspaceRef: { name: 'demo' } } },
-          { metadata: meta('ide'), spec: { workspaceRef: { name: 'demo' }, toolDisclosure: 'all' } },
+          apiKey(meta('agent'), 'demo'),
+          apiKey(meta('ide'), 'demo', { toolDisclosure: 'all' }),
           // Not admitted by the CRD schema; were it to arrive, it is left out (the default), not rendered.
-          { metadata: meta('odd'), spec: { workspaceRef: { name: 'demo' }, toolDisclosure: 'some' } },
+          apiKey(meta('odd'), 'demo', { toolDisclosure: 'some' }),
         ],
         keyMaterial: new Map([
           ['agent', { id: searching.id, hash: searching.hash }],
@@ -307,22 +273,28 @@ describe('upstream OAuth credentials (issue 29)', () => {
       },
     },
   };
-  const api: DataSourceView = {
-    metadata: meta('api'),
-    spec: {
-      workspaceRef: ref,
-      type: 'http',
-      http: {
-        url: 'https://api.example.com/items',
-        credential: {
-          type: 'oauthClientCredentials',
-          tokenEndpoint: 'https://login.example.com/token',
-          ...clientRefs,
-        },
-        fields: { id: 'id', title: 'title', body: ['body'] },
+  const api = dataSource(meta('api'), 'demo', {
+    type: 'http',
+    http: {
+      url: 'https://api.example.com/items',
+      credential: {
+        type: 'oauthClientCredentials',
+        tokenEndpoint: 'https://login.example.com/token',
+        ...clientRefs,
       },
+      fields: { id: 'id', title: 'title', body: ['body'] },
     },
-  };
+  });
+  /** `source` with another spec.credential. */
+  const mcpWith = (source: McpSourceView, credential: CredentialView): McpSourceView => ({
+    ...source,
+    spec: { ...source.spec, credential },
+  });
+  /** The http DataSource `api` with another spec.http.credential. */
+  const apiWith = (credential: CredentialView): DataSourceView => ({
+    ...api,
+    spec: { ...api.spec, http: { ...api.spec.http, credential } },
+  });
 
   it('operator:upstream-oauth-render — client-credentials and token-exchange credentials render as references to the workspace Secret that the gateway contract and its Kubernetes rules accept', () => {
     const plan = planWorkspace(input({ mcpSources: [machine, exchange], dataSources: [api] }, client));
@@ -399,31 +371,16 @@ describe('upstream OAuth credentials (issue 29)', () => {
       { namespace: ns, workspace: 'demo' },
       new Map([['idp.internal.example', ['169.254.169.254']]]),
     );
-    const loopback: McpSourceView = {
-      ...machine,
-      spec: {
-        ...machine.spec,
-        credential: {
-          ...clientRefs,
-          type: 'oauthClientCredentials',
-          tokenEndpoint: 'http://127.0.0.1:9/token',
-        },
-      },
-    };
-    const metadataIssuer: DataSourceView = {
-      ...api,
-      spec: {
-        ...api.spec,
-        http: {
-          ...api.spec.http,
-          credential: {
-            ...clientRefs,
-            type: 'oauthClientCredentials',
-            issuer: 'https://idp.internal.example',
-          },
-        },
-      },
-    };
+    const loopback = mcpWith(machine, {
+      ...clientRefs,
+      type: 'oauthClientCredentials',
+      tokenEndpoint: 'http://127.0.0.1:9/token',
+    });
+    const metadataIssuer = apiWith({
+      ...clientRefs,
+      type: 'oauthClientCredentials',
+      issuer: 'https://idp.internal.example',
+    });
     const reads: string[] = [];
     const base = input({ mcpSources: [loopback], dataSources: [metadataIssuer], reach }, client);
     const plan = planWorkspace({
@@ -449,43 +406,22 @@ describe('upstream OAuth credentials (issue 29)', () => {
   });
 
   it('operator:upstream-oauth-invalid — what the CEL rules refuse at apply is still refused by the gateway contract in the plan (InvalidSpec naming the field)', () => {
-    const both: McpSourceView = {
-      ...machine,
-      spec: {
-        ...machine.spec,
-        credential: {
-          ...clientRefs,
-          type: 'oauthClientCredentials',
-          issuer: 'https://login.example.com',
-          tokenEndpoint: 'https://login.example.com/token',
-        },
-      },
-    };
-    const exchanging: DataSourceView = {
-      ...api,
-      spec: {
-        ...api.spec,
-        http: {
-          ...api.spec.http,
-          credential: {
-            ...clientRefs,
-            type: 'tokenExchange',
-            tokenEndpoint: 'https://login.example.com/token',
-          },
-        },
-      },
-    };
-    const noSecret: McpSourceView = {
-      ...exchange,
-      spec: {
-        ...exchange.spec,
-        credential: {
-          type: 'tokenExchange',
-          issuer: 'https://login.example.com',
-          clientId: clientRefs.clientId,
-        },
-      },
-    };
+    const both = mcpWith(machine, {
+      ...clientRefs,
+      type: 'oauthClientCredentials',
+      issuer: 'https://login.example.com',
+      tokenEndpoint: 'https://login.example.com/token',
+    });
+    const exchanging = apiWith({
+      ...clientRefs,
+      type: 'tokenExchange',
+      tokenEndpoint: 'https://login.example.com/token',
+    });
+    const noSecret = mcpWith(exchange, {
+      type: 'tokenExchange',
+      issuer: 'https://login.example.com',
+      clientId: clientRefs.clientId,
+    });
     const plan = planWorkspace(input({ mcpSources: [both, noSecret], dataSources: [exchanging] }, client));
     expect(plan.mcpSources.get('machine')).toMatchObject({ ready: false, reason: 'InvalidSpec' });
     expect(plan.mcpSources.get('machine')?.message).toContain(

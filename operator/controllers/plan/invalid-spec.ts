@@ -1,7 +1,7 @@
 // The `InvalidSpec` condition of a resource whose spec the gateway's config contract refuses: at most
 // five problems, each as `<field>: <message>`, within 1,000 characters. `fieldOf` names a problem's
 // path the way the resource spells it (spec.…), since the contract's paths are not the CRD's.
-import type { ReadyCondition } from './workspace-plan.js';
+import type { ReadyCondition } from './ready-condition.js';
 
 export function invalidSpec(
   issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],

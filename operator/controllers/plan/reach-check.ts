@@ -10,8 +10,8 @@ import {
   type ReachDecision,
   type ReachPolicy,
   type ReachScope,
-} from '../../gateway/reach/index.js';
-import type { ReadyCondition } from './workspace-plan.js';
+} from '../../../gateway/reach/index.js';
+import type { ReadyCondition } from './ready-condition.js';
 
 /** What the plan asks; each answer is a refusal condition, or undefined when allowed. */
 export interface ReachCheck {

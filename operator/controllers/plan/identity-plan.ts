@@ -12,11 +12,11 @@ import {
   type IdentityPolicy,
   type IdentityRefusal,
   type SecretRef,
-} from '../../gateway/config/index.js';
+} from '../../../gateway/config/index.js';
 import { invalidSpec } from './invalid-spec.js';
 import type { ReachCheck } from './reach-check.js';
 import type { SecretKeyRef, WorkspaceIdentityView } from './resource-views.js';
-import type { ReadyCondition } from './workspace-plan.js';
+import type { ReadyCondition } from './ready-condition.js';
 
 export interface IdentityPlan {
   /** The rendered workspace's `identity`; absent when the spec could not be used. */

@@ -8,56 +8,22 @@ import {
   DataSourceSchema,
   formatPath,
   ToolDisclosureSchema,
-  type IdentityPolicy,
   type SecretRef,
   type ToolDisclosure,
-} from '../../gateway/config/index.js';
+} from '../../../gateway/config/index.js';
 import {
   credentialDataKey,
   credentialSecretName,
   type WorkspaceToRender,
-} from '../../gateway/config/kube/index.js';
+} from '../../../gateway/config/kube/index.js';
 import type { z } from 'zod';
+import { attachCredential } from './credential-plan.js';
 import { EMBEDDINGS_CREDENTIAL, planEmbeddings } from './embeddings-plan.js';
 import { invalidSpec } from './invalid-spec.js';
 import { IDENTITY_CREDENTIAL_SOURCE, planIdentity, type IdentityPlan } from './identity-plan.js';
-import type { ReachCheck } from './reach-check.js';
-import type {
-  ApiKeyView,
-  CredentialView,
-  DataSourceView,
-  McpSourceView,
-  SecretKeyRef,
-  WorkspaceView,
-} from './resource-views.js';
-
-export interface ReadyCondition {
-  readonly ready: boolean;
-  /** CamelCase and stable: WorkspaceNotFound, SecretNotFound, InvalidSpec, NameConflict, … */
-  readonly reason: string;
-  /** Names the field at fault; never a secret value. */
-  readonly message: string;
-}
-
-export type SecretRead = { readonly value: string } | { readonly missing: 'secret' | 'key' };
-
-/** The key of an ApiKey as the gateways store it: its id and hash, never the plaintext. */
-export type KeyMaterial =
-  { readonly id: string; readonly hash: string } | { readonly problem: ReadyCondition };
-
-export interface PlanInput {
-  readonly workspace: WorkspaceView;
-  readonly apiKeys: readonly ApiKeyView[];
-  readonly keyMaterial: ReadonlyMap<string, KeyMaterial>;
-  readonly mcpSources: readonly McpSourceView[];
-  readonly dataSources: readonly DataSourceView[];
-  /** A Secret in the workspace's (tenant) namespace; references never leave it (D16). */
-  readSecret(ref: SecretKeyRef): SecretRead;
-  /** The tenant reach policy (D19): paths and network targets it refuses are not rendered. */
-  readonly reach?: ReachCheck;
-  /** The identity part of the tenant policy (D24): the issuers spec.identity may declare. */
-  readonly identityPolicy?: IdentityPolicy;
-}
+import type { PlanInput } from './plan-input.js';
+import type { ReadyCondition } from './ready-condition.js';
+import type { ApiKeyView, DataSourceView, McpSourceView, SecretKeyRef } from './resource-views.js';
 
 export interface WorkspacePlan {
   readonly render: WorkspaceToRender;
@@ -228,73 +194,6 @@ function keyCondition(spec: ApiKeyView['spec'], now: number): ReadyCondition {
       message: `the key expired at ${spec.expiresAt}: gateways refuse it`,
     };
   return { ready: true, reason: 'KeyIssued', message: 'the key is served by the gateways' };
-}
-
-type RefMaker = (field: string, ref: SecretKeyRef) => SecretRef | ReadyCondition;
-
-/** What attachCredential needs besides the credential: where it sits in the resource (for
- * messages: spec.credential or spec.http.credential), how a secretKeyRef becomes a reference to
- * the workspace's rendered Secret, and the tenant reach policy for the token endpoint / issuer. */
-interface CredentialContext {
-  readonly at: string;
-  readonly makeRef: RefMaker;
-  readonly reach: ReachCheck | undefined;
-}
-
-/** Turns spec.credential into the config's credential (upstream-credential-schema.ts): every
- * secretKeyRef becomes a `kubernetesSecret` reference, and its value an entry of the credentials map. */
-function attachCredential(
-  document: Record<string, unknown>,
-  credential: CredentialView | undefined,
-  context: CredentialContext,
-): ReadyCondition | undefined {
-  if (credential === undefined) return undefined;
-  if (credential.type === 'bearer' || credential.type === 'header') {
-    if (credential.secretKeyRef === undefined) return required(`${context.at}.secretKeyRef`);
-    const secret = context.makeRef('credential', credential.secretKeyRef);
-    if ('ready' in secret) return secret;
-    document['credential'] =
-      credential.type === 'header'
-        ? { type: 'header', name: credential.headerName, secret }
-        : { type: 'bearer', secret };
-    return undefined;
-  }
-  return attachOAuthCredential(document, credential, context);
-}
-
-/** oauthClientCredentials and tokenExchange: the policy decides the endpoints the operator can see
- * before any Secret is read (an issuer's metadata may name another token endpoint; the gateway's
- * network guard decides that one when it fetches). */
-function attachOAuthCredential(
-  document: Record<string, unknown>,
-  credential: CredentialView,
-  { at, makeRef, reach }: CredentialContext,
-): ReadyCondition | undefined {
-  for (const field of ['tokenEndpoint', 'issuer'] as const) {
-    const url = credential[field];
-    const refused = url === undefined ? undefined : reach?.url(`${at}.${field}`, url);
-    if (refused !== undefined) return refused;
-  }
-  const { clientId, clientSecret, headerName: _name, secretKeyRef: _ref, ...settings } = credential;
-  if (clientId === undefined) return required(`${at}.clientId`);
-  if (clientSecret === undefined) return required(`${at}.clientSecret`);
-  const id = makeRef('credential.clientId', clientId.secretKeyRef);
-  if ('ready' in id) return id;
-  const secret = makeRef('credential.clientSecret', clientSecret.secretKeyRef);
-  if ('ready' in secret) return secret;
-  document['credential'] = { ...settings, clientId: id, clientSecret: secret };
-  return undefined;
-}
-
-/** The URLs a credential makes the gateway fetch (token endpoint, issuer metadata), whose host
- * names the controller resolves before the plan asks the reach policy about them. */
-export function credentialUrls(credential: CredentialView | undefined): string[] {
-  if (credential === undefined) return [];
-  return [credential.tokenEndpoint, credential.issuer].filter((url) => url !== undefined);
-}
-
-function required(field: string): ReadyCondition {
-  return { ready: false, reason: 'InvalidSpec', message: `${field}: is required` };
 }
 
 function planDataSource(

@@ -4,11 +4,11 @@
 // cannot be used renders `false`, never nothing — nothing would let the gateway-wide provider embed
 // this tenant's text, at an endpoint the tenant did not choose. The workspace keeps serving
 // (lexically) and its Ready message says why.
-import { EmbeddingsSchema, formatPath, type SecretRef } from '../../gateway/config/index.js';
+import { EmbeddingsSchema, formatPath, type SecretRef } from '../../../gateway/config/index.js';
 import { invalidSpec } from './invalid-spec.js';
 import type { ReachCheck } from './reach-check.js';
 import type { SecretKeyRef, WorkspaceEmbeddingsView } from './resource-views.js';
-import type { ReadyCondition } from './workspace-plan.js';
+import type { ReadyCondition } from './ready-condition.js';
 
 export interface EmbeddingsPlan {
   /** The rendered workspace's `embeddings`: the provider settings, or false for none. */

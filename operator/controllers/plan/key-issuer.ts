@@ -2,8 +2,9 @@
 // given and no plaintext exists in the cluster. Otherwise the operator issues a key with the same
 // format and CSPRNG as `agent-gateway key create`, keeps its plaintext only in the Secret
 // `<apikey>-key` next to the ApiKey, and issues a new one whenever spec.rotation changes.
-import { generateKey, hashKey, parseKey, type GeneratedKey } from '../../gateway/auth/index.js';
-import type { KeyMaterial, ReadyCondition } from './workspace-plan.js';
+import { generateKey, hashKey, parseKey, type GeneratedKey } from '../../../gateway/auth/index.js';
+import type { KeyMaterial } from './plan-input.js';
+import type { ReadyCondition } from './ready-condition.js';
 import type { ApiKeyView } from './resource-views.js';
 
 export const API_KEY_LABEL = 'agentgateway.dev/apikey';
