@@ -23,7 +23,31 @@ export function renderLayerPicture(graph: RoomGraph): string {
     lines.push(`  L${level} ~~~ L${level + 1}`);
   for (const [from, to] of graph.edges) lines.push(`  ${nodeId(from)} --> ${nodeId(to)}`);
   const counts = `${graph.layers.length} layers, ${graph.layers.flatMap((l) => l.rooms).length} rooms, ${graph.edges.length} room-to-room imports`;
-  return [PICTURE_BEGIN, '', counts + ':', '', '```mermaid', ...lines, '```', '', PICTURE_END].join('\n');
+  return [
+    PICTURE_BEGIN,
+    '',
+    counts + ':',
+    '',
+    '```mermaid',
+    ...lines,
+    '```',
+    '',
+    ...importTable(graph),
+    '',
+    PICTURE_END,
+  ].join('\n');
+}
+
+/** The same edges as a table, for reading in a terminal or a diff: each room and the rooms it imports. */
+function importTable(graph: RoomGraph): string[] {
+  const rows = ['| Layer | Room | Imports |', '|---|---|---|'];
+  graph.layers.forEach((layer, level) => {
+    for (const room of layer.rooms) {
+      const imports = graph.edges.filter(([from]) => from === room).map(([, to]) => `\`${to}\``);
+      rows.push(`| ${level} | \`${room}\` | ${imports.length === 0 ? '—' : imports.join(', ')} |`);
+    }
+  });
+  return rows;
 }
 
 /** `document` with the text between the markers replaced by `picture`. */
