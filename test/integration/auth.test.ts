@@ -5,18 +5,12 @@ import {
   demoSource,
   get,
   keyRecord,
-  newKey,
+  newKeys,
   startHarness,
   type Harness,
 } from '../support/gateway-harness.js';
 
-const reader = newKey();
-const writer = newKey();
-const revoked = newKey();
-const expired = newKey();
-const otherWorkspace = newKey();
-const notesOnly = newKey();
-const stranger = newKey();
+const [reader, writer, revoked, expired, otherWorkspace, notesOnly, stranger] = newKeys(7);
 
 let h: Harness;
 

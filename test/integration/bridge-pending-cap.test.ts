@@ -16,17 +16,15 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import {
   keyRecord,
-  MODERN_META,
   mcpPost,
-  newKey,
-  startHarness,
+  MODERN_META,
+  newKeys,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
-const abuser = newKey();
-const neighbour = newKey();
-const leaver = newKey();
+const [abuser, neighbour, leaver] = newKeys(3);
 let legacy: RunningLegacySessionfulServer;
 let h: Harness;
 const CAP = 20;
@@ -62,22 +60,21 @@ function createServer() {
 
 beforeAll(async () => {
   legacy = await startLegacySessionfulServer({ createServer });
-  h = await startHarness({
-    server: {
-      host: '127.0.0.1',
-      port: 0,
-      multiRound: { maxPendingPerKey: CAP, maxPendingPerWorkspace: 100, idleTimeoutMs: IDLE_MS },
+  h = await startWorkspace(
+    {
+      mcpSources: [
+        { name: 'legacy', transport: 'streamable-http', url: legacy.url, timeouts: { callMs: 8000 } },
+      ],
+      keys: [abuser, neighbour, leaver].map((k) => keyRecord(k, { access: 'write' })),
     },
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          { name: 'legacy', transport: 'streamable-http', url: legacy.url, timeouts: { callMs: 8000 } },
-        ],
-        keys: [abuser, neighbour, leaver].map((k) => keyRecord(k, { access: 'write' })),
+    {
+      server: {
+        host: '127.0.0.1',
+        port: 0,
+        multiRound: { maxPendingPerKey: CAP, maxPendingPerWorkspace: 100, idleTimeoutMs: IDLE_MS },
       },
-    ],
-  });
+    },
+  );
 });
 
 afterAll(async () => {

@@ -10,11 +10,12 @@ import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/aud
 import {
   demoSource,
   get,
+  httpSource,
   keyRecord,
-  MODERN_META,
   mcpPost,
+  MODERN_META,
   newKey,
-  startHarness,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
@@ -26,16 +27,15 @@ let h: Harness;
 
 beforeAll(async () => {
   modern = await startModernServer();
-  h = await startHarness({
-    server: { host: '127.0.0.1', port: 0, console: { enabled: true } },
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [demoSource('demo'), { name: 'modern', transport: 'streamable-http', url: modern.url }],
-        keys: [keyRecord(writer, { access: 'write' })],
-      },
-    ],
-  });
+  h = await startWorkspace(
+    {
+      mcpSources: [demoSource('demo'), httpSource('modern', modern.url)],
+      keys: [keyRecord(writer, { access: 'write' })],
+    },
+    {
+      server: { host: '127.0.0.1', port: 0, console: { enabled: true } },
+    },
+  );
 });
 afterAll(async () => {
   await h.stop();

@@ -4,26 +4,35 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { get, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  newKeys,
+  startWorkspace,
+  type Harness,
+} from '../support/gateway-harness.js';
 import { gatewayPort, rawExchange, rawJson } from '../support/raw-http.js';
 
-const reader = newKey();
-const writer = newKey();
+const [reader, writer] = newKeys(2);
 let modern: RunningModernServer;
 let h: Harness;
 
 beforeAll(async () => {
   modern = await startModernServer();
-  h = await startHarness({
-    server: { host: '127.0.0.1', port: 0, timeouts: { headersMs: 1000, requestMs: 2000, keepAliveMs: 500 } },
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [{ name: 'modern', transport: 'streamable-http', url: modern.url }],
-        keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
+  h = await startWorkspace(
+    {
+      mcpSources: [httpSource('modern', modern.url)],
+      keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
+    },
+    {
+      server: {
+        host: '127.0.0.1',
+        port: 0,
+        timeouts: { headersMs: 1000, requestMs: 2000, keepAliveMs: 500 },
       },
-    ],
-  });
+    },
+  );
 });
 afterAll(async () => {
   await h.stop();

@@ -8,16 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import {
   demoSource,
+  httpSource,
   keyRecord,
   mcpPost,
-  newKey,
+  newKeys,
   startHarness,
   type Harness,
 } from '../support/gateway-harness.js';
 
-const reader = newKey();
-const writer = newKey();
-const demoOnly = newKey();
+const [reader, writer, demoOnly] = newKeys(3);
 let modern: RunningModernServer;
 let h: Harness;
 const responseHeaders: Headers[] = [];
@@ -44,12 +43,9 @@ beforeAll(async () => {
           name: 'demo',
           mcpSources: [
             demoSource('demo'),
-            {
-              name: 'modern',
-              transport: 'streamable-http',
-              url: modern.url,
+            httpSource('modern', modern.url, {
               credential: { type: 'bearer', secret: { env: 'MODERN_TOKEN' } },
-            },
+            }),
           ],
           keys: [
             keyRecord(reader),

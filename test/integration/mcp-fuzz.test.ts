@@ -6,24 +6,26 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { keyRecord, MODERN_META, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  httpSource,
+  keyRecord,
+  MODERN_META,
+  newKeys,
+  startWorkspace,
+  type Harness,
+} from '../support/gateway-harness.js';
 import { gatewayPort, rawExchange } from '../support/raw-http.js';
 
-const reader = newKey();
-const writer = newKey();
+const [reader, writer] = newKeys(2);
 let modern: RunningModernServer;
 let h: Harness;
 
 beforeAll(async () => {
   modern = await startModernServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'fuzz',
-        mcpSources: [{ name: 'up', transport: 'streamable-http', url: modern.url }],
-        keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
-      },
-    ],
+  h = await startWorkspace({
+    name: 'fuzz',
+    mcpSources: [httpSource('up', modern.url)],
+    keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
   });
 });
 afterAll(async () => {

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   demoSource,
   keyRecord,
-  MODERN_META,
   mcpPost,
+  MODERN_META,
   newKey,
-  startHarness,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 
@@ -15,10 +15,12 @@ const key = newKey();
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({
-    server: { host: '127.0.0.1', port: 0, bodyLimitBytes: 4096 },
-    workspaces: [{ name: 'demo', mcpSources: [demoSource()], keys: [keyRecord(key, { access: 'write' })] }],
-  });
+  h = await startWorkspace(
+    { mcpSources: [demoSource()], keys: [keyRecord(key, { access: 'write' })] },
+    {
+      server: { host: '127.0.0.1', port: 0, bodyLimitBytes: 4096 },
+    },
+  );
 });
 afterAll(async () => h.stop());
 

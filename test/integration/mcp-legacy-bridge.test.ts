@@ -8,16 +8,16 @@ import {
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import {
+  httpSource,
   keyRecord,
-  MODERN_META,
   mcpPost,
-  newKey,
-  startHarness,
+  MODERN_META,
+  newKeys,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 
-const key = newKey();
-const other = newKey();
+const [key, other] = newKeys(2);
 let legacy: RunningLegacySessionfulServer;
 let h: Harness;
 const elicitMeta = {
@@ -27,14 +27,9 @@ const elicitMeta = {
 
 beforeAll(async () => {
   legacy = await startLegacySessionfulServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [{ name: 'legacy', transport: 'streamable-http', url: legacy.url }],
-        keys: [keyRecord(key, { access: 'write' }), keyRecord(other, { access: 'write' })],
-      },
-    ],
+  h = await startWorkspace({
+    mcpSources: [httpSource('legacy', legacy.url)],
+    keys: [keyRecord(key, { access: 'write' }), keyRecord(other, { access: 'write' })],
   });
 });
 afterAll(async () => {

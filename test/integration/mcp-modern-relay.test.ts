@@ -6,11 +6,12 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import {
+  httpSource,
   keyRecord,
-  MODERN_META,
   mcpPost,
+  MODERN_META,
   newKey,
-  startHarness,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 
@@ -20,14 +21,9 @@ let h: Harness;
 
 beforeAll(async () => {
   upstream = await startModernServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [{ name: 'modern', transport: 'streamable-http', url: upstream.url }],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
-    ],
+  h = await startWorkspace({
+    mcpSources: [httpSource('modern', upstream.url)],
+    keys: [keyRecord(key, { access: 'write' })],
   });
 });
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKey, startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const reader = newKey();
 let h: Harness;
@@ -16,9 +16,7 @@ let authDir: string;
 
 beforeAll(async () => {
   authDir = await mkdtemp(join(tmpdir(), 'agw-mcp-remote-'));
-  h = await startHarness({
-    workspaces: [{ name: 'demo', mcpSources: [demoSource()], keys: [keyRecord(reader)] }],
-  });
+  h = await startWorkspace({ mcpSources: [demoSource()], keys: [keyRecord(reader)] });
 });
 afterAll(async () => {
   await h.stop();

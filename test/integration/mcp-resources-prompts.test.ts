@@ -8,10 +8,16 @@ import {
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKeys,
+  startWorkspace,
+  type Harness,
+} from '../support/gateway-harness.js';
 
-const all = newKey();
-const modernOnly = newKey();
+const [all, modernOnly] = newKeys(2);
 let modern: RunningModernServer;
 let legacy: RunningLegacySessionfulServer;
 let h: Harness;
@@ -19,17 +25,9 @@ let h: Harness;
 beforeAll(async () => {
   modern = await startModernServer();
   legacy = await startLegacySessionfulServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          { name: 'modern', transport: 'streamable-http', url: modern.url },
-          { name: 'legacy', transport: 'streamable-http', url: legacy.url },
-        ],
-        keys: [keyRecord(all), keyRecord(modernOnly, { sources: ['modern'] })],
-      },
-    ],
+  h = await startWorkspace({
+    mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
+    keys: [keyRecord(all), keyRecord(modernOnly, { sources: ['modern'] })],
   });
 });
 afterAll(async () => {

@@ -12,7 +12,7 @@ import {
   keyRecord,
   mcpPost,
   newKey,
-  startHarness,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
@@ -22,9 +22,7 @@ const key = newKey();
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({
-    workspaces: [{ name: 'demo', mcpSources: [demoSource('demo')], keys: [keyRecord(key)] }],
-  });
+  h = await startWorkspace({ mcpSources: [demoSource('demo')], keys: [keyRecord(key)] });
 });
 afterAll(async () => {
   await h.stop();

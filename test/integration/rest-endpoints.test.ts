@@ -5,38 +5,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   demoSource,
   get,
+  httpSource,
   keyRecord,
-  newKey,
-  startHarness,
+  newKeys,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 
-const reader = newKey();
-const writer = newKey();
+const [reader, writer] = newKeys(2);
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          demoSource('demo', {
-            permissions: { list_notes: 'write' },
-            tools: { include: ['*'], exclude: ['current_time'] },
-          }),
-          {
-            name: 'down',
-            transport: 'streamable-http',
-            url: 'http://127.0.0.1:9/mcp',
-            timeouts: { connectMs: 2000, listMs: 2000, callMs: 2000 },
-            // This file checks plain unreachability; the breaker has its own tests.
-            breaker: { minimumCalls: 1000 },
-          },
-        ],
-        keys: [keyRecord(reader, { name: 'reader' }), keyRecord(writer, { access: 'write' })],
-      },
+  h = await startWorkspace({
+    mcpSources: [
+      demoSource('demo', {
+        permissions: { list_notes: 'write' },
+        tools: { include: ['*'], exclude: ['current_time'] },
+      }),
+      httpSource('down', 'http://127.0.0.1:9/mcp', {
+        timeouts: { connectMs: 2000, listMs: 2000, callMs: 2000 },
+        // This file checks plain unreachability; the breaker has its own tests.
+        breaker: { minimumCalls: 1000 },
+      }),
     ],
+    keys: [keyRecord(reader, { name: 'reader' }), keyRecord(writer, { access: 'write' })],
   });
 });
 afterAll(async () => h.stop());

@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startLegacySessionfulServer } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer } from '../fixtures/upstreams/modern-server.js';
-import { get, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  newKey,
+  startWorkspace,
+  type Harness,
+} from '../support/gateway-harness.js';
 
 const key = newKey();
 let modern: RunningUpstream;
@@ -15,17 +22,9 @@ let h: Harness;
 beforeAll(async () => {
   modern = await startModernServer();
   legacy = await startLegacySessionfulServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          { name: 'modern', transport: 'streamable-http', url: modern.url },
-          { name: 'legacy', transport: 'streamable-http', url: legacy.url },
-        ],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
-    ],
+  h = await startWorkspace({
+    mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
+    keys: [keyRecord(key, { access: 'write' })],
   });
 });
 afterAll(async () => {

@@ -10,11 +10,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKeys, startWorkspace, type Harness } from '../support/gateway-harness.js';
 import { runPythonClient } from '../support/python-client.js';
 
-const reader = newKey();
-const writer = newKey();
+const [reader, writer] = newKeys(2);
 let h: Harness;
 let inspectorHome: string;
 
@@ -98,15 +97,10 @@ function foundNames(result: Record<string, unknown> | undefined): string[] {
 
 beforeAll(async () => {
   inspectorHome = await mkdtemp(join(tmpdir(), 'agw-inspector-home-'));
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        toolDisclosure: 'search',
-        mcpSources: [demoSource('demo')],
-        keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
-      },
-    ],
+  h = await startWorkspace({
+    toolDisclosure: 'search',
+    mcpSources: [demoSource('demo')],
+    keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
   });
 });
 afterAll(async () => {

@@ -10,18 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import {
   demoSource,
+  httpSource,
   keyRecord,
   mcpPost,
-  newKey,
-  startHarness,
+  newKeys,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 
-const reader = newKey();
-const writer = newKey();
-const modernOnly = newKey();
-const listsAll = newKey();
-const metered = newKey();
+const [reader, writer, modernOnly, listsAll, metered] = newKeys(5);
 let modern: RunningModernServer;
 let h: Harness;
 
@@ -55,20 +52,15 @@ async function find(client: Client | V1Client, query: string, limit?: number): P
 
 beforeAll(async () => {
   modern = await startModernServer({});
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        toolDisclosure: 'search',
-        mcpSources: [demoSource('demo'), { name: 'modern', transport: 'streamable-http', url: modern.url }],
-        keys: [
-          keyRecord(reader),
-          keyRecord(writer, { access: 'write' }),
-          keyRecord(modernOnly, { access: 'write', tools: ['modern__*'] }),
-          keyRecord(listsAll, { toolDisclosure: 'all' }),
-          keyRecord(metered, { access: 'write', limits: { searchesPerDay: 2, toolCallsPerDay: 1 } }),
-        ],
-      },
+  h = await startWorkspace({
+    toolDisclosure: 'search',
+    mcpSources: [demoSource('demo'), httpSource('modern', modern.url)],
+    keys: [
+      keyRecord(reader),
+      keyRecord(writer, { access: 'write' }),
+      keyRecord(modernOnly, { access: 'write', tools: ['modern__*'] }),
+      keyRecord(listsAll, { toolDisclosure: 'all' }),
+      keyRecord(metered, { access: 'write', limits: { searchesPerDay: 2, toolCallsPerDay: 1 } }),
     ],
   });
 });

@@ -4,30 +4,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startHostileNamesServer } from '../fixtures/upstreams/hostile-names-server.js';
-import { get, keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKeys,
+  startWorkspace,
+  type Harness,
+} from '../support/gateway-harness.js';
 
-const writer = newKey();
-const reader = newKey();
+const [writer, reader] = newKeys(2);
 let upstream: RunningUpstream;
 let h: Harness;
 
 beforeAll(async () => {
   upstream = await startHostileNamesServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          {
-            name: 'hostile',
-            transport: 'streamable-http',
-            url: upstream.url,
-            permissions: { toString: 'read' },
-          },
-        ],
-        keys: [keyRecord(writer, { access: 'write' }), keyRecord(reader, { access: 'read' })],
-      },
+  h = await startWorkspace({
+    mcpSources: [
+      httpSource('hostile', upstream.url, {
+        permissions: { toString: 'read' },
+      }),
     ],
+    keys: [keyRecord(writer, { access: 'write' }), keyRecord(reader, { access: 'read' })],
   });
 });
 afterAll(async () => {

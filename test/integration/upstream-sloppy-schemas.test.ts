@@ -14,7 +14,15 @@ import {
   UNUSABLE_TOOLS,
   USABLE_TOOLS,
 } from '../fixtures/upstreams/sloppy-schemas-server.js';
-import { get, keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKey,
+  startWorkspace,
+  type Harness,
+} from '../support/gateway-harness.js';
 
 const key = newKey();
 const SOURCES = ['modern', 'legacy', 'stdio'] as const;
@@ -27,24 +35,16 @@ beforeAll(async () => {
   modern = await startSloppySchemasServer('modern');
   legacy = await startSloppySchemasServer('legacy');
   notAList = await startMisbehavingServer({ era: 'modern', listFailure: 'not-a-tool-list' });
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          { name: 'modern', transport: 'streamable-http', url: modern.url },
-          { name: 'legacy', transport: 'streamable-http', url: legacy.url },
-          { name: 'stdio', transport: 'stdio', ...sloppySchemasStdioParams() },
-          {
-            name: 'notalist',
-            transport: 'streamable-http',
-            url: notAList.url,
-            breaker: { minimumCalls: 1000 },
-          },
-        ],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
+  h = await startWorkspace({
+    mcpSources: [
+      httpSource('modern', modern.url),
+      httpSource('legacy', legacy.url),
+      { name: 'stdio', transport: 'stdio', ...sloppySchemasStdioParams() },
+      httpSource('notalist', notAList.url, {
+        breaker: { minimumCalls: 1000 },
+      }),
     ],
+    keys: [keyRecord(key, { access: 'write' })],
   });
 });
 afterAll(async () => {

@@ -38,6 +38,44 @@ export function newKey(): GeneratedKey {
   return generateKey();
 }
 
+type Keys<N extends number, T extends GeneratedKey[] = []> = T['length'] extends N
+  ? T
+  : Keys<N, [...T, GeneratedKey]>;
+
+/** `count` fresh keys at once, typed as a tuple: `const [reader, writer] = newKeys(2);`. */
+export function newKeys<N extends number>(count: N): Keys<N> {
+  return Array.from({ length: count }, () => generateKey()) as Keys<N>;
+}
+
+/** An upstream reached over Streamable HTTP (the fixture servers), with any further source fields. */
+export function httpSource(
+  name: string,
+  url: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { name, transport: 'streamable-http', url, ...extra };
+}
+
+/**
+ * The document most tests start from: one workspace (named `demo` unless it says otherwise) with its
+ * sources and keys, plus any top-level fields (`server`, `tenants`, ...).
+ */
+export function oneWorkspace(
+  workspace: Record<string, unknown>,
+  top: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { ...top, workspaces: [{ name: 'demo', ...workspace }] };
+}
+
+/** `startHarness` on the one-workspace document (see `oneWorkspace`). */
+export function startWorkspace(
+  workspace: Record<string, unknown>,
+  top: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Promise<Harness> {
+  return startHarness(oneWorkspace(workspace, top), env);
+}
+
 /** A log destination that appends every line written to it to `lines`. */
 export function logLines(lines: string[]): Writable {
   return new Writable({
