@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLegacyMcpServer } from '../fixtures/upstreams/legacy-tools.js';
 import {
@@ -20,13 +20,12 @@ import {
   MODERN_META,
   newKeys,
   startWorkspace,
-  type Harness,
+  fileHarness,
 } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 const [abuser, neighbour, leaver] = newKeys(3);
 let legacy: RunningLegacySessionfulServer;
-let h: Harness;
 const CAP = 20;
 const WORKERS = 10;
 // Longer than the 1,000 calls take even on a loaded CI machine (about 4 s quiet): a flow released by
@@ -58,29 +57,27 @@ function createServer() {
   return server;
 }
 
-beforeAll(async () => {
-  legacy = await startLegacySessionfulServer({ createServer });
-  h = await startWorkspace(
-    {
-      mcpSources: [
-        { name: 'legacy', transport: 'streamable-http', url: legacy.url, timeouts: { callMs: 8000 } },
-      ],
-      keys: [abuser, neighbour, leaver].map((k) => keyRecord(k, { access: 'write' })),
-    },
-    {
-      server: {
-        host: '127.0.0.1',
-        port: 0,
-        multiRound: { maxPendingPerKey: CAP, maxPendingPerWorkspace: 100, idleTimeoutMs: IDLE_MS },
+const h = fileHarness(
+  async () => {
+    legacy = await startLegacySessionfulServer({ createServer });
+    return startWorkspace(
+      {
+        mcpSources: [
+          { name: 'legacy', transport: 'streamable-http', url: legacy.url, timeouts: { callMs: 8000 } },
+        ],
+        keys: [abuser, neighbour, leaver].map((k) => keyRecord(k, { access: 'write' })),
       },
-    },
-  );
-});
-
-afterAll(async () => {
-  await h.stop();
-  await legacy.close();
-});
+      {
+        server: {
+          host: '127.0.0.1',
+          port: 0,
+          multiRound: { maxPendingPerKey: CAP, maxPendingPerWorkspace: 100, idleTimeoutMs: IDLE_MS },
+        },
+      },
+    );
+  },
+  () => legacy.close(),
+);
 
 type Answer = { status: number; retryAfter: string | null; body: Record<string, unknown> };
 

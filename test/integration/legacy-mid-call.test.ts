@@ -10,7 +10,7 @@ import {
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   startConformanceServer,
   type RunningConformanceServer,
@@ -23,7 +23,7 @@ import {
   newKey,
   newKeys,
   startWorkspace,
-  type Harness,
+  fileHarness,
 } from '../support/gateway-harness.js';
 import { LegacyCall, postAnswer } from '../support/legacy-stream.js';
 import { runPythonClient } from '../support/python-client.js';
@@ -32,34 +32,32 @@ import { until } from '../support/until.js';
 const [key, other] = newKeys(2);
 const IDLE_MS = 1500;
 let conf: RunningConformanceServer;
-let h: Harness;
 
-beforeAll(async () => {
-  conf = await startConformanceServer();
-  h = await startWorkspace(
-    {
-      mcpSources: [httpSource('conf', conf.url)],
-      keys: [keyRecord(key, { access: 'write' }), keyRecord(other, { access: 'write' })],
-    },
-    {
-      server: {
-        host: '127.0.0.1',
-        port: 0,
-        multiRound: {
-          maxPendingPerKey: 4,
-          maxPendingPerWorkspace: 100,
-          idleTimeoutMs: IDLE_MS,
-          // Above the pending cap, so the cap test reaches the cap rather than the session budget.
-          legacyCallerSessionsPerSource: 16,
+const h = fileHarness(
+  async () => {
+    conf = await startConformanceServer();
+    return startWorkspace(
+      {
+        mcpSources: [httpSource('conf', conf.url)],
+        keys: [keyRecord(key, { access: 'write' }), keyRecord(other, { access: 'write' })],
+      },
+      {
+        server: {
+          host: '127.0.0.1',
+          port: 0,
+          multiRound: {
+            maxPendingPerKey: 4,
+            maxPendingPerWorkspace: 100,
+            idleTimeoutMs: IDLE_MS,
+            // Above the pending cap, so the cap test reaches the cap rather than the session budget.
+            legacyCallerSessionsPerSource: 16,
+          },
         },
       },
-    },
-  );
-});
-afterAll(async () => {
-  await h.stop();
-  await conf.close();
-});
+    );
+  },
+  () => conf.close(),
+);
 
 /** A v1 SDK client speaking `version` (the SDK asks for its latest; the body is rewritten). */
 async function v1Client(

@@ -1,7 +1,7 @@
 // Spec §4.1: GET /agent/sources, /agent/tools, /agent/mcp/config against the real gateway and the
 // real demo MCP server; TOON by default, JSON on request; request ids and the error format.
 import { decode } from '@toon-format/toon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   demoSource,
   get,
@@ -9,14 +9,13 @@ import {
   keyRecord,
   newKeys,
   startWorkspace,
-  type Harness,
+  fileHarness,
 } from '../support/gateway-harness.js';
 
 const [reader, writer] = newKeys(2);
-let h: Harness;
 
-beforeAll(async () => {
-  h = await startWorkspace({
+const h = fileHarness(() =>
+  startWorkspace({
     mcpSources: [
       demoSource('demo', {
         permissions: { list_notes: 'write' },
@@ -29,9 +28,8 @@ beforeAll(async () => {
       }),
     ],
     keys: [keyRecord(reader, { name: 'reader' }), keyRecord(writer, { access: 'write' })],
-  });
-});
-afterAll(async () => h.stop());
+  }),
+);
 
 interface ToolsBody {
   tools: { name: string; source: string; permission: string; callable: boolean; description: string }[];

@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
 import { stringify } from 'yaml';
 import { generateKey, type GeneratedKey } from '../../gateway/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/main.js';
@@ -74,6 +75,53 @@ export function startWorkspace(
   env: Record<string, string> = {},
 ): Promise<Harness> {
   return startHarness(oneWorkspace(workspace, top), env);
+}
+
+/**
+ * The gateway a test file shares: `start` runs in beforeAll (start the fixture upstreams there, then
+ * the gateway) and afterAll stops the gateway, then runs `after` (upstreams close once nothing calls
+ * them). The handle forwards to the running harness, so tests read `h.url` as before.
+ */
+export function fileHarness(
+  start: () => Promise<Harness>,
+  after: () => Promise<unknown> = () => Promise.resolve(),
+): Harness {
+  let running: Harness | undefined;
+  const current = (): Harness => {
+    if (running === undefined)
+      throw new Error("this file's gateway is not running (used outside its tests?)");
+    return running;
+  };
+  beforeAll(async () => {
+    running = await start();
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await after();
+  });
+  return {
+    get url() {
+      return current().url;
+    },
+    get dir() {
+      return current().dir;
+    },
+    get configPath() {
+      return current().configPath;
+    },
+    get auditPath() {
+      return current().auditPath;
+    },
+    get logs() {
+      return current().logs;
+    },
+    get gateway() {
+      return current().gateway;
+    },
+    writeConfig: (document) => current().writeConfig(document),
+    waitForRevision: (revision) => current().waitForRevision(revision),
+    stop: () => current().stop(),
+  };
 }
 
 /** A log destination that appends every line written to it to `lines`. */
