@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { formatLoadReport, LOAD_KINDS, startAgentLoad, type LoadReport } from '../support/agent-load.js';
-import { get, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  newKey,
+  startWorkspace,
+  type Harness,
+} from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 const reader = newKey();
@@ -31,15 +38,11 @@ afterAll(async () => {
 
 /** A gateway whose workspace has the modern upstream and the docs, once both are ready. */
 async function startLoadedGateway(): Promise<Harness> {
-  const h = await startHarness({
-    workspaces: [
-      {
-        name: 'load',
-        mcpSources: [{ name: 'modern', transport: 'streamable-http', url: modern.url }],
-        dataSources: [{ name: 'docs', type: 'files', path: docs }],
-        keys: [keyRecord(reader)],
-      },
-    ],
+  const h = await startWorkspace({
+    name: 'load',
+    mcpSources: [httpSource('modern', modern.url)],
+    dataSources: [{ name: 'docs', type: 'files', path: docs }],
+    keys: [keyRecord(reader)],
   });
   await until('sources ready', async () => {
     const body = (await (await get(`${h.url}/agent/sources?response_format=json`, reader.key)).json()) as {

@@ -15,12 +15,11 @@ import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { freePort } from '../infra/free-port.js';
-import { keyRecord, MODERN_META, newKey } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, MODERN_META, newKeys } from '../support/gateway-harness.js';
 import { rawExchange } from '../support/raw-http.js';
 import { until } from '../support/until.js';
 
-const alpha = newKey();
-const beta = newKey();
+const [alpha, beta] = newKeys(2);
 let upstream: RunningModernServer;
 let gateway: ChildProcessWithoutNullStreams;
 let logs = '';
@@ -42,7 +41,7 @@ beforeAll(async () => {
       {
         name: 'alpha',
         mcpSources: [
-          { name: 'up', transport: 'streamable-http', url: upstream.url },
+          httpSource('up', upstream.url),
           { name: 'broken', transport: 'streamable-http', url: `http://127.0.0.1:${await freePort()}/mcp` },
         ],
         dataSources: [{ name: 'docs', type: 'files', path: dir, watch: false }],

@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
-import { keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKey,
+  startHarness,
+  type Harness,
+} from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 /** Sees the unprefixed source `pub` and the data source `handbook`; of pub's tools only echo. */
@@ -39,7 +46,7 @@ beforeAll(async () => {
         name: 'acme',
         mcpSources: [
           { name: 'pub', transport: 'streamable-http', url: pub.url, prefix: 'never' },
-          { name: 'priv', transport: 'streamable-http', url: priv.url },
+          httpSource('priv', priv.url),
         ],
         dataSources: [
           { name: 'handbook', type: 'files', path: join(h.dir, 'handbook') },

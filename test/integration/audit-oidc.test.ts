@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
 import { freePort } from '../infra/free-port.js';
 import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
-import { demoSource, mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
+import { demoSource, mcpPost, startWorkspace, type Harness } from '../support/gateway-harness.js';
 import { findLeaks } from '../support/leak-scan.js';
 import { until } from '../support/until.js';
 
@@ -60,20 +60,20 @@ beforeAll(async () => {
       },
     ],
   });
-  h = await startHarness({
-    server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-    oauth: { defaultWorkspace: 'machines' },
-    workspaces: [
-      {
-        name: 'machines',
-        mcpSources: [demoSource('demo')],
-        identity: {
-          issuers: [{ issuer: as.issuer }],
-          rules: [{ name: 'machine', issuer: as.issuer, when: [{ claim: 'client_id', equals: 'machine' }] }],
-        },
+  h = await startWorkspace(
+    {
+      name: 'machines',
+      mcpSources: [demoSource('demo')],
+      identity: {
+        issuers: [{ issuer: as.issuer }],
+        rules: [{ name: 'machine', issuer: as.issuer, when: [{ claim: 'client_id', equals: 'machine' }] }],
       },
-    ],
-  });
+    },
+    {
+      server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
+      oauth: { defaultWorkspace: 'machines' },
+    },
+  );
 }, 60_000);
 
 afterAll(async () => {

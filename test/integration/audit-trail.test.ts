@@ -14,24 +14,21 @@ import {
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
 import {
+  httpSource,
   keyRecord,
-  MODERN_META,
   mcpPost,
+  MODERN_META,
   newKey,
+  newKeys,
   startHarness,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 import { connectClient } from '../support/mcp-clients.js';
 import { findLeaks } from '../support/leak-scan.js';
 import { until } from '../support/until.js';
 
-const writer = newKey();
-const reader = newKey();
-const modernOnly = newKey();
-const limited = newKey();
-const quota = newKey();
-const revoked = newKey();
-const expired = newKey();
+const [writer, reader, modernOnly, limited, quota, revoked, expired] = newKeys(7);
 const ARGUMENT = 'Qz7xK2pW9mLr4Tn8';
 const PROMPT_ARGUMENT = 'Wb3nHv8cXr5Lq2Ze';
 const QUERY = 'where does the heliotrope ledger live';
@@ -53,10 +50,7 @@ beforeAll(async () => {
     workspaces: [
       {
         name: 'acme',
-        mcpSources: [
-          { name: 'modern', transport: 'streamable-http', url: modern.url },
-          { name: 'legacy', transport: 'streamable-http', url: legacy.url },
-        ],
+        mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
         dataSources: [{ name: 'handbook', type: 'files', path: join(h.dir, 'docs') }],
         keys: [
           keyRecord(writer, { access: 'write' }),
@@ -558,16 +552,16 @@ describe('what the audit trail never holds', () => {
 describe('a sink that cannot be written', () => {
   it('audit:sink-failure — requests are answered as usual when the audit path is unwritable', async () => {
     const key = newKey();
-    const broken = await startHarness({
-      telemetry: { audit: { sink: 'file', path: '/proc/agw-audit-cannot-exist/audit.log' } },
-      workspaces: [
-        {
-          name: 'w',
-          mcpSources: [{ name: 'modern', transport: 'streamable-http', url: modern.url }],
-          keys: [keyRecord(key)],
-        },
-      ],
-    });
+    const broken = await startWorkspace(
+      {
+        name: 'w',
+        mcpSources: [httpSource('modern', modern.url)],
+        keys: [keyRecord(key)],
+      },
+      {
+        telemetry: { audit: { sink: 'file', path: '/proc/agw-audit-cannot-exist/audit.log' } },
+      },
+    );
     try {
       for (let i = 0; i < 20; i += 1) {
         const started = performance.now();

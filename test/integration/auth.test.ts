@@ -1,27 +1,19 @@
 // Spec §5 and §7 against the running gateway: every 401 and 403 case, the challenge header, the
 // error body, and workspace isolation (the workspace always comes from the key).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   demoSource,
   get,
   keyRecord,
-  newKey,
+  newKeys,
   startHarness,
-  type Harness,
+  fileHarness,
 } from '../support/gateway-harness.js';
 
-const reader = newKey();
-const writer = newKey();
-const revoked = newKey();
-const expired = newKey();
-const otherWorkspace = newKey();
-const notesOnly = newKey();
-const stranger = newKey();
+const [reader, writer, revoked, expired, otherWorkspace, notesOnly, stranger] = newKeys(7);
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness({
+const h = fileHarness(() =>
+  startHarness({
     server: { host: '127.0.0.1', port: 0, allowedOrigins: ['https://agents.example.com'] },
     workspaces: [
       {
@@ -37,9 +29,8 @@ beforeAll(async () => {
       },
       { name: 'beta', mcpSources: [demoSource('betasrc')], keys: [keyRecord(otherWorkspace)] },
     ],
-  });
-});
-afterAll(async () => h.stop());
+  }),
+);
 
 async function expect401(response: Response, invalidToken: boolean) {
   expect(response.status).toBe(401);

@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLegacyMcpServer } from '../fixtures/upstreams/legacy-tools.js';
 import {
@@ -16,19 +16,16 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import {
   keyRecord,
-  MODERN_META,
   mcpPost,
-  newKey,
-  startHarness,
-  type Harness,
+  MODERN_META,
+  newKeys,
+  startWorkspace,
+  fileHarness,
 } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
-const abuser = newKey();
-const neighbour = newKey();
-const leaver = newKey();
+const [abuser, neighbour, leaver] = newKeys(3);
 let legacy: RunningLegacySessionfulServer;
-let h: Harness;
 const CAP = 20;
 const WORKERS = 10;
 // Longer than the 1,000 calls take even on a loaded CI machine (about 4 s quiet): a flow released by
@@ -60,30 +57,27 @@ function createServer() {
   return server;
 }
 
-beforeAll(async () => {
-  legacy = await startLegacySessionfulServer({ createServer });
-  h = await startHarness({
-    server: {
-      host: '127.0.0.1',
-      port: 0,
-      multiRound: { maxPendingPerKey: CAP, maxPendingPerWorkspace: 100, idleTimeoutMs: IDLE_MS },
-    },
-    workspaces: [
+const h = fileHarness(
+  async () => {
+    legacy = await startLegacySessionfulServer({ createServer });
+    return startWorkspace(
       {
-        name: 'demo',
         mcpSources: [
           { name: 'legacy', transport: 'streamable-http', url: legacy.url, timeouts: { callMs: 8000 } },
         ],
         keys: [abuser, neighbour, leaver].map((k) => keyRecord(k, { access: 'write' })),
       },
-    ],
-  });
-});
-
-afterAll(async () => {
-  await h.stop();
-  await legacy.close();
-});
+      {
+        server: {
+          host: '127.0.0.1',
+          port: 0,
+          multiRound: { maxPendingPerKey: CAP, maxPendingPerWorkspace: 100, idleTimeoutMs: IDLE_MS },
+        },
+      },
+    );
+  },
+  () => legacy.close(),
+);
 
 type Answer = { status: number; retryAfter: string | null; body: Record<string, unknown> };
 

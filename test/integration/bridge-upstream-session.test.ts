@@ -10,15 +10,14 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import {
   keyRecord,
-  MODERN_META,
   mcpPost,
-  newKey,
-  startHarness,
+  MODERN_META,
+  newKeys,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 
-const alice = newKey();
-const bob = newKey();
+const [alice, bob] = newKeys(2);
 let legacy: RunningLegacySessionfulServer;
 let h: Harness;
 const elicitMeta = {
@@ -30,16 +29,11 @@ beforeAll(async () => {
   // Every session's GET stream opens 300 ms late: without waiting for it, every bridged call of a
   // new session would lose its question and time out.
   legacy = await startLegacySessionfulServer({ streamDelayMs: 300 });
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          { name: 'legacy', transport: 'streamable-http', url: legacy.url, timeouts: { callMs: 5000 } },
-        ],
-        keys: [keyRecord(alice, { access: 'write' }), keyRecord(bob, { access: 'write' })],
-      },
+  h = await startWorkspace({
+    mcpSources: [
+      { name: 'legacy', transport: 'streamable-http', url: legacy.url, timeouts: { callMs: 5000 } },
     ],
+    keys: [keyRecord(alice, { access: 'write' }), keyRecord(bob, { access: 'write' })],
   });
 });
 

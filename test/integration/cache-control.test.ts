@@ -5,42 +5,40 @@
 // with an `oauth` section). The route list comes from the running app, so a new route without the
 // header fails here. Console requests leave audit records like every route but the health probes.
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
 import {
   demoSource,
   get,
+  httpSource,
   keyRecord,
-  MODERN_META,
   mcpPost,
+  MODERN_META,
   newKey,
-  startHarness,
-  type Harness,
+  startWorkspace,
+  fileHarness,
 } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 
 const writer = newKey();
 let modern: RunningModernServer;
-let h: Harness;
 
-beforeAll(async () => {
-  modern = await startModernServer();
-  h = await startHarness({
-    server: { host: '127.0.0.1', port: 0, console: { enabled: true } },
-    workspaces: [
+const h = fileHarness(
+  async () => {
+    modern = await startModernServer();
+    return startWorkspace(
       {
-        name: 'demo',
-        mcpSources: [demoSource('demo'), { name: 'modern', transport: 'streamable-http', url: modern.url }],
+        mcpSources: [demoSource('demo'), httpSource('modern', modern.url)],
         keys: [keyRecord(writer, { access: 'write' })],
       },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await modern.close();
-});
+      {
+        server: { host: '127.0.0.1', port: 0, console: { enabled: true } },
+      },
+    );
+  },
+  () => modern.close(),
+);
 
 /** A concrete path for a route pattern: `:id` is the demo source, `*` a console file. */
 function pathOf(pattern: string): string {

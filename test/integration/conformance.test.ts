@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthProxy, type AuthProxy } from '../conformance/auth-proxy.js';
 import { conformanceStdioParams } from '../fixtures/upstreams/conformance-server.js';
-import { demoSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKey, startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const run = promisify(execFile);
 const key = newKey();
@@ -22,14 +22,9 @@ let older: AuthProxy;
 
 beforeAll(async () => {
   const fixture = conformanceStdioParams();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [demoSource('demo'), { name: 'conf', transport: 'stdio', ...fixture, prefix: 'never' }],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
-    ],
+  h = await startWorkspace({
+    mcpSources: [demoSource('demo'), { name: 'conf', transport: 'stdio', ...fixture, prefix: 'never' }],
+    keys: [keyRecord(key, { access: 'write' })],
   });
   proxy = await startAuthProxy(h.url, key.key);
   older = await startAuthProxy(h.url, key.key, { pinVersion: '2025-06-18' });

@@ -11,15 +11,21 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoSource, get, keyRecord, newKey, startHarness } from '../support/gateway-harness.js';
+import {
+  demoSource,
+  get,
+  httpSource,
+  keyRecord,
+  newKey,
+  newKeys,
+  startHarness,
+} from '../support/gateway-harness.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { launchChromium, watchPage, type PageWatch } from '../support/browser.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { everythingStdioParams } from '../fixtures/upstreams/everything-server.js';
 
-const alphaWrite = newKey();
-const alphaRead = newKey();
-const bravoWrite = newKey();
+const [alphaWrite, alphaRead, bravoWrite] = newKeys(3);
 /** Everything that names workspace B; none of it may reach A's session. */
 const BRAVO_MARKERS = ['ws-bravo-x7', 'bravox7', bravoWrite.id];
 const UPDATE = process.env['AGW_UPDATE_SCREENSHOTS'] === '1';
@@ -41,12 +47,9 @@ function config(alphaAccess: 'read' | 'write') {
         name: 'ws-alpha',
         mcpSources: [
           demoSource('demo', { description: 'Demo tools from the bundled example MCP server' }),
-          {
-            name: 'regional',
-            transport: 'streamable-http',
-            url: modern.url,
+          httpSource('regional', modern.url, {
             tools: { include: ['regional_lookup'] },
-          },
+          }),
           {
             name: 'everything',
             transport: 'stdio',

@@ -11,17 +11,13 @@ import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { startChild, type Child } from '../bench/child-process.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { get, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import { get, httpSource, keyRecord, mcpPost, newKeys } from '../support/gateway-harness.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
 import { until } from '../support/until.js';
 
 const SECRET_WORD = 'quokkazanzibar';
-const writer = newKey();
-const meter = newKey();
-const reader = newKey();
-const burst = newKey();
-const betaKey = newKey();
+const [writer, meter, reader, burst, betaKey] = newKeys(5);
 let redis: RunningRedis;
 let upstream: RunningModernServer;
 let dir: string;
@@ -77,7 +73,7 @@ beforeAll(async () => {
       {
         name: 'alpha',
         limits: { requestsPerMinute: 100_000 },
-        mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
+        mcpSources: [httpSource('up', upstream.url)],
         dataSources: [{ name: 'docs', type: 'files', path: docs, watch: false }],
         keys: [
           keyRecord(writer, { access: 'write' }),

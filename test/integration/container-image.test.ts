@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { freePort } from '../infra/free-port.js';
-import { get, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import { get, httpSource, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 const run = promisify(execFile);
@@ -92,7 +92,7 @@ it('image:runs-read-only — the image serves as uid 65532 on a read-only root; 
         workspaces: [
           {
             name: 'demo',
-            mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
+            mcpSources: [httpSource('up', upstream.url)],
             keys: [keyRecord(key)],
           },
         ],

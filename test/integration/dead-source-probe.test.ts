@@ -7,7 +7,15 @@ import { freePort } from '../infra/free-port.js';
 import { startHungServer } from '../fixtures/upstreams/hung-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
-import { get, keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKey,
+  startWorkspace,
+  type Harness,
+} from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 const key = newKey();
@@ -60,23 +68,15 @@ describe('a source whose port refuses connections', () => {
   beforeAll(async () => {
     healthy = await startModernServer();
     gonePort = await freePort();
-    h = await startHarness({
-      workspaces: [
-        {
-          name: 'demo',
-          mcpSources: [
-            { name: 'healthy', transport: 'streamable-http', url: healthy.url },
-            {
-              name: 'gone',
-              transport: 'streamable-http',
-              url: `http://127.0.0.1:${gonePort}/mcp`,
-              timeouts: { connectMs: 2000, listMs: 2000, callMs: 2000 },
-              breaker: { resetTimeoutMs: 1000 },
-            },
-          ],
-          keys: [keyRecord(key, { access: 'write' })],
-        },
+    h = await startWorkspace({
+      mcpSources: [
+        httpSource('healthy', healthy.url),
+        httpSource('gone', `http://127.0.0.1:${gonePort}/mcp`, {
+          timeouts: { connectMs: 2000, listMs: 2000, callMs: 2000 },
+          breaker: { resetTimeoutMs: 1000 },
+        }),
       ],
+      keys: [keyRecord(key, { access: 'write' })],
     });
   });
   afterAll(async () => {
@@ -141,24 +141,16 @@ describe('a source that accepts requests and never answers', () => {
   beforeAll(async () => {
     healthy = await startModernServer();
     hung = await startHungServer({ mode: 'hang' });
-    h = await startHarness({
-      workspaces: [
-        {
-          name: 'demo',
-          mcpSources: [
-            { name: 'healthy', transport: 'streamable-http', url: healthy.url },
-            {
-              name: 'hung',
-              transport: 'streamable-http',
-              url: hung.url,
-              timeouts: { connectMs: listMs, listMs, callMs: listMs },
-              // The breaker alone would keep letting request-path listings through for a long while.
-              breaker: { minimumCalls: 1000, resetTimeoutMs: 60_000 },
-            },
-          ],
-          keys: [keyRecord(key, { access: 'write' })],
-        },
+    h = await startWorkspace({
+      mcpSources: [
+        httpSource('healthy', healthy.url),
+        httpSource('hung', hung.url, {
+          timeouts: { connectMs: listMs, listMs, callMs: listMs },
+          // The breaker alone would keep letting request-path listings through for a long while.
+          breaker: { minimumCalls: 1000, resetTimeoutMs: 60_000 },
+        }),
       ],
+      keys: [keyRecord(key, { access: 'write' })],
     });
     // The first discovery (the gateway's warm-up) finds out that it hangs.
     await until('the hung source to be known as failing', async () =>

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get, keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { get, keyRecord, mcpPost, newKey, startWorkspace, type Harness } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 let harness: Harness;
@@ -31,28 +31,28 @@ beforeAll(async () => {
   await mkdir(join(root, 'acme'));
   await writeFile(join(root, 'acme', 'ok.md'), '# OK\n\nThe bittern index is rebuilt nightly.\n');
   await writeFile(join(outside, 'secret.md'), '# Secret\n\nquokka-credential-material\n');
-  harness = await startHarness({
-    policy: { files: { allowedRoots: [join(root, '{workspace}')] } },
-    workspaces: [
-      {
-        name: 'acme',
-        keys: [keyRecord(key)],
-        // The workspace's own embeddings endpoint is an address it names, like its connectors'.
-        embeddings: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'any-model', maxRetries: 0 },
-        mcpSources: [{ name: 'loop', transport: 'streamable-http', url: `http://127.0.0.1:${port}/mcp` }],
-        dataSources: [
-          { name: 'inside', type: 'files', path: join(root, 'acme'), watch: false },
-          { name: 'outside', type: 'files', path: outside, watch: false },
-          {
-            name: 'api',
-            type: 'http',
-            url: `http://localhost:${port}/items`,
-            fields: { id: 'id', title: 'title', body: 'body' },
-          },
-        ],
-      },
-    ],
-  });
+  harness = await startWorkspace(
+    {
+      name: 'acme',
+      keys: [keyRecord(key)],
+      // The workspace's own embeddings endpoint is an address it names, like its connectors'.
+      embeddings: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'any-model', maxRetries: 0 },
+      mcpSources: [{ name: 'loop', transport: 'streamable-http', url: `http://127.0.0.1:${port}/mcp` }],
+      dataSources: [
+        { name: 'inside', type: 'files', path: join(root, 'acme'), watch: false },
+        { name: 'outside', type: 'files', path: outside, watch: false },
+        {
+          name: 'api',
+          type: 'http',
+          url: `http://localhost:${port}/items`,
+          fields: { id: 'id', title: 'title', body: 'body' },
+        },
+      ],
+    },
+    {
+      policy: { files: { allowedRoots: [join(root, '{workspace}')] } },
+    },
+  );
 });
 
 afterAll(async () => {

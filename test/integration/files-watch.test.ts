@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKey, startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let h: Harness;
@@ -51,17 +51,12 @@ beforeAll(async () => {
   unwatched = await mkdtemp(join(tmpdir(), 'agw-nowatch-'));
   await writeFile(join(watched, 'start.md'), '# Start\n\nThe first file.\n');
   await writeFile(join(unwatched, 'start.md'), '# Start\n\nThe first file.\n');
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        dataSources: [
-          { name: 'watched', type: 'files', path: watched, syncIntervalMs: DAY },
-          { name: 'unwatched', type: 'files', path: unwatched, syncIntervalMs: DAY, watch: false },
-        ],
-        keys: [keyRecord(key)],
-      },
+  h = await startWorkspace({
+    dataSources: [
+      { name: 'watched', type: 'files', path: watched, syncIntervalMs: DAY },
+      { name: 'unwatched', type: 'files', path: unwatched, syncIntervalMs: DAY, watch: false },
     ],
+    keys: [keyRecord(key)],
   });
   await syncedOnce('watched');
   await syncedOnce('unwatched');

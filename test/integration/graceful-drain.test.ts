@@ -10,7 +10,14 @@ import { Agent, Client, type Dispatcher } from 'undici';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { failureReason, judgeBody, type LoadKind } from '../support/agent-load.js';
 import { until } from '../support/until.js';
-import { keyRecord, MODERN_META, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  httpSource,
+  keyRecord,
+  MODERN_META,
+  newKey,
+  startWorkspace,
+  type Harness,
+} from '../support/gateway-harness.js';
 
 const key = newKey();
 let upstream: RunningModernServer;
@@ -23,16 +30,15 @@ afterAll(async () => {
 });
 
 async function gatewayWith(server: Record<string, unknown>): Promise<Harness> {
-  return startHarness({
-    server: { host: '127.0.0.1', port: 0, ...server },
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
-        keys: [keyRecord(key)],
-      },
-    ],
-  });
+  return startWorkspace(
+    {
+      mcpSources: [httpSource('up', upstream.url)],
+      keys: [keyRecord(key)],
+    },
+    {
+      server: { host: '127.0.0.1', port: 0, ...server },
+    },
+  );
 }
 
 interface Call {

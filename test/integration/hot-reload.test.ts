@@ -2,20 +2,12 @@
 // served; invalid versions are ignored; keys created or revoked by the CLI take effect without restart.
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../gateway/cli/cli-main.js';
 import type { CliIo } from '../../gateway/cli/cli-io.js';
-import {
-  demoSource,
-  get,
-  keyRecord,
-  newKey,
-  startHarness,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { demoSource, get, keyRecord, newKey, startHarness, fileHarness } from '../support/gateway-harness.js';
 
 const base = newKey();
-let h: Harness;
 
 function captureIo(): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
@@ -34,10 +26,7 @@ function workspaceDoc(displayName: string, keys: Record<string, unknown>[] = [ke
   return { workspaces: [{ name: 'demo', displayName, mcpSources: [demoSource()], keys }] };
 }
 
-beforeAll(async () => {
-  h = await startHarness(workspaceDoc('v0'));
-});
-afterAll(async () => h.stop());
+const h = fileHarness(() => startHarness(workspaceDoc('v0')));
 
 describe('keys through the CLI, without restart', () => {
   it('reload:key-create — a key created by the CLI is accepted after the reload', async () => {

@@ -6,10 +6,9 @@
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddings, type RunningEmbeddings } from '../infra/embeddings-server.js';
-import { keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, mcpPost, newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
 
-const reader = newKey();
-const plain = newKey();
+const [reader, plain] = newKeys(2);
 let h: Harness;
 let model: RunningEmbeddings;
 

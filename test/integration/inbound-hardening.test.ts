@@ -2,33 +2,40 @@
 // Host is parsed strictly, mirrored headers are checked in both protocol eras, /mcp bodies must be
 // UTF-8, slow or abandoned requests cannot hold sockets, and the log line names the key fingerprint.
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { get, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  newKeys,
+  startWorkspace,
+  fileHarness,
+} from '../support/gateway-harness.js';
 import { gatewayPort, rawExchange, rawJson } from '../support/raw-http.js';
 
-const reader = newKey();
-const writer = newKey();
+const [reader, writer] = newKeys(2);
 let modern: RunningModernServer;
-let h: Harness;
 
-beforeAll(async () => {
-  modern = await startModernServer();
-  h = await startHarness({
-    server: { host: '127.0.0.1', port: 0, timeouts: { headersMs: 1000, requestMs: 2000, keepAliveMs: 500 } },
-    workspaces: [
+const h = fileHarness(
+  async () => {
+    modern = await startModernServer();
+    return startWorkspace(
       {
-        name: 'demo',
-        mcpSources: [{ name: 'modern', transport: 'streamable-http', url: modern.url }],
+        mcpSources: [httpSource('modern', modern.url)],
         keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
       },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await modern.close();
-});
+      {
+        server: {
+          host: '127.0.0.1',
+          port: 0,
+          timeouts: { headersMs: 1000, requestMs: 2000, keepAliveMs: 500 },
+        },
+      },
+    );
+  },
+  () => modern.close(),
+);
 
 const errorLines = () => h.logs.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
 const upstreamCalls = () => modern.log.filter((entry) => entry.rpcMethod === 'tools/call').length;

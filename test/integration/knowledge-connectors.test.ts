@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let api: Server;
@@ -99,7 +99,7 @@ beforeAll(async () => {
       workspaces: [
         {
           name: 'demo',
-          mcpSources: [{ name: 'modern', transport: 'streamable-http', url: modern.url }],
+          mcpSources: [httpSource('modern', modern.url)],
           dataSources: [
             {
               name: 'paged',

@@ -6,12 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decode } from '@toon-format/toon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, mcpPost, newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
 
-const reader = newKey();
-const writer = newKey();
-const otherWorkspace = newKey();
-const noDocs = newKey();
+const [reader, writer, otherWorkspace, noDocs] = newKeys(4);
 let h: Harness;
 let dir: string;
 

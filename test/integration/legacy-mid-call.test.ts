@@ -10,56 +10,54 @@ import {
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   startConformanceServer,
   type RunningConformanceServer,
 } from '../fixtures/upstreams/conformance-server.js';
 import {
+  httpSource,
   keyRecord,
-  MODERN_META,
   mcpPost,
+  MODERN_META,
   newKey,
-  startHarness,
-  type Harness,
+  newKeys,
+  startWorkspace,
+  fileHarness,
 } from '../support/gateway-harness.js';
 import { LegacyCall, postAnswer } from '../support/legacy-stream.js';
 import { runPythonClient } from '../support/python-client.js';
 import { until } from '../support/until.js';
 
-const key = newKey();
-const other = newKey();
+const [key, other] = newKeys(2);
 const IDLE_MS = 1500;
 let conf: RunningConformanceServer;
-let h: Harness;
 
-beforeAll(async () => {
-  conf = await startConformanceServer();
-  h = await startHarness({
-    server: {
-      host: '127.0.0.1',
-      port: 0,
-      multiRound: {
-        maxPendingPerKey: 4,
-        maxPendingPerWorkspace: 100,
-        idleTimeoutMs: IDLE_MS,
-        // Above the pending cap, so the cap test reaches the cap rather than the session budget.
-        legacyCallerSessionsPerSource: 16,
-      },
-    },
-    workspaces: [
+const h = fileHarness(
+  async () => {
+    conf = await startConformanceServer();
+    return startWorkspace(
       {
-        name: 'demo',
-        mcpSources: [{ name: 'conf', transport: 'streamable-http', url: conf.url }],
+        mcpSources: [httpSource('conf', conf.url)],
         keys: [keyRecord(key, { access: 'write' }), keyRecord(other, { access: 'write' })],
       },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await conf.close();
-});
+      {
+        server: {
+          host: '127.0.0.1',
+          port: 0,
+          multiRound: {
+            maxPendingPerKey: 4,
+            maxPendingPerWorkspace: 100,
+            idleTimeoutMs: IDLE_MS,
+            // Above the pending cap, so the cap test reaches the cap rather than the session budget.
+            legacyCallerSessionsPerSource: 16,
+          },
+        },
+      },
+    );
+  },
+  () => conf.close(),
+);
 
 /** A v1 SDK client speaking `version` (the SDK asks for its latest; the body is rewritten). */
 async function v1Client(
@@ -325,20 +323,20 @@ describe.each(['legacy', 'auto'] as const)('the Python SDK client (%s)', (mode) 
 describe('the dedicated-session budget', () => {
   it('mcp:legacy-session-budget — past legacyCallerSessionsPerSource concurrent calls, a 2025 call runs on the shared session, where the upstream hears no sampling capability; a freed place is used again', async () => {
     const budgetKey = newKey();
-    const small = await startHarness({
-      server: {
-        host: '127.0.0.1',
-        port: 0,
-        multiRound: { idleTimeoutMs: 10_000, legacyCallerSessionsPerSource: 1 },
+    const small = await startWorkspace(
+      {
+        name: 'budget',
+        mcpSources: [httpSource('conf', conf.url)],
+        keys: [keyRecord(budgetKey, { access: 'write' })],
       },
-      workspaces: [
-        {
-          name: 'budget',
-          mcpSources: [{ name: 'conf', transport: 'streamable-http', url: conf.url }],
-          keys: [keyRecord(budgetKey, { access: 'write' })],
+      {
+        server: {
+          host: '127.0.0.1',
+          port: 0,
+          multiRound: { idleTimeoutMs: 10_000, legacyCallerSessionsPerSource: 1 },
         },
-      ],
-    });
+      },
+    );
     try {
       const holding = new LegacyCall(small.url, budgetKey.key, {
         name: 'conf__test_elicitation',

@@ -5,31 +5,19 @@ import {
   demoSource,
   get,
   keyRecord,
-  newKey,
-  startHarness,
+  newKeys,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 
-const valid = newKey();
-const writer = newKey();
-const revoked = newKey();
-const unknown = newKey();
+const [valid, writer, revoked, unknown] = newKeys(4);
 const BODY_MARKER = 'body-marker-7d1f2c-should-never-be-logged';
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [demoSource('demo', { env: { DEMO_TOKEN: { env: 'DEMO_TOKEN' } } })],
-        keys: [
-          keyRecord(valid),
-          keyRecord(writer, { access: 'write' }),
-          keyRecord(revoked, { revoked: true }),
-        ],
-      },
-    ],
+  h = await startWorkspace({
+    mcpSources: [demoSource('demo', { env: { DEMO_TOKEN: { env: 'DEMO_TOKEN' } } })],
+    keys: [keyRecord(valid), keyRecord(writer, { access: 'write' }), keyRecord(revoked, { revoked: true })],
   });
   const tampered = valid.key.slice(0, -2) + 'zz';
   const calls: Promise<Response>[] = [];

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startMisbehavingServer, type CallFailure } from '../fixtures/upstreams/misbehaving-server.js';
-import { get, keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { get, keyRecord, mcpPost, newKey, startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
 const ERAS = ['modern', 'legacy'] as const;
@@ -59,9 +59,7 @@ beforeAll(async () => {
       url: healthy[era].url,
       breaker: { minimumCalls: 3, failureThresholdPercent: 50, resetTimeoutMs: 600_000 },
     });
-  h = await startHarness({
-    workspaces: [{ name: 'demo', mcpSources: sources, keys: [keyRecord(key, { access: 'write' })] }],
-  });
+  h = await startWorkspace({ mcpSources: sources, keys: [keyRecord(key, { access: 'write' })] });
 });
 afterAll(async () => {
   await h.stop();

@@ -11,10 +11,11 @@ import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import {
   demoSource,
   get,
+  httpSource,
   keyRecord,
   mcpPost,
   newKey,
-  startHarness,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 
@@ -30,30 +31,19 @@ beforeAll(async () => {
   hung = await startHungServer({ mode: 'hang' });
   flaky = await startHungServer({ mode: 'http500' });
   flakyPort = Number(new URL(flaky.url).port);
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          demoSource('healthy'),
-          {
-            name: 'hung',
-            transport: 'streamable-http',
-            url: hung.url,
-            timeouts: fastFail,
-            breaker: { minimumCalls: 3, resetTimeoutMs: 600_000 },
-          },
-          {
-            name: 'flaky',
-            transport: 'streamable-http',
-            url: `http://127.0.0.1:${flakyPort}/mcp`,
-            timeouts: fastFail,
-            breaker: { minimumCalls: 2, resetTimeoutMs: 500 },
-          },
-        ],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
+  h = await startWorkspace({
+    mcpSources: [
+      demoSource('healthy'),
+      httpSource('hung', hung.url, {
+        timeouts: fastFail,
+        breaker: { minimumCalls: 3, resetTimeoutMs: 600_000 },
+      }),
+      httpSource('flaky', `http://127.0.0.1:${flakyPort}/mcp`, {
+        timeouts: fastFail,
+        breaker: { minimumCalls: 2, resetTimeoutMs: 500 },
+      }),
     ],
+    keys: [keyRecord(key, { access: 'write' })],
   });
 });
 afterAll(async () => {

@@ -7,7 +7,15 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { listen, sendFetchResponse, toFetchRequest } from '../fixtures/upstreams/http-bridge.js';
-import { get, keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKey,
+  startWorkspace,
+  type Harness,
+} from '../support/gateway-harness.js';
 
 const FLOOR_MS = 1500;
 const reader = newKey();
@@ -34,21 +42,13 @@ beforeAll(async () => {
   upstream = await listen(async (req, res, body) => {
     await sendFetchResponse(res, await handler.fetch(toFetchRequest(req, res, body, upstream.origin)));
   });
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          {
-            name: 'sdk',
-            transport: 'streamable-http',
-            url: `${upstream.origin}/mcp`,
-            callListFloorMs: FLOOR_MS,
-          },
-        ],
-        keys: [keyRecord(reader, { access: 'read' })],
-      },
+  h = await startWorkspace({
+    mcpSources: [
+      httpSource('sdk', `${upstream.origin}/mcp`, {
+        callListFloorMs: FLOOR_MS,
+      }),
     ],
+    keys: [keyRecord(reader, { access: 'read' })],
   });
 });
 

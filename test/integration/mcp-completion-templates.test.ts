@@ -11,16 +11,14 @@ import {
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKeys, startWorkspace, type Harness } from '../support/gateway-harness.js';
 import { connectClient, rpcCall, type RpcAnswer } from '../support/mcp-clients.js';
 import { runPythonClient } from '../support/python-client.js';
 
 /** Values a template variable is expanded with: slashes, percent signs, unicode, dot segments. */
 const ODD_VALUES = ['a/b', '100%', '%2F', 'é ü', '..', '../etc/passwd', 'x?y#z&w=1', '{key}'];
 
-const all = newKey();
-const otherOnly = newKey();
-const modernOnly = newKey();
+const [all, otherOnly, modernOnly] = newKeys(3);
 let modern: RunningModernServer;
 let legacy: RunningLegacySessionfulServer;
 let h: Harness;
@@ -29,21 +27,16 @@ beforeAll(async () => {
   modern = await startModernServer();
   legacy = await startLegacySessionfulServer();
   const everything = everythingStdioParams();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          { name: 'modern', transport: 'streamable-http', url: modern.url },
-          { name: 'legacy', transport: 'streamable-http', url: legacy.url },
-          { name: 'everything', transport: 'stdio', command: everything.command, args: everything.args },
-        ],
-        keys: [
-          keyRecord(all),
-          keyRecord(otherOnly, { sources: ['other'] }),
-          keyRecord(modernOnly, { sources: ['modern'] }),
-        ],
-      },
+  h = await startWorkspace({
+    mcpSources: [
+      httpSource('modern', modern.url),
+      httpSource('legacy', legacy.url),
+      { name: 'everything', transport: 'stdio', command: everything.command, args: everything.args },
+    ],
+    keys: [
+      keyRecord(all),
+      keyRecord(otherOnly, { sources: ['other'] }),
+      keyRecord(modernOnly, { sources: ['modern'] }),
     ],
   });
 }, 60_000);

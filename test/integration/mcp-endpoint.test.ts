@@ -4,22 +4,20 @@ import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import {
   demoSource,
+  httpSource,
   keyRecord,
   mcpPost,
-  newKey,
+  newKeys,
   startHarness,
-  type Harness,
+  fileHarness,
 } from '../support/gateway-harness.js';
 
-const reader = newKey();
-const writer = newKey();
-const demoOnly = newKey();
+const [reader, writer, demoOnly] = newKeys(3);
 let modern: RunningModernServer;
-let h: Harness;
 const responseHeaders: Headers[] = [];
 
 const recordingFetch: typeof fetch = async (input, init) => {
@@ -35,37 +33,33 @@ function transportFor(key: string) {
   });
 }
 
-beforeAll(async () => {
-  modern = await startModernServer({ bearerToken: 'upstream-secret-token' });
-  h = await startHarness(
-    {
-      workspaces: [
-        {
-          name: 'demo',
-          mcpSources: [
-            demoSource('demo'),
-            {
-              name: 'modern',
-              transport: 'streamable-http',
-              url: modern.url,
-              credential: { type: 'bearer', secret: { env: 'MODERN_TOKEN' } },
-            },
-          ],
-          keys: [
-            keyRecord(reader),
-            keyRecord(writer, { access: 'write' }),
-            keyRecord(demoOnly, { tools: ['demo__*'] }),
-          ],
-        },
-      ],
-    },
-    { MODERN_TOKEN: 'upstream-secret-token' },
-  );
-});
-afterAll(async () => {
-  await h.stop();
-  await modern.close();
-});
+const h = fileHarness(
+  async () => {
+    modern = await startModernServer({ bearerToken: 'upstream-secret-token' });
+    return startHarness(
+      {
+        workspaces: [
+          {
+            name: 'demo',
+            mcpSources: [
+              demoSource('demo'),
+              httpSource('modern', modern.url, {
+                credential: { type: 'bearer', secret: { env: 'MODERN_TOKEN' } },
+              }),
+            ],
+            keys: [
+              keyRecord(reader),
+              keyRecord(writer, { access: 'write' }),
+              keyRecord(demoOnly, { tools: ['demo__*'] }),
+            ],
+          },
+        ],
+      },
+      { MODERN_TOKEN: 'upstream-secret-token' },
+    );
+  },
+  () => modern.close(),
+);
 
 describe('real clients through the gateway', () => {
   it('mcp:modern-client — the v2 SDK client negotiates 2026-07-28 and calls tools on both upstreams', async () => {

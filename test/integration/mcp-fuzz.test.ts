@@ -4,32 +4,32 @@
 // properties must hold for every one: the gateway never answers 5xx, and a request that is
 // mismatched, unauthenticated, unauthorised or malformed never reaches the upstream.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { keyRecord, MODERN_META, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  httpSource,
+  keyRecord,
+  MODERN_META,
+  newKeys,
+  startWorkspace,
+  fileHarness,
+} from '../support/gateway-harness.js';
 import { gatewayPort, rawExchange } from '../support/raw-http.js';
 
-const reader = newKey();
-const writer = newKey();
+const [reader, writer] = newKeys(2);
 let modern: RunningModernServer;
-let h: Harness;
 
-beforeAll(async () => {
-  modern = await startModernServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'fuzz',
-        mcpSources: [{ name: 'up', transport: 'streamable-http', url: modern.url }],
-        keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await modern.close();
-});
+const h = fileHarness(
+  async () => {
+    modern = await startModernServer();
+    return startWorkspace({
+      name: 'fuzz',
+      mcpSources: [httpSource('up', modern.url)],
+      keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
+    });
+  },
+  () => modern.close(),
+);
 
 const TOOLS = {
   up__echo: { args: { text: 'hello' }, needsWrite: false, region: false },

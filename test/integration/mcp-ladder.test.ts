@@ -1,26 +1,26 @@
 // The inbound ladder of POST /mcp over raw HTTP, one test per rung (docs/mcp-2026.md §2.2, §2.6;
 // gateway duties 1–5). Every rejection is a JSON-RPC error body with the spec's status and code.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   demoSource,
   keyRecord,
-  MODERN_META,
   mcpPost,
+  MODERN_META,
   newKey,
-  startHarness,
-  type Harness,
+  startWorkspace,
+  fileHarness,
 } from '../support/gateway-harness.js';
 
 const key = newKey();
-let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness({
-    server: { host: '127.0.0.1', port: 0, bodyLimitBytes: 4096 },
-    workspaces: [{ name: 'demo', mcpSources: [demoSource()], keys: [keyRecord(key, { access: 'write' })] }],
-  });
-});
-afterAll(async () => h.stop());
+const h = fileHarness(() =>
+  startWorkspace(
+    { mcpSources: [demoSource()], keys: [keyRecord(key, { access: 'write' })] },
+    {
+      server: { host: '127.0.0.1', port: 0, bodyLimitBytes: 4096 },
+    },
+  ),
+);
 
 interface RpcError {
   jsonrpc: string;

@@ -2,45 +2,38 @@
 // `input_required` results (spec §4.2 rule 5, duty 16). The gateway's requestState is sealed and
 // bound to the key, the tool and the arguments, and it is single-use.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   startLegacySessionfulServer,
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import {
+  httpSource,
   keyRecord,
-  MODERN_META,
   mcpPost,
-  newKey,
-  startHarness,
-  type Harness,
+  MODERN_META,
+  newKeys,
+  startWorkspace,
+  fileHarness,
 } from '../support/gateway-harness.js';
 
-const key = newKey();
-const other = newKey();
+const [key, other] = newKeys(2);
 let legacy: RunningLegacySessionfulServer;
-let h: Harness;
 const elicitMeta = {
   ...MODERN_META,
   'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
 };
 
-beforeAll(async () => {
-  legacy = await startLegacySessionfulServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [{ name: 'legacy', transport: 'streamable-http', url: legacy.url }],
-        keys: [keyRecord(key, { access: 'write' }), keyRecord(other, { access: 'write' })],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await legacy.close();
-});
+const h = fileHarness(
+  async () => {
+    legacy = await startLegacySessionfulServer();
+    return startWorkspace({
+      mcpSources: [httpSource('legacy', legacy.url)],
+      keys: [keyRecord(key, { access: 'write' }), keyRecord(other, { access: 'write' })],
+    });
+  },
+  () => legacy.close(),
+);
 
 type Rpc = { result?: Record<string, unknown>; error?: { code: number; message: string } };
 

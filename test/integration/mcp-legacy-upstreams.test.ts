@@ -15,9 +15,10 @@ import {
 import { startSseLegacyServer } from '../fixtures/upstreams/sse-legacy-server.js';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import {
+  httpSource,
   keyRecord,
-  MODERN_META,
   mcpPost,
+  MODERN_META,
   newKey,
   startHarness,
   type Harness,
@@ -40,16 +41,13 @@ beforeAll(async () => {
         {
           name: 'demo',
           mcpSources: [
-            {
-              name: 'legacy',
-              transport: 'streamable-http',
-              url: legacy.url,
+            httpSource('legacy', legacy.url, {
               credential: { type: 'bearer', secret: { env: 'LEGACY_TOKEN' } },
-            },
+            }),
             { name: 'sse', transport: 'sse', url: sse.url },
             // Configured as Streamable HTTP; era detection falls back to HTTP+SSE (duty 21).
-            { name: 'ssedetect', transport: 'streamable-http', url: sse.url },
-            { name: 'everything', transport: 'streamable-http', url: everything.url },
+            httpSource('ssedetect', sse.url),
+            httpSource('everything', everything.url),
             { name: 'everystdio', transport: 'stdio', command: stdio.command, args: stdio.args },
           ],
           keys: [keyRecord(key, { access: 'write' })],

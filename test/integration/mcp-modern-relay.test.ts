@@ -3,37 +3,31 @@
 // capabilities are what the upstream sees; progress arrives on the request's own SSE stream; a
 // client that goes away cancels the upstream call.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import {
+  httpSource,
   keyRecord,
-  MODERN_META,
   mcpPost,
+  MODERN_META,
   newKey,
-  startHarness,
-  type Harness,
+  startWorkspace,
+  fileHarness,
 } from '../support/gateway-harness.js';
 
 const key = newKey();
 let upstream: RunningModernServer;
-let h: Harness;
 
-beforeAll(async () => {
-  upstream = await startModernServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [{ name: 'modern', transport: 'streamable-http', url: upstream.url }],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await upstream.close();
-});
+const h = fileHarness(
+  async () => {
+    upstream = await startModernServer();
+    return startWorkspace({
+      mcpSources: [httpSource('modern', upstream.url)],
+      keys: [keyRecord(key, { access: 'write' })],
+    });
+  },
+  () => upstream.close(),
+);
 
 function body(response: unknown) {
   return response as {

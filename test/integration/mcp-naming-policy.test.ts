@@ -13,19 +13,14 @@ import {
   demoSource,
   get,
   keyRecord,
-  newKey,
-  startHarness,
+  newKeys,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 import { connectClient, rpcCall, type RpcAnswer } from '../support/mcp-clients.js';
 import { runPythonClient } from '../support/python-client.js';
 
-const all = newKey();
-const confOnly = newKey();
-const readConf = newKey();
-const narrow = newKey();
-const odd = newKey();
-const finder = newKey();
+const [all, confOnly, readConf, narrow, odd, finder] = newKeys(6);
 let h: Harness;
 let names: RunningUpstream;
 
@@ -40,26 +35,22 @@ beforeAll(async () => {
     'toString',
     'fine_tool',
   ]);
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'naming',
-        mcpSources: [
-          { name: 'conf', transport: 'stdio', ...fixture, prefix: 'never' },
-          { name: 'twin', transport: 'stdio', ...fixture, prefix: 'auto' },
-          demoSource('demo'),
-          { name: 'odd', transport: 'streamable-http', url: names.url, prefix: 'never' },
-          { name: 'oddauto', transport: 'streamable-http', url: names.url, prefix: 'auto' },
-        ],
-        keys: [
-          keyRecord(all, { access: 'write' }),
-          keyRecord(confOnly, { access: 'write', sources: ['conf'] }),
-          keyRecord(readConf, { access: 'read', sources: ['conf'] }),
-          keyRecord(narrow, { access: 'write', sources: ['conf', 'twin'], tools: ['conf__test_simple_*'] }),
-          keyRecord(odd, { access: 'write', sources: ['odd'] }),
-          keyRecord(finder, { access: 'write', sources: ['conf'], toolDisclosure: 'search' }),
-        ],
-      },
+  h = await startWorkspace({
+    name: 'naming',
+    mcpSources: [
+      { name: 'conf', transport: 'stdio', ...fixture, prefix: 'never' },
+      { name: 'twin', transport: 'stdio', ...fixture, prefix: 'auto' },
+      demoSource('demo'),
+      { name: 'odd', transport: 'streamable-http', url: names.url, prefix: 'never' },
+      { name: 'oddauto', transport: 'streamable-http', url: names.url, prefix: 'auto' },
+    ],
+    keys: [
+      keyRecord(all, { access: 'write' }),
+      keyRecord(confOnly, { access: 'write', sources: ['conf'] }),
+      keyRecord(readConf, { access: 'read', sources: ['conf'] }),
+      keyRecord(narrow, { access: 'write', sources: ['conf', 'twin'], tools: ['conf__test_simple_*'] }),
+      keyRecord(odd, { access: 'write', sources: ['odd'] }),
+      keyRecord(finder, { access: 'write', sources: ['conf'], toolDisclosure: 'search' }),
     ],
   });
 }, 60_000);

@@ -7,23 +7,19 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { describe, expect, it } from 'vitest';
+import { demoSource, keyRecord, newKey, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const reader = newKey();
-let h: Harness;
 let authDir: string;
 
-beforeAll(async () => {
-  authDir = await mkdtemp(join(tmpdir(), 'agw-mcp-remote-'));
-  h = await startHarness({
-    workspaces: [{ name: 'demo', mcpSources: [demoSource()], keys: [keyRecord(reader)] }],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await rm(authDir, { recursive: true, force: true });
-});
+const h = fileHarness(
+  async () => {
+    authDir = await mkdtemp(join(tmpdir(), 'agw-mcp-remote-'));
+    return startWorkspace({ mcpSources: [demoSource()], keys: [keyRecord(reader)] });
+  },
+  () => rm(authDir, { recursive: true, force: true }),
+);
 
 describe('mcp-remote in front of the gateway', () => {
   it('mcp:write-denied-without-oauth — mcp-remote relays the denial as an MCP error and never registers an OAuth client', async () => {

@@ -2,41 +2,39 @@
 // (`agw://<source>/<uri>`, `<source>__<prompt>`), read and fetched through the owning upstream, and
 // invisible to keys that may not see the source — answering exactly like missing ones.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   startLegacySessionfulServer,
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKeys,
+  startWorkspace,
+  fileHarness,
+} from '../support/gateway-harness.js';
 
-const all = newKey();
-const modernOnly = newKey();
+const [all, modernOnly] = newKeys(2);
 let modern: RunningModernServer;
 let legacy: RunningLegacySessionfulServer;
-let h: Harness;
 
-beforeAll(async () => {
-  modern = await startModernServer();
-  legacy = await startLegacySessionfulServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          { name: 'modern', transport: 'streamable-http', url: modern.url },
-          { name: 'legacy', transport: 'streamable-http', url: legacy.url },
-        ],
-        keys: [keyRecord(all), keyRecord(modernOnly, { sources: ['modern'] })],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await modern.close();
-  await legacy.close();
-});
+const h = fileHarness(
+  async () => {
+    modern = await startModernServer();
+    legacy = await startLegacySessionfulServer();
+    return startWorkspace({
+      mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
+      keys: [keyRecord(all), keyRecord(modernOnly, { sources: ['modern'] })],
+    });
+  },
+  async () => {
+    await modern.close();
+    await legacy.close();
+  },
+);
 
 async function result(response: Response) {
   return (await response.json()) as {

@@ -15,7 +15,15 @@ import {
   startConformanceServer,
   type RunningConformanceServer,
 } from '../fixtures/upstreams/conformance-server.js';
-import { keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKey,
+  newKeys,
+  startHarness,
+  type Harness,
+} from '../support/gateway-harness.js';
 import { runPythonClient } from '../support/python-client.js';
 import { openSse, waitFor, type SseStream } from '../support/sse-stream.js';
 
@@ -24,10 +32,7 @@ const WATCHED_URI = `agw://conf/${encodeURIComponent(WATCHED)}`;
 const UPDATE_TOOL = 'conf__update_watched_resource';
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
-const all = newKey();
-const otherOnly = newKey();
-const second = newKey();
-const other = newKey();
+const [all, otherOnly, second, other] = newKeys(4);
 let upstream: RunningConformanceServer;
 let h: Harness;
 
@@ -41,7 +46,7 @@ function workspaces(limits: Record<string, unknown> = {}, extraKeys: Record<stri
     workspaces: [
       {
         name: 'alpha',
-        mcpSources: [{ name: 'conf', transport: 'streamable-http', url: upstream.url }],
+        mcpSources: [httpSource('conf', upstream.url)],
         keys: [
           keyRecord(all, { access: 'write' }),
           keyRecord(otherOnly, { sources: ['other'] }),
@@ -51,7 +56,7 @@ function workspaces(limits: Record<string, unknown> = {}, extraKeys: Record<stri
       },
       {
         name: 'beta',
-        mcpSources: [{ name: 'conf', transport: 'streamable-http', url: upstream.url }],
+        mcpSources: [httpSource('conf', upstream.url)],
         keys: [keyRecord(other)],
       },
     ],

@@ -18,15 +18,14 @@ import { startModernServer, type RunningModernServer } from '../fixtures/upstrea
 import { freePort } from '../infra/free-port.js';
 import { kubeBinDir } from '../infra/control-plane.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, mcpPost, newKey, newKeys } from '../support/gateway-harness.js';
 import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
 import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
 import { writeTestPolicy } from '../support/test-policy.js';
 import { until } from '../support/until.js';
 
 const run = promisify(execFile);
-const key = newKey();
-const limited = newKey();
+const [key, limited] = newKeys(2);
 /** Labels Prometheus gives every target (Prometheus Operator's target labels) and histogram buckets. */
 const TARGET_LABELS = new Set(['namespace', 'pod', 'job', 'instance', 'service', 'container', 'endpoint']);
 
@@ -55,7 +54,7 @@ function configWith(brokenPort: number, extraKeys: Record<string, unknown>[] = [
       {
         name: 'demo',
         mcpSources: [
-          { name: 'modern', transport: 'streamable-http', url: upstream.url },
+          httpSource('modern', upstream.url),
           { name: 'broken', transport: 'streamable-http', url: `http://127.0.0.1:${brokenPort}/mcp` },
         ],
         dataSources: [

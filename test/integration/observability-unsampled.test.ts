@@ -9,7 +9,7 @@ import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { freePort } from '../infra/free-port.js';
-import { keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
     workspaces: [
       {
         name: 'demo',
-        mcpSources: [{ name: 'modern', transport: 'streamable-http', url: upstream.url }],
+        mcpSources: [httpSource('modern', upstream.url)],
         keys: [keyRecord(key, { access: 'write' })],
       },
     ],

@@ -17,7 +17,7 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { freePort } from '../infra/free-port.js';
-import { keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, mcpPost, newKeys } from '../support/gateway-harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { until } from '../support/until.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
@@ -27,8 +27,7 @@ import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.j
 import { findLeaks } from '../support/leak-scan.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
-const key = newKey();
-const limited = newKey();
+const [key, limited] = newKeys(2);
 const UPSTREAM_TOKEN = 'Tk9Xq2Lm7Pz4Rw8Kd3Vb';
 const QUERY = 'where does the heliotrope ledger live';
 const DOC_SECRET = 'heliotrope ledger lives in the cobalt vault';
@@ -72,13 +71,10 @@ beforeAll(async () => {
       {
         name: 'demo',
         mcpSources: [
-          {
-            name: 'modern',
-            transport: 'streamable-http',
-            url: modern.url,
+          httpSource('modern', modern.url, {
             credential: { type: 'bearer', secret: { env: 'MODERN_TOKEN' } },
-          },
-          { name: 'legacy', transport: 'streamable-http', url: legacy.url },
+          }),
+          httpSource('legacy', legacy.url),
           { name: 'broken', transport: 'streamable-http', url: `http://127.0.0.1:${await freePort()}/mcp` },
         ],
         dataSources: [{ name: 'docs', type: 'files', path: dir }],

@@ -5,10 +5,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
-import { keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
 
-const reader = newKey();
-const writer = newKey();
+const [reader, writer] = newKeys(2);
 let server: PostgresServer;
 let admin: pg.Client;
 let h: Harness;

@@ -17,7 +17,14 @@ import {
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { DEMO_SERVER, MODERN_META, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import {
+  DEMO_SERVER,
+  httpSource,
+  keyRecord,
+  mcpPost,
+  MODERN_META,
+  newKey,
+} from '../support/gateway-harness.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 
 const key = newKey();
@@ -56,12 +63,9 @@ beforeAll(async () => {
         name: WORKSPACE,
         limits: { requestsPerSecond: 1000, ...limits },
         mcpSources: [
-          {
-            name: 'legacy',
-            transport: 'streamable-http',
-            url: upstream.url,
+          httpSource('legacy', upstream.url, {
             credential: { type: 'bearer', secret: { env: 'AGW_AT_REST_UPSTREAM_TOKEN' } },
-          },
+          }),
           {
             name: 'local',
             transport: 'stdio',

@@ -17,7 +17,7 @@ import {
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { keyRecord, MODERN_META, mcpPost, newKey } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, mcpPost, MODERN_META, newKey } from '../support/gateway-harness.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { until } from '../support/until.js';
 
@@ -59,7 +59,7 @@ async function replica(...keys: (keyof typeof SECRETS)[]): Promise<GatewayProces
       workspaces: [
         {
           name: 'demo',
-          mcpSources: [{ name: 'legacy', transport: 'streamable-http', url: upstream.url }],
+          mcpSources: [httpSource('legacy', upstream.url)],
           keys: [keyRecord(key, { access: 'write' })],
         },
       ],

@@ -4,7 +4,7 @@
 // beside it, as `client_request_id` in the audit record and `clientRequestId` in the log line, only
 // when it is a short token (≤ 128 of A–Z a–z 0–9 . _ : -); anything else is dropped.
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
 import {
   demoSource,
@@ -12,23 +12,15 @@ import {
   keyRecord,
   mcpPost,
   newKey,
-  startHarness,
-  type Harness,
+  startWorkspace,
+  fileHarness,
 } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 import { gatewayPort, rawExchange } from '../support/raw-http.js';
 
 const key = newKey();
-let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness({
-    workspaces: [{ name: 'demo', mcpSources: [demoSource('demo')], keys: [keyRecord(key)] }],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = fileHarness(() => startWorkspace({ mcpSources: [demoSource('demo')], keys: [keyRecord(key)] }));
 
 async function records(): Promise<AuditRecord[]> {
   const text = await readFile(h.auditPath, 'utf8').catch(() => '');

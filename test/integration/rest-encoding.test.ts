@@ -7,7 +7,14 @@ import { decode } from '@toon-format/toon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startHostileNamesServer } from '../fixtures/upstreams/hostile-names-server.js';
-import { get, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  newKey,
+  startWorkspace,
+  type Harness,
+} from '../support/gateway-harness.js';
 
 const key = newKey();
 let upstream: RunningUpstream;
@@ -18,17 +25,16 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agw-encoding-'));
   await writeFile(join(dir, 'notes.md'), '# Notes\n\nSurrogate handling keeps every route answering.\n');
   upstream = await startHostileNamesServer();
-  h = await startHarness({
-    knowledge: { sqlitePath: join(dir, 'index.sqlite') },
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [{ name: 'hostile', transport: 'streamable-http', url: upstream.url }],
-        dataSources: [{ name: 'notes', type: 'files', path: dir }],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
-    ],
-  });
+  h = await startWorkspace(
+    {
+      mcpSources: [httpSource('hostile', upstream.url)],
+      dataSources: [{ name: 'notes', type: 'files', path: dir }],
+      keys: [keyRecord(key, { access: 'write' })],
+    },
+    {
+      knowledge: { sqlitePath: join(dir, 'index.sqlite') },
+    },
+  );
 });
 afterAll(async () => {
   await h.stop();

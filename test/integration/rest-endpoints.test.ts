@@ -1,45 +1,35 @@
 // Spec §4.1: GET /agent/sources, /agent/tools, /agent/mcp/config against the real gateway and the
 // real demo MCP server; TOON by default, JSON on request; request ids and the error format.
 import { decode } from '@toon-format/toon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   demoSource,
   get,
+  httpSource,
   keyRecord,
-  newKey,
-  startHarness,
-  type Harness,
+  newKeys,
+  startWorkspace,
+  fileHarness,
 } from '../support/gateway-harness.js';
 
-const reader = newKey();
-const writer = newKey();
-let h: Harness;
+const [reader, writer] = newKeys(2);
 
-beforeAll(async () => {
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          demoSource('demo', {
-            permissions: { list_notes: 'write' },
-            tools: { include: ['*'], exclude: ['current_time'] },
-          }),
-          {
-            name: 'down',
-            transport: 'streamable-http',
-            url: 'http://127.0.0.1:9/mcp',
-            timeouts: { connectMs: 2000, listMs: 2000, callMs: 2000 },
-            // This file checks plain unreachability; the breaker has its own tests.
-            breaker: { minimumCalls: 1000 },
-          },
-        ],
-        keys: [keyRecord(reader, { name: 'reader' }), keyRecord(writer, { access: 'write' })],
-      },
+const h = fileHarness(() =>
+  startWorkspace({
+    mcpSources: [
+      demoSource('demo', {
+        permissions: { list_notes: 'write' },
+        tools: { include: ['*'], exclude: ['current_time'] },
+      }),
+      httpSource('down', 'http://127.0.0.1:9/mcp', {
+        timeouts: { connectMs: 2000, listMs: 2000, callMs: 2000 },
+        // This file checks plain unreachability; the breaker has its own tests.
+        breaker: { minimumCalls: 1000 },
+      }),
     ],
-  });
-});
-afterAll(async () => h.stop());
+    keys: [keyRecord(reader, { name: 'reader' }), keyRecord(writer, { access: 'write' })],
+  }),
+);
 
 interface ToolsBody {
   tools: { name: string; source: string; permission: string; callable: boolean; description: string }[];

@@ -1,38 +1,37 @@
 // POST /agent/sources/{id}/refresh reaches the upstream (issue 8 item 9) in both eras: the gateway's
 // discovery cache is dropped and the MCP client's own response cache is never consulted, so a
 // refresh sends tools/list upstream even while the upstream's ttlMs hint (60 s here) is fresh.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startLegacySessionfulServer } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer } from '../fixtures/upstreams/modern-server.js';
-import { get, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  newKey,
+  startWorkspace,
+  fileHarness,
+} from '../support/gateway-harness.js';
 
 const key = newKey();
 let modern: RunningUpstream;
 let legacy: RunningUpstream;
-let h: Harness;
 
-beforeAll(async () => {
-  modern = await startModernServer();
-  legacy = await startLegacySessionfulServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          { name: 'modern', transport: 'streamable-http', url: modern.url },
-          { name: 'legacy', transport: 'streamable-http', url: legacy.url },
-        ],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await modern.close();
-  await legacy.close();
-});
+const h = fileHarness(
+  async () => {
+    modern = await startModernServer();
+    legacy = await startLegacySessionfulServer();
+    return startWorkspace({
+      mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
+      keys: [keyRecord(key, { access: 'write' })],
+    });
+  },
+  async () => {
+    await modern.close();
+    await legacy.close();
+  },
+);
 
 const lists = (upstream: RunningUpstream) =>
   upstream.log.filter((entry) => entry.rpcMethod === 'tools/list').length;

@@ -9,13 +9,11 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { describe, expect, it } from 'vitest';
+import { demoSource, keyRecord, newKeys, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 import { runPythonClient } from '../support/python-client.js';
 
-const reader = newKey();
-const writer = newKey();
-let h: Harness;
+const [reader, writer] = newKeys(2);
 let inspectorHome: string;
 
 const INSPECTOR = resolve('node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
@@ -96,23 +94,17 @@ function foundNames(result: Record<string, unknown> | undefined): string[] {
   return (structured?.tools ?? []).map((tool) => tool.name);
 }
 
-beforeAll(async () => {
-  inspectorHome = await mkdtemp(join(tmpdir(), 'agw-inspector-home-'));
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        toolDisclosure: 'search',
-        mcpSources: [demoSource('demo')],
-        keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await rm(inspectorHome, { recursive: true, force: true });
-});
+const h = fileHarness(
+  async () => {
+    inspectorHome = await mkdtemp(join(tmpdir(), 'agw-inspector-home-'));
+    return startWorkspace({
+      toolDisclosure: 'search',
+      mcpSources: [demoSource('demo')],
+      keys: [keyRecord(reader), keyRecord(writer, { access: 'write' })],
+    });
+  },
+  () => rm(inspectorHome, { recursive: true, force: true }),
+);
 
 describe('outside clients in search mode', () => {
   it('tools:python-sdk-client — the Python SDK lists only call_tool and find_tools, finds demo__add for a task and calls it through call_tool, in both eras', async () => {

@@ -6,24 +6,20 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import {
   demoSource,
+  httpSource,
   keyRecord,
   mcpPost,
-  newKey,
-  startHarness,
-  type Harness,
+  newKeys,
+  startWorkspace,
+  fileHarness,
 } from '../support/gateway-harness.js';
 
-const reader = newKey();
-const writer = newKey();
-const modernOnly = newKey();
-const listsAll = newKey();
-const metered = newKey();
+const [reader, writer, modernOnly, listsAll, metered] = newKeys(5);
 let modern: RunningModernServer;
-let h: Harness;
 
 interface Found {
   tools: { name: string; source: string; description: string; input_schema: Record<string, unknown> }[];
@@ -53,29 +49,23 @@ async function find(client: Client | V1Client, query: string, limit?: number): P
   return result.structuredContent as Found;
 }
 
-beforeAll(async () => {
-  modern = await startModernServer({});
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        toolDisclosure: 'search',
-        mcpSources: [demoSource('demo'), { name: 'modern', transport: 'streamable-http', url: modern.url }],
-        keys: [
-          keyRecord(reader),
-          keyRecord(writer, { access: 'write' }),
-          keyRecord(modernOnly, { access: 'write', tools: ['modern__*'] }),
-          keyRecord(listsAll, { toolDisclosure: 'all' }),
-          keyRecord(metered, { access: 'write', limits: { searchesPerDay: 2, toolCallsPerDay: 1 } }),
-        ],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await modern.close();
-});
+const h = fileHarness(
+  async () => {
+    modern = await startModernServer({});
+    return startWorkspace({
+      toolDisclosure: 'search',
+      mcpSources: [demoSource('demo'), httpSource('modern', modern.url)],
+      keys: [
+        keyRecord(reader),
+        keyRecord(writer, { access: 'write' }),
+        keyRecord(modernOnly, { access: 'write', tools: ['modern__*'] }),
+        keyRecord(listsAll, { toolDisclosure: 'all' }),
+        keyRecord(metered, { access: 'write', limits: { searchesPerDay: 2, toolCallsPerDay: 1 } }),
+      ],
+    });
+  },
+  () => modern.close(),
+);
 
 describe('toolDisclosure: search', () => {
   it('tools:disclosure-list — tools/list offers find_tools and call_tool only; a key set to all lists every tool', async () => {

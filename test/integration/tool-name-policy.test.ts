@@ -1,39 +1,36 @@
 // Upstream names are screened (issue 8 item 7): names outside the MCP tool-name grammar, with the
 // namespace separator, or repeated are skipped and reported in /agent/sources and the log, never
 // served; Object.prototype's own names are ordinary names and never pick up inherited values.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startHostileNamesServer } from '../fixtures/upstreams/hostile-names-server.js';
-import { get, keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKeys,
+  startWorkspace,
+  fileHarness,
+} from '../support/gateway-harness.js';
 
-const writer = newKey();
-const reader = newKey();
+const [writer, reader] = newKeys(2);
 let upstream: RunningUpstream;
-let h: Harness;
 
-beforeAll(async () => {
-  upstream = await startHostileNamesServer();
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          {
-            name: 'hostile',
-            transport: 'streamable-http',
-            url: upstream.url,
-            permissions: { toString: 'read' },
-          },
-        ],
-        keys: [keyRecord(writer, { access: 'write' }), keyRecord(reader, { access: 'read' })],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await upstream.close();
-});
+const h = fileHarness(
+  async () => {
+    upstream = await startHostileNamesServer();
+    return startWorkspace({
+      mcpSources: [
+        httpSource('hostile', upstream.url, {
+          permissions: { toString: 'read' },
+        }),
+      ],
+      keys: [keyRecord(writer, { access: 'write' }), keyRecord(reader, { access: 'read' })],
+    });
+  },
+  () => upstream.close(),
+);
 
 interface ListAnswer {
   result: { tools?: { name: string }[]; prompts?: { name: string }[] };

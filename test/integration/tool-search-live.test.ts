@@ -10,10 +10,11 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import {
   demoSource,
+  httpSource,
   keyRecord,
   mcpPost,
   newKey,
-  startHarness,
+  startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 
@@ -45,25 +46,25 @@ async function find(query: string, extra: Record<string, unknown> = {}): Promise
 beforeAll(async () => {
   model = await startEmbeddings();
   legacy = await startLegacySessionfulServer();
-  h = await startHarness({
-    knowledge: {
-      embeddings: {
-        baseUrl: `${model.url}/v1`,
-        model: model.model,
-        queryTimeoutMs: 30_000,
-        maxRetries: 0,
-        timeoutMs: 120_000,
+  h = await startWorkspace(
+    {
+      name: 'tools',
+      toolDisclosure: 'search',
+      mcpSources: [demoSource('demo'), httpSource('legacy', legacy.url)],
+      keys: [keyRecord(writer, { access: 'write' })],
+    },
+    {
+      knowledge: {
+        embeddings: {
+          baseUrl: `${model.url}/v1`,
+          model: model.model,
+          queryTimeoutMs: 30_000,
+          maxRetries: 0,
+          timeoutMs: 120_000,
+        },
       },
     },
-    workspaces: [
-      {
-        name: 'tools',
-        toolDisclosure: 'search',
-        mcpSources: [demoSource('demo'), { name: 'legacy', transport: 'streamable-http', url: legacy.url }],
-        keys: [keyRecord(writer, { access: 'write' })],
-      },
-    ],
-  });
+  );
 }, 120_000);
 
 afterAll(async () => {

@@ -12,7 +12,7 @@ import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
 import { startLegacySessionfulServer } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer } from '../fixtures/upstreams/modern-server.js';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
-import { keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
 import { rpcCall, type RpcAnswer } from '../support/mcp-clients.js';
 import { findLeaks } from '../support/leak-scan.js';
 import { until } from '../support/until.js';
@@ -143,71 +143,41 @@ beforeAll(async () => {
           keys: [keyRecord(key, { access: 'write' })],
           mcpSources: [
             // Endpoint from the issuer's metadata, client_secret_basic.
-            {
-              name: 'modern',
-              transport: 'streamable-http',
-              url: modern.url,
+            httpSource('modern', modern.url, {
               credential: client({ issuer: as.issuer, scopes: ['tools:read'] }),
-            },
-            {
-              name: 'legacy',
-              transport: 'streamable-http',
-              url: legacy.url,
+            }),
+            httpSource('legacy', legacy.url, {
               credential: {
                 ...client({ tokenEndpoint: `${as.issuer}/token`, authMethod: 'client_secret_post' }),
                 clientId: { env: 'POST_CLIENT_ID' },
                 clientSecret: { env: 'POST_CLIENT_SECRET' },
               },
-            },
-            {
-              name: 'short',
-              transport: 'streamable-http',
-              url: shortLived.url,
+            }),
+            httpSource('short', shortLived.url, {
               credential: client({ issuer: as.issuer }),
-            },
-            {
-              name: 'asdown',
-              transport: 'streamable-http',
-              url: modern.url,
+            }),
+            httpSource('asdown', modern.url, {
               credential: client({ tokenEndpoint: `http://127.0.0.1:${closedPort}/token` }),
-            },
-            {
-              name: 'asslow',
-              transport: 'streamable-http',
-              url: modern.url,
+            }),
+            httpSource('asslow', modern.url, {
               timeouts: { connectMs: 500 },
               credential: client({ tokenEndpoint: `http://127.0.0.1:${port(slow)}/token` }),
-            },
-            {
-              name: 'asgarbage',
-              transport: 'streamable-http',
-              url: modern.url,
+            }),
+            httpSource('asgarbage', modern.url, {
               credential: client({ tokenEndpoint: `http://127.0.0.1:${port(garbage)}/token` }),
-            },
-            {
-              name: 'asnometa',
-              transport: 'streamable-http',
-              url: modern.url,
+            }),
+            httpSource('asnometa', modern.url, {
               credential: client({ issuer: `http://127.0.0.1:${port(garbage)}` }),
-            },
-            {
-              name: 'asdenied',
-              transport: 'streamable-http',
-              url: modern.url,
+            }),
+            httpSource('asdenied', modern.url, {
               credential: client({ tokenEndpoint: `http://127.0.0.2:${port(slow)}/token` }),
-            },
-            {
-              name: 'badsecret',
-              transport: 'streamable-http',
-              url: modern.url,
+            }),
+            httpSource('badsecret', modern.url, {
               credential: { ...client({ issuer: as.issuer }), clientSecret: { env: 'WRONG_SECRET' } },
-            },
-            {
-              name: 'exchanged',
-              transport: 'streamable-http',
-              url: exchanged.url,
+            }),
+            httpSource('exchanged', exchanged.url, {
               credential: { ...client({ issuer: as.issuer }), type: 'tokenExchange' },
-            },
+            }),
           ],
           dataSources: [
             {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startMisbehavingServer } from '../fixtures/upstreams/misbehaving-server.js';
-import { get, keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { get, keyRecord, mcpPost, newKey, startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
 const CAP = 64 * 1024;
@@ -28,21 +28,16 @@ beforeAll(async () => {
     url,
     ...extra,
   });
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          http('modern', modern.url),
-          http('legacy', legacy.url),
-          http('modern-small', modern.url, { limits: { maxResponseBytes: CAP } }),
-          http('legacy-small', legacy.url, { limits: { maxResponseBytes: CAP } }),
-          http('modern-list', modernPadded.url, { limits: { maxResponseBytes: 4096 } }),
-          http('legacy-list', legacyPadded.url, { limits: { maxResponseBytes: 4096 } }),
-        ],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
+  h = await startWorkspace({
+    mcpSources: [
+      http('modern', modern.url),
+      http('legacy', legacy.url),
+      http('modern-small', modern.url, { limits: { maxResponseBytes: CAP } }),
+      http('legacy-small', legacy.url, { limits: { maxResponseBytes: CAP } }),
+      http('modern-list', modernPadded.url, { limits: { maxResponseBytes: 4096 } }),
+      http('legacy-list', legacyPadded.url, { limits: { maxResponseBytes: 4096 } }),
     ],
+    keys: [keyRecord(key, { access: 'write' })],
   });
 });
 afterAll(async () => {

@@ -5,7 +5,7 @@
 // and three truly unusable tools. The usable tools are listed with `type: "object"` and callable;
 // the unusable ones are skipped with their reason in /agent/sources and one log line per change.
 // A list that is not a list at all makes the source unavailable with `last_error` saying why.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startMisbehavingServer } from '../fixtures/upstreams/misbehaving-server.js';
 import {
@@ -14,43 +14,41 @@ import {
   UNUSABLE_TOOLS,
   USABLE_TOOLS,
 } from '../fixtures/upstreams/sloppy-schemas-server.js';
-import { get, keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import {
+  get,
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKey,
+  startWorkspace,
+  fileHarness,
+} from '../support/gateway-harness.js';
 
 const key = newKey();
 const SOURCES = ['modern', 'legacy', 'stdio'] as const;
 let modern: RunningUpstream;
 let legacy: RunningUpstream;
 let notAList: RunningUpstream;
-let h: Harness;
 
-beforeAll(async () => {
-  modern = await startSloppySchemasServer('modern');
-  legacy = await startSloppySchemasServer('legacy');
-  notAList = await startMisbehavingServer({ era: 'modern', listFailure: 'not-a-tool-list' });
-  h = await startHarness({
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [
-          { name: 'modern', transport: 'streamable-http', url: modern.url },
-          { name: 'legacy', transport: 'streamable-http', url: legacy.url },
-          { name: 'stdio', transport: 'stdio', ...sloppySchemasStdioParams() },
-          {
-            name: 'notalist',
-            transport: 'streamable-http',
-            url: notAList.url,
-            breaker: { minimumCalls: 1000 },
-          },
-        ],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await Promise.all([modern.close(), legacy.close(), notAList.close()]);
-});
+const h = fileHarness(
+  async () => {
+    modern = await startSloppySchemasServer('modern');
+    legacy = await startSloppySchemasServer('legacy');
+    notAList = await startMisbehavingServer({ era: 'modern', listFailure: 'not-a-tool-list' });
+    return startWorkspace({
+      mcpSources: [
+        httpSource('modern', modern.url),
+        httpSource('legacy', legacy.url),
+        { name: 'stdio', transport: 'stdio', ...sloppySchemasStdioParams() },
+        httpSource('notalist', notAList.url, {
+          breaker: { minimumCalls: 1000 },
+        }),
+      ],
+      keys: [keyRecord(key, { access: 'write' })],
+    });
+  },
+  () => Promise.all([modern.close(), legacy.close(), notAList.close()]),
+);
 
 interface ListedTool {
   name: string;

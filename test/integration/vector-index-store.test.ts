@@ -103,6 +103,14 @@ interface Pair {
   readonly exact: KnowledgeStore;
 }
 
+/** Empties the PostgreSQL knowledge tables, so each PostgreSQL store starts from nothing. */
+async function emptyPostgres(): Promise<void> {
+  const admin = new pg.Client(server.admin);
+  await admin.connect();
+  await admin.query(TRUNCATE);
+  await admin.end();
+}
+
 const stores: [string, () => Promise<Pair>][] = [
   [
     'sqlite',
@@ -118,10 +126,7 @@ const stores: [string, () => Promise<Pair>][] = [
   [
     'postgres',
     async () => {
-      const admin = new pg.Client(server.admin);
-      await admin.connect();
-      await admin.query(TRUNCATE);
-      await admin.end();
+      await emptyPostgres();
       return {
         approximate: new PgKnowledgeStore(server.app, APPROXIMATE),
         twin: new PgKnowledgeStore(server.app, APPROXIMATE),
@@ -132,10 +137,7 @@ const stores: [string, () => Promise<Pair>][] = [
   [
     'postgres-pgvector',
     async () => {
-      const admin = new pg.Client(server.admin);
-      await admin.connect();
-      await admin.query(TRUNCATE);
-      await admin.end();
+      await emptyPostgres();
       return {
         approximate: new PgKnowledgeStore(server.app, undefined, 'pgvector'),
         twin: new PgKnowledgeStore(server.app, undefined, 'pgvector'),
@@ -204,10 +206,7 @@ const MODES = [
 
 describe.each(MODES)('PostgreSQL vectors read by %s, written by %s', (reads, writes, id) => {
   it(`${id}a write through another pool is seen on the next search (${reads} reads, ${writes} writes)`, async () => {
-    const admin = new pg.Client(server.admin);
-    await admin.connect();
-    await admin.query(TRUNCATE);
-    await admin.end();
+    await emptyPostgres();
     // Two gateways: one searches (and may hold the vectors), the other writes.
     const reader = new PgKnowledgeStore(server.app, undefined, reads);
     const writer = new PgKnowledgeStore(server.app, undefined, writes);

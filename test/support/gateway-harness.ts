@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
 import { stringify } from 'yaml';
 import { generateKey, type GeneratedKey } from '../../gateway/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/main.js';
@@ -36,6 +37,91 @@ export function keyRecord(key: GeneratedKey, extra: Record<string, unknown> = {}
 
 export function newKey(): GeneratedKey {
   return generateKey();
+}
+
+type Keys<N extends number, T extends GeneratedKey[] = []> = T['length'] extends N
+  ? T
+  : Keys<N, [...T, GeneratedKey]>;
+
+/** `count` fresh keys at once, typed as a tuple: `const [reader, writer] = newKeys(2);`. */
+export function newKeys<N extends number>(count: N): Keys<N> {
+  return Array.from({ length: count }, () => generateKey()) as Keys<N>;
+}
+
+/** An upstream reached over Streamable HTTP (the fixture servers), with any further source fields. */
+export function httpSource(
+  name: string,
+  url: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { name, transport: 'streamable-http', url, ...extra };
+}
+
+/**
+ * The document most tests start from: one workspace (named `demo` unless it says otherwise) with its
+ * sources and keys, plus any top-level fields (`server`, `tenants`, ...).
+ */
+export function oneWorkspace(
+  workspace: Record<string, unknown>,
+  top: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { ...top, workspaces: [{ name: 'demo', ...workspace }] };
+}
+
+/** `startHarness` on the one-workspace document (see `oneWorkspace`). */
+export function startWorkspace(
+  workspace: Record<string, unknown>,
+  top: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Promise<Harness> {
+  return startHarness(oneWorkspace(workspace, top), env);
+}
+
+/**
+ * The gateway a test file shares: `start` runs in beforeAll (start the fixture upstreams there, then
+ * the gateway) and afterAll stops the gateway, then runs `after` (upstreams close once nothing calls
+ * them). The handle forwards to the running harness, so tests read `h.url` as before.
+ */
+export function fileHarness(
+  start: () => Promise<Harness>,
+  after: () => Promise<unknown> = () => Promise.resolve(),
+): Harness {
+  let running: Harness | undefined;
+  const current = (): Harness => {
+    if (running === undefined)
+      throw new Error("this file's gateway is not running (used outside its tests?)");
+    return running;
+  };
+  beforeAll(async () => {
+    running = await start();
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await after();
+  });
+  return {
+    get url() {
+      return current().url;
+    },
+    get dir() {
+      return current().dir;
+    },
+    get configPath() {
+      return current().configPath;
+    },
+    get auditPath() {
+      return current().auditPath;
+    },
+    get logs() {
+      return current().logs;
+    },
+    get gateway() {
+      return current().gateway;
+    },
+    writeConfig: (document) => current().writeConfig(document),
+    waitForRevision: (revision) => current().waitForRevision(revision),
+    stop: () => current().stop(),
+  };
 }
 
 /** A log destination that appends every line written to it to `lines`. */

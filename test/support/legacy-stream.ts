@@ -1,6 +1,8 @@
 // Raw 2025-era /mcp traffic for tests of what reaches a client mid-call (issue 24): a tools/call whose
 // SSE answer is read message by message, and the POST of a JSON-RPC response with its status.
 
+import { sseBlocks } from './sse-stream.js';
+
 export const LEGACY_VERSION = '2025-11-25';
 
 export function legacyHeaders(key: string, version = LEGACY_VERSION): Record<string, string> {
@@ -37,19 +39,9 @@ export class LegacyCall {
     });
     this.status = response.status;
     this.contentType = response.headers.get('content-type') ?? '';
-    const decoder = new TextDecoder();
-    let buffered = '';
     try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffered += decoder.decode(chunk, { stream: true });
-        let end = buffered.indexOf('\n\n');
-        while (end >= 0) {
-          this.take(buffered.slice(0, end));
-          buffered = buffered.slice(end + 2);
-          end = buffered.indexOf('\n\n');
-        }
-      }
-      if (buffered.trim() !== '') this.take(buffered);
+      const blocks = sseBlocks(response.body as unknown as AsyncIterable<Uint8Array>, { rest: true });
+      for await (const block of blocks) this.take(block);
     } finally {
       this.wakeAll();
     }

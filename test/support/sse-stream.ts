@@ -16,6 +16,28 @@ export interface SseStream {
   close(): void;
 }
 
+/**
+ * The blocks of an SSE body (the text between blank lines) as they arrive: the one stream reader
+ * the SSE clients of the tests share. With `rest`, a last block the server did not end is yielded too.
+ */
+export async function* sseBlocks(
+  body: AsyncIterable<Uint8Array>,
+  { rest = false }: { rest?: boolean } = {},
+): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      yield block;
+    }
+  }
+  if (rest && buffer.trim() !== '') yield buffer;
+}
+
 export async function openSse(
   url: string,
   headers: Record<string, string>,
@@ -37,24 +59,16 @@ export async function openSse(
   const streaming = contentType.startsWith('text/event-stream');
   const ended = (async () => {
     if (!streaming || response.body === null) return;
-    const decoder = new TextDecoder();
-    let buffer = '';
     try {
-      for await (const chunk of response.body) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          if (block.startsWith(':')) comments += 1;
-          const data = block
-            .split('\n')
-            .filter((line) => line.startsWith('data: '))
-            .map((line) => line.slice(6))
-            .join('\n');
-          if (data !== '') events.push(JSON.parse(data));
-          wake?.();
-        }
+      for await (const block of sseBlocks(response.body)) {
+        if (block.startsWith(':')) comments += 1;
+        const data = block
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => line.slice(6))
+          .join('\n');
+        if (data !== '') events.push(JSON.parse(data));
+        wake?.();
       }
     } catch {
       // Aborted by close().

@@ -40,28 +40,20 @@ describe('key commands', () => {
     await removeTempDir(dir);
   });
 
+  /** `key create` in the demo workspace of the test's file, with any further flags. */
+  function createInDemo(...extra: string[]) {
+    return cli('key', 'create', '--config', file, '--workspace', 'demo', ...extra);
+  }
+
   async function createKey(...extra: string[]): Promise<string> {
-    const run = await cli('key', 'create', '--config', file, '--workspace', 'demo', ...extra);
+    const run = await createInDemo(...extra);
     if (run.code !== 0) throw new Error(`key create failed: ${run.err.join('\n')}`);
     return run.out[0]!;
   }
 
   describe('key create', () => {
     it('prints exactly one line on stdout: a well-formed key', async () => {
-      const run = await cli(
-        'key',
-        'create',
-        '--config',
-        file,
-        '--workspace',
-        'demo',
-        '--access',
-        'write',
-        '--tools',
-        'demo__*',
-        '--expires',
-        '30d',
-      );
+      const run = await createInDemo('--access', 'write', '--tools', 'demo__*', '--expires', '30d');
       expect(run.code).toBe(0);
       expect(run.out).toHaveLength(1);
       expect(parseKey(run.out[0]!)).toBeDefined();
@@ -140,22 +132,13 @@ describe('key commands', () => {
     });
 
     it('refuses an invalid access level and leaves the file unchanged', async () => {
-      const run = await cli('key', 'create', '--config', file, '--workspace', 'demo', '--access', 'admin');
+      const run = await createInDemo('--access', 'admin');
       expect(run.code).toBe(2);
       expect(await readFile(file, 'utf8')).toBe(CONFIG);
     });
 
     it('refuses an expiry in the past', async () => {
-      const run = await cli(
-        'key',
-        'create',
-        '--config',
-        file,
-        '--workspace',
-        'demo',
-        '--expires',
-        '2020-01-01T00:00:00Z',
-      );
+      const run = await createInDemo('--expires', '2020-01-01T00:00:00Z');
       expect(run.code).not.toBe(0);
       expect(run.err.join('\n')).toContain('future');
       expect(await readFile(file, 'utf8')).toBe(CONFIG);
@@ -164,7 +147,7 @@ describe('key commands', () => {
     it('refuses to edit a file that is already invalid', async () => {
       const broken = `${CONFIG}  - name: other\n`;
       await writeFile(file, broken);
-      const run = await cli('key', 'create', '--config', file, '--workspace', 'demo');
+      const run = await createInDemo();
       expect(run.code).not.toBe(0);
       expect(run.err.join('\n')).toContain('workspaces[2].name');
       expect(await readFile(file, 'utf8')).toBe(broken);

@@ -13,25 +13,28 @@ describe('validate-config', () => {
     await removeTempDir(dir);
   });
 
+  /** Writes `text` as `name` in the test's directory and validates it. */
+  async function validate(name: string, text: string) {
+    const file = join(dir, name);
+    await writeFile(file, text);
+    return { file, run: await cli('validate-config', file) };
+  }
+
   it('cli:pluralisation — exits 0 and summarises a valid file with counts in the right number', async () => {
-    const file = join(dir, 'ok.yaml');
-    await writeFile(
-      file,
+    const { run } = await validate(
+      'ok.yaml',
       'version: 1\nworkspaces:\n  - name: demo\n    mcpSources:\n      - name: docs\n        transport: stdio\n        command: node\n',
     );
-    const run = await cli('validate-config', file);
     expect(run.code).toBe(0);
     expect(run.out).toEqual([]);
     expect(run.err.join('\n')).toContain('valid (1 workspace, 1 MCP source, 0 keys)');
   });
 
   it('exits 1 and lists every problem prefixed with its path', async () => {
-    const file = join(dir, 'bad.yaml');
-    await writeFile(
-      file,
+    const { file, run } = await validate(
+      'bad.yaml',
       'version: 1\nserver:\n  port: -1\nworkspaces:\n  - name: demo\n  - name: demo\n    mcpSources:\n      - name: docs\n        transport: stdio\n',
     );
-    const run = await cli('validate-config', file);
     expect(run.code).toBe(1);
     const text = run.err.join('\n');
     expect(text).toContain(`${file}: 3 problems:`);
@@ -43,9 +46,7 @@ describe('validate-config', () => {
   });
 
   it('reports a YAML syntax error with its line', async () => {
-    const file = join(dir, 'broken.yaml');
-    await writeFile(file, 'version: 1\nworkspaces: [\n');
-    const run = await cli('validate-config', file);
+    const { run } = await validate('broken.yaml', 'version: 1\nworkspaces: [\n');
     expect(run.code).toBe(1);
     expect(run.err.join('\n')).toMatch(/\(line \d+\): /);
   });

@@ -17,7 +17,7 @@ import {
   type SearchRequest,
 } from '../../../gateway/knowledge/index.js';
 import { embeddingText } from '../../../gateway/knowledge/embed-source.js';
-import { indexDocument, knowledgeConfig, principalOf } from './knowledge-fixtures.js';
+import { indexDocument, indexInDocs, knowledgeConfig, principalOf } from './knowledge-fixtures.js';
 
 /** A twin whose vectors stand for topics: a text is a mix of the topics whose cue words it contains,
  * so "keeps failing" and "circuit breaker" can mean the same thing without sharing a word. */
@@ -176,14 +176,12 @@ describe('hybrid search through the knowledge service', () => {
       { now: () => now, sleep: () => Promise.resolve() },
     );
     const acme = store.workspace('acme');
-    await indexDocument(acme, {
-      sourceId: 'docs',
+    await indexInDocs(acme, {
       externalId: 'breakers.md',
       title: 'Circuit breakers',
       body: 'A circuit breaker trips after half of at least five calls go wrong, and answers at once while open.',
     });
-    await indexDocument(acme, {
-      sourceId: 'docs',
+    await indexInDocs(acme, {
       externalId: 'cache.md',
       title: 'Discovery cache',
       body: 'The discovery cache keeps an upstream tool list for thirty seconds before it asks again.',

@@ -37,6 +37,11 @@ export async function indexDocument(
   return docId;
 }
 
+/** `indexDocument` into the `docs` files source, the one most store tests search. */
+export function indexInDocs(store: WorkspaceStore, spec: Omit<DocumentSpec, 'sourceId'>): Promise<string> {
+  return indexDocument(store, { sourceId: 'docs', ...spec });
+}
+
 const ZERO_HASH = `sha256:${'0'.repeat(64)}`;
 
 /** A validated, frozen config: each workspace gets the named `files` data sources and one key per

@@ -20,7 +20,7 @@ import {
   type DocumentPage,
   type SearchRequest,
 } from '../../../gateway/knowledge/index.js';
-import { indexDocument, knowledgeConfig, principalOf } from './knowledge-fixtures.js';
+import { indexDocument, indexInDocs, knowledgeConfig, principalOf } from './knowledge-fixtures.js';
 
 const LONG = Array.from(
   { length: 200 },
@@ -59,8 +59,7 @@ afterEach(async () => {
 
 async function seed() {
   const acme = store.workspace('acme');
-  const revoke = await indexDocument(acme, {
-    sourceId: 'docs',
+  const revoke = await indexInDocs(acme, {
     externalId: 'revoke.md',
     title: 'Revoking keys',
     body: 'To revoke an API key run the revoke command. Revocation takes effect without a restart of the gateway.',
@@ -73,12 +72,7 @@ async function seed() {
     title: 'Key rotation',
     body: 'Rotate every API key each quarter and revoke the old key once clients have moved over.',
   });
-  const manual = await indexDocument(acme, {
-    sourceId: 'docs',
-    externalId: 'manual.txt',
-    title: 'Manual',
-    body: LONG,
-  });
+  const manual = await indexInDocs(acme, { externalId: 'manual.txt', title: 'Manual', body: LONG });
   const secret = await indexDocument(store.workspace('beta'), {
     sourceId: 'docs',
     externalId: 'secret.md',

@@ -10,7 +10,7 @@ import {
   type WorkspaceStore,
 } from '../../../gateway/knowledge/index.js';
 import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
-import { indexDocument } from './knowledge-fixtures.js';
+import { indexDocument, indexInDocs } from './knowledge-fixtures.js';
 
 const ALL = { allowedSourceIds: ['docs', 'wiki', 'tickets'] };
 
@@ -38,8 +38,7 @@ describe('SqliteKnowledgeStore: workspaces', () => {
 
 describe('SqliteKnowledgeStore: search', () => {
   it('finds an upserted chunk with its provenance', async () => {
-    const docId = await indexDocument(ws, {
-      sourceId: 'docs',
+    const docId = await indexInDocs(ws, {
       externalId: 'revoke.md',
       title: 'Revoking keys',
       body: 'To revoke an API key run the revoke command.',
@@ -63,19 +62,9 @@ describe('SqliteKnowledgeStore: search', () => {
   });
 
   it('matches terms by porter stem and ORs them', async () => {
-    const a = await indexDocument(ws, {
-      sourceId: 'docs',
-      externalId: 'a',
-      title: 'A',
-      body: 'Rotor inspections happen daily.',
-    });
-    const b = await indexDocument(ws, {
-      sourceId: 'docs',
-      externalId: 'b',
-      title: 'B',
-      body: 'The turbine is balanced.',
-    });
-    await indexDocument(ws, { sourceId: 'docs', externalId: 'c', title: 'C', body: 'Nothing relevant.' });
+    const a = await indexInDocs(ws, { externalId: 'a', title: 'A', body: 'Rotor inspections happen daily.' });
+    const b = await indexInDocs(ws, { externalId: 'b', title: 'B', body: 'The turbine is balanced.' });
+    await indexInDocs(ws, { externalId: 'c', title: 'C', body: 'Nothing relevant.' });
     expect((await ws.search(['inspecting'], ALL, 10)).map((h) => h.docId)).toEqual([a]);
     expect(
       (await ws.search(['inspection', 'turbine', 'absentword'], ALL, 10)).map((h) => h.docId).sort(),
@@ -85,14 +74,12 @@ describe('SqliteKnowledgeStore: search', () => {
   });
 
   it('ranks a title hit above a body-only hit', async () => {
-    const body = await indexDocument(ws, {
-      sourceId: 'docs',
+    const body = await indexInDocs(ws, {
       externalId: 'body',
       title: 'Operations handbook',
       body: 'Chapter seven mentions the flamingo protocol once among many other words about operations.',
     });
-    const title = await indexDocument(ws, {
-      sourceId: 'docs',
+    const title = await indexInDocs(ws, {
       externalId: 'title',
       title: 'Flamingo protocol',
       body: 'Chapter seven mentions the handshake once among many other words about operations.',
@@ -103,24 +90,13 @@ describe('SqliteKnowledgeStore: search', () => {
   });
 
   it('ranks more matching terms higher and respects the limit', async () => {
-    const one = await indexDocument(ws, {
-      sourceId: 'docs',
-      externalId: '1',
-      title: 'x',
-      body: 'alpha words here and there.',
-    });
-    const three = await indexDocument(ws, {
-      sourceId: 'docs',
+    const one = await indexInDocs(ws, { externalId: '1', title: 'x', body: 'alpha words here and there.' });
+    const three = await indexInDocs(ws, {
       externalId: '3',
       title: 'x',
       body: 'alpha bravo charlie words here.',
     });
-    const two = await indexDocument(ws, {
-      sourceId: 'docs',
-      externalId: '2',
-      title: 'x',
-      body: 'alpha bravo words here.',
-    });
+    const two = await indexInDocs(ws, { externalId: '2', title: 'x', body: 'alpha bravo words here.' });
     const hits = await ws.search(['alpha', 'bravo', 'charlie'], ALL, 10);
     expect(hits.map((h) => h.docId)).toEqual([three, two, one]);
     expect((await ws.search(['alpha', 'bravo', 'charlie'], ALL, 2)).map((h) => h.docId)).toEqual([
@@ -130,19 +106,14 @@ describe('SqliteKnowledgeStore: search', () => {
   });
 
   it('treats terms as literal words, never as FTS5 query syntax', async () => {
-    await indexDocument(ws, { sourceId: 'docs', externalId: 'a', title: 'A', body: 'rotor blade' });
+    await indexInDocs(ws, { externalId: 'a', title: 'A', body: 'rotor blade' });
     for (const term of ['rotor" OR "blade', 'NEAR(rotor blade)', '*', 'ws:anything', 'AND', '"', 'rotor*'])
       await expect(ws.search([term], ALL, 10)).resolves.toBeInstanceOf(Array);
     expect(await ws.search(['rotor" OR "zzz'], ALL, 10)).toEqual([]);
   });
 
   it('filters by source id and source type', async () => {
-    const docs = await indexDocument(ws, {
-      sourceId: 'docs',
-      externalId: 'a',
-      title: 'A',
-      body: 'shared word',
-    });
+    const docs = await indexInDocs(ws, { externalId: 'a', title: 'A', body: 'shared word' });
     const wiki = await indexDocument(ws, {
       sourceId: 'wiki',
       sourceType: 'wiki',
@@ -168,12 +139,7 @@ describe('SqliteKnowledgeStore: search', () => {
   });
 
   it('searches only the allowed sources, and nothing when none is allowed', async () => {
-    const docs = await indexDocument(ws, {
-      sourceId: 'docs',
-      externalId: 'a',
-      title: 'A',
-      body: 'shared word',
-    });
+    const docs = await indexInDocs(ws, { externalId: 'a', title: 'A', body: 'shared word' });
     await indexDocument(ws, { sourceId: 'wiki', externalId: 'a', title: 'A', body: 'shared word' });
     expect((await ws.search(['shared'], { allowedSourceIds: ['docs'] }, 10)).map((h) => h.docId)).toEqual([
       docs,
@@ -193,8 +159,7 @@ describe('SqliteKnowledgeStore: filtered search over many matches', () => {
         title: 'Heron heron',
         body: `heron heron heron ${i}`,
       });
-    const weak = await indexDocument(ws, {
-      sourceId: 'docs',
+    const weak = await indexInDocs(ws, {
       externalId: 'weak',
       title: 'Birds',
       body: `A long page about many birds that mentions the heron only once. ${'filler words here. '.repeat(40)}`,
@@ -237,7 +202,7 @@ describe('SqliteKnowledgeStore: ranking that skips rows of a common term', () =>
         body: `gull gull ${i < rare ? 'heron' : 'plover'} shore ${'sand '.repeat(i % 7)}`,
       });
     for (let i = 0; i < 20; i += 1)
-      await indexDocument(ws, { sourceId: 'docs', externalId: `o${i}`, title: 'Other', body: `tern ${i}` });
+      await indexInDocs(ws, { externalId: `o${i}`, title: 'Other', body: `tern ${i}` });
   }
 
   it('returns exactly the first rows of the full ranking when the rarer term decides the top', async () => {
@@ -258,18 +223,8 @@ describe('SqliteKnowledgeStore: ranking that skips rows of a common term', () =>
 
 describe('SqliteKnowledgeStore: documents', () => {
   it('replaces the chunks of a re-upserted document', async () => {
-    const docId = await indexDocument(ws, {
-      sourceId: 'docs',
-      externalId: 'a',
-      title: 'Old title',
-      body: 'obsolete flamingo',
-    });
-    await indexDocument(ws, {
-      sourceId: 'docs',
-      externalId: 'a',
-      title: 'New title',
-      body: 'current pelican',
-    });
+    const docId = await indexInDocs(ws, { externalId: 'a', title: 'Old title', body: 'obsolete flamingo' });
+    await indexInDocs(ws, { externalId: 'a', title: 'New title', body: 'current pelican' });
     expect(await ws.search(['flamingo'], ALL, 10)).toEqual([]);
     expect(await ws.search(['obsolete'], ALL, 10)).toEqual([]);
     const hits = await ws.search(['pelican'], ALL, 10);
@@ -318,8 +273,8 @@ describe('SqliteKnowledgeStore: documents', () => {
   });
 
   it('keeps document hashes, counts and deletions per source', async () => {
-    const a = await indexDocument(ws, { sourceId: 'docs', externalId: 'a', title: 'A', body: 'alpha text' });
-    const b = await indexDocument(ws, { sourceId: 'docs', externalId: 'b', title: 'B', body: 'bravo text' });
+    const a = await indexInDocs(ws, { externalId: 'a', title: 'A', body: 'alpha text' });
+    const b = await indexInDocs(ws, { externalId: 'b', title: 'B', body: 'bravo text' });
     const w = await indexDocument(ws, { sourceId: 'wiki', externalId: 'a', title: 'W', body: 'wiki text' });
     expect(await ws.documentHashes('docs')).toEqual(
       new Map([
@@ -360,12 +315,7 @@ describe('SqliteKnowledgeStore: documents', () => {
   });
 
   it('rolls back a failed upsert and keeps the previous version', async () => {
-    const docId = await indexDocument(ws, {
-      sourceId: 'docs',
-      externalId: 'a',
-      title: 'A',
-      body: 'original text',
-    });
+    const docId = await indexInDocs(ws, { externalId: 'a', title: 'A', body: 'original text' });
     const before = await ws.getDocument(docId);
     // Two chunks with the same number violate UNIQUE (workspace_id, doc_id, chunk_no).
     const duplicate = { chunkNo: 0, text: 'replacement text', charStart: 0, charEnd: 16 };

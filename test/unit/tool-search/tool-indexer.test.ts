@@ -106,6 +106,16 @@ function setUp(
   };
 }
 
+/** The whole CATALOG discovered in `acme`, source by source. */
+function emitCatalog(catalog: ReturnType<typeof setUp>['catalog']): void {
+  for (const source of SOURCES)
+    catalog.emit(
+      'acme',
+      source,
+      CATALOG.filter((t) => t.source === source),
+    );
+}
+
 const texts = (tools: readonly CatalogTool[]) => tools.map((t) => toolDocument(t).text).sort();
 
 describe('tools embedded at discovery', () => {
@@ -116,12 +126,7 @@ describe('tools embedded at discovery', () => {
       configOf({ acme: { sources: SOURCES, embeddings: true } }),
       { acme: CATALOG },
     );
-    for (const source of SOURCES)
-      catalog.emit(
-        'acme',
-        source,
-        CATALOG.filter((t) => t.source === source),
-      );
+    emitCatalog(catalog);
     await indexer.settled('acme');
     expect(provider.calls.flat().sort()).toEqual(texts(CATALOG));
     // The first search ever: hybrid, nothing pending, and only the question is sent.
@@ -135,12 +140,7 @@ describe('tools embedded at discovery', () => {
     expect(provider.calls.at(-1)).toEqual(['current time zone']);
     // The same lists again (a cache hit): nothing is sent.
     const before = provider.calls.length;
-    for (const source of SOURCES)
-      catalog.emit(
-        'acme',
-        source,
-        CATALOG.filter((t) => t.source === source),
-      );
+    emitCatalog(catalog);
     await indexer.settled('acme');
     expect(provider.calls).toHaveLength(before);
     // One tool changed, one added: only those two texts are sent; the old text's vector goes.
@@ -187,12 +187,7 @@ describe('tools embedded at discovery', () => {
       configOf({ acme: { sources: SOURCES, embeddings: true } }),
       { acme: CATALOG },
     );
-    for (const source of SOURCES)
-      catalog.emit(
-        'acme',
-        source,
-        CATALOG.filter((t) => t.source === source),
-      );
+    emitCatalog(catalog);
     await indexer.settled('acme');
     expect(sent).toBe(1);
     // The pauses double from RETRY_AFTER_MS, each between half and all of its nominal length.
