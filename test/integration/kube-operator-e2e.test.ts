@@ -7,11 +7,20 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChild, type Child } from '../bench/child-process.js';
+import type { Child } from '../bench/child-process.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { startAuthServer } from '../infra/oidc-provider.js';
 import { get, mcpPost } from '../support/gateway-harness.js';
-import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
+import type { GatewayProcess } from '../support/gateway-processes.js';
+import {
+  freshNamespace,
+  kubectl,
+  kubectlOk,
+  readIssuedKey,
+  startOperator,
+  startOperatorAndGateways,
+  type OperatorAndGateways,
+} from '../support/kube-harness.js';
 import { until } from '../support/until.js';
 import { writeTestPolicy, type TestPolicyFiles } from '../support/test-policy.js';
 import { upstreamGate } from '../support/upstream-oauth.js';
@@ -21,79 +30,13 @@ let tenant: string;
 let gatewayNs: string;
 let upstream: RunningModernServer;
 let docs: string;
-let operator: Child;
-let gateways: { child: Child; url: string }[] = [];
+let plane: OperatorAndGateways;
+let gateways: readonly GatewayProcess[] = [];
 let key: string;
 let policy: TestPolicyFiles;
 
-function startOperator(identity: string): Promise<Child> {
-  return startChild(
-    [
-      'bin/agent-gateway.js',
-      'operator',
-      '--gateway-namespace',
-      gatewayNs,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--identity',
-      identity,
-      '--policy',
-      policy.policyPath,
-      '--log-level',
-      'warn',
-    ],
-    /watching/,
-    'stderr',
-  );
-}
-
-async function startGatewayProcess(): Promise<{ child: Child; url: string }> {
-  const child = await startChild(
-    [
-      'bin/agent-gateway.js',
-      'serve',
-      '--kubernetes',
-      '--namespace',
-      gatewayNs,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--port',
-      '0',
-      '--config',
-      policy.baseConfigPath,
-      '--log-level',
-      'warn',
-    ],
-    /listening on/,
-    'stderr',
-  );
-  return { child, url: /listening on (\S+)/.exec(child.line)?.[1] as string };
-}
-
-async function readIssuedKey(namespace: string, apiKey: string): Promise<string> {
-  const secretName = await until(`${apiKey} status.secretName`, async () => {
-    const out = await kubectlOk([
-      'get',
-      'apikey',
-      apiKey,
-      '-n',
-      namespace,
-      '-o',
-      'jsonpath={.status.secretName}',
-    ]);
-    return out.trim() === '' ? undefined : out.trim();
-  });
-  const encoded = await kubectlOk([
-    'get',
-    'secret',
-    secretName,
-    '-n',
-    namespace,
-    '-o',
-    'jsonpath={.data.key}',
-  ]);
-  return Buffer.from(encoded, 'base64').toString('utf8');
-}
+const operatorAs = (identity: string): Promise<Child> =>
+  startOperator({ gatewayNamespace: gatewayNs, policyPath: policy.policyPath, identity });
 
 async function statusOf(url: string, path: string, bearer: string): Promise<number> {
   return (await get(`${url}${path}`, bearer)).status;
@@ -119,8 +62,13 @@ beforeAll(async () => {
     .replace('http://docs-mcp.example.svc:8080/mcp', upstream.url)
     .replace('/data/agent-gateway/handbook', docs);
   await kubectlOk(['apply', '-n', tenant, '-f', '-'], document);
-  operator = await startOperator('operator-a');
-  gateways = [await startGatewayProcess(), await startGatewayProcess()];
+  plane = await startOperatorAndGateways({
+    gatewayNamespace: gatewayNs,
+    policy,
+    gateways: 2,
+    identity: 'operator-a',
+  });
+  gateways = plane.gateways;
   key = await readIssuedKey(tenant, 'ci-reader');
   for (const gateway of gateways)
     await until('the key to be served', async () =>
@@ -129,8 +77,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.child.stop()));
-  await operator?.stop();
+  await plane?.stop();
   await upstream?.close();
   await rm(docs, { recursive: true, force: true });
 });
@@ -475,7 +422,7 @@ describe('kubectl apply → operator → gateways', () => {
   });
 
   it('operator:leader-failover — with two operators one leads; when it dies the other takes over and keeps rendering', async () => {
-    const standby = await startOperator('operator-b');
+    const standby = await operatorAs('operator-b');
     const holder = async () =>
       (
         await kubectl([
@@ -489,13 +436,13 @@ describe('kubectl apply → operator → gateways', () => {
         ])
       ).stdout;
     expect(await holder()).toBe('operator-a');
-    operator.process.kill('SIGKILL');
+    plane.operator.process.kill('SIGKILL');
     await until(
       'operator-b to hold the lease',
       async () => ((await holder()) === 'operator-b' ? true : undefined),
       40_000,
     );
-    operator = standby;
+    plane.operator = standby;
     await kubectlOk([
       'patch',
       'apikey',
