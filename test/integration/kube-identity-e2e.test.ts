@@ -15,6 +15,7 @@ import {
   startOperatorAndGateways,
   type OperatorAndGateways,
 } from '../support/kube-harness.js';
+import { clientCredentialsToken, machineClient } from '../support/oauth-clients.js';
 import { writeTestPolicy, type TestPolicyFiles } from '../support/test-policy.js';
 import { until } from '../support/until.js';
 
@@ -43,16 +44,12 @@ function workspace(clientId: string): string {
   });
 }
 
-async function machineToken(): Promise<string> {
-  const response = await fetch(`${as.issuer}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:read', resource: RESOURCE }),
+function machineToken(): Promise<string> {
+  return clientCredentialsToken(as.issuer, {
+    clientId: CLIENT.id,
+    clientSecret: CLIENT.secret,
+    resource: RESOURCE,
   });
-  return ((await response.json()) as { access_token: string }).access_token;
 }
 
 async function toolsOf(url: string, token: string): Promise<string[] | number> {
@@ -69,15 +66,7 @@ beforeAll(async () => {
   as = await startAuthServer({
     resources: { [RESOURCE]: { scope: 'mcp:read' } },
     scopes: ['mcp:read'],
-    clients: [
-      {
-        client_id: CLIENT.id,
-        client_secret: CLIENT.secret,
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      },
-    ],
+    clients: [machineClient(CLIENT.id, CLIENT.secret)],
   });
   // The admin's oauth section names the default workspace, whose rules admit tokens for the shared
   // resource (D24; the chart's oauth.defaultWorkspace), and lets the tenant's namespace trust this

@@ -26,6 +26,7 @@ import {
   startKubeGateway,
   startOperator,
 } from '../support/kube-harness.js';
+import { clientCredentialsToken, machineClient } from '../support/oauth-clients.js';
 import { writeTestPolicy, type TestPolicyFiles } from '../support/test-policy.js';
 import { until } from '../support/until.js';
 
@@ -45,26 +46,10 @@ let policed: GatewayProcess;
 let unbounded: GatewayProcess;
 const keyRequests = new Map<string, number>();
 
-const clients = ['member', 'outsider'].map((id) => ({
-  client_id: id,
-  client_secret: `${id}-secret-0123456789`,
-  grant_types: ['client_credentials'],
-  redirect_uris: [],
-  response_types: [],
-}));
+const clients = ['member', 'outsider'].map((id) => machineClient(id));
 
-async function clientToken(clientId: string): Promise<string> {
-  const response = await fetch(`${as.issuer}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret-0123456789`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource: RESOURCE, scope: 'mcp:read' }),
-  });
-  const body = (await response.json()) as { access_token?: string };
-  if (body.access_token === undefined) throw new Error(`no token: ${JSON.stringify(body)}`);
-  return body.access_token;
+function clientToken(clientId: string): Promise<string> {
+  return clientCredentialsToken(as.issuer, { clientId, resource: RESOURCE });
 }
 
 function workspace(name: string, issuer: Record<string, unknown>): Record<string, unknown> {

@@ -21,6 +21,7 @@ import {
   startOperatorAndGateways,
   type OperatorAndGateways,
 } from '../support/kube-harness.js';
+import { machineClient } from '../support/oauth-clients.js';
 import { until } from '../support/until.js';
 import { writeTestPolicy, type TestPolicyFiles } from '../support/test-policy.js';
 import { upstreamGate } from '../support/upstream-oauth.js';
@@ -326,14 +327,7 @@ describe('kubectl apply → operator → gateways', () => {
       resources: { [guarded.url]: { scope: 'tools:read' } },
       scopes: ['tools:read'],
       clients: [
-        {
-          client_id: 'kube-gateway',
-          client_secret: clientSecret,
-          grant_types: ['client_credentials'],
-          redirect_uris: [],
-          response_types: [],
-          token_endpoint_auth_method: 'client_secret_basic',
-        },
+        machineClient('kube-gateway', clientSecret, { token_endpoint_auth_method: 'client_secret_basic' }),
       ],
     });
     const gate = upstreamGate(as.issuer, guarded.url);

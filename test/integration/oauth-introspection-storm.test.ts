@@ -12,6 +12,7 @@ import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
 import { demoSource, get, startHarness, type Harness } from '../support/gateway-harness.js';
 import { findLeaks } from '../support/leak-scan.js';
+import { clientCredentialsToken, introspectionClient, machineClient } from '../support/oauth-clients.js';
 
 const INTROSPECTION_SECRET = 'storm-introspection-secret-0123456789';
 const PER_SECOND = 20;
@@ -58,22 +59,7 @@ beforeAll(async () => {
   resource = `${gatewayUrl}/mcp`;
   as = await startAuthServer({
     resources: { [resource]: { scope: 'mcp:read', format: 'opaque' } },
-    clients: [
-      {
-        client_id: 'opaque',
-        client_secret: 'opaque-secret-0123456789',
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      },
-      {
-        client_id: 'gateway',
-        client_secret: INTROSPECTION_SECRET,
-        grant_types: [],
-        redirect_uris: [],
-        response_types: [],
-      },
-    ],
+    clients: [machineClient('opaque'), introspectionClient('gateway', INTROSPECTION_SECRET)],
   });
   h = await startHarness(
     {
@@ -110,15 +96,7 @@ beforeAll(async () => {
     },
     { AGW_INTROSPECTION_SECRET: INTROSPECTION_SECRET },
   );
-  const response = await fetch(`${as.issuer}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from('opaque:opaque-secret-0123456789').toString('base64')}`,
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope: 'mcp:read' }),
-  });
-  legit = ((await response.json()) as { access_token: string }).access_token;
+  legit = await clientCredentialsToken(as.issuer, { clientId: 'opaque', resource });
   presented.push(legit);
 }, 60_000);
 
