@@ -20,6 +20,7 @@ import {
   kubeconfigPath,
   kubectl,
   kubectlOk,
+  operatorMetricsEnv,
   readIssuedKey,
   startKubeGateway,
   startOperator,
@@ -683,13 +684,7 @@ describe('the chart on a real API server', () => {
       kubeconfig: await serviceAccountKubeconfig('agw-agent-gateway-operator'),
       extraArgs: ['--scope', 'namespace', '--health-port', '0', '--health-host', '127.0.0.1'],
       // The operator's metrics, as the chart's otel values would turn them on (no trace collector here).
-      env: {
-        ...process.env,
-        OTEL_SDK_DISABLED: 'false',
-        OTEL_TRACES_SAMPLER: 'always_off',
-        OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
-        OTEL_EXPORTER_PROMETHEUS_PORT: String((operatorMetricsPort = await freePort())),
-      },
+      env: operatorMetricsEnv((operatorMetricsPort = await freePort())),
     });
     const healthPort = /probes on port (\d+)/.exec(operator.line)?.[1];
     expect(healthPort).toBeDefined();

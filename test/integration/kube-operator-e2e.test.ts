@@ -43,6 +43,39 @@ async function statusOf(url: string, path: string, bearer: string): Promise<numb
   return (await get(`${url}${path}`, bearer)).status;
 }
 
+/** Waits until every gateway answers /agent/tools for `bearer` with `status`. */
+async function untilEveryGateway(what: string, bearer: string, status: number): Promise<void> {
+  for (const gateway of gateways)
+    await until(what, async () =>
+      (await statusOf(gateway.url, '/agent/tools', bearer)) === status ? true : undefined,
+    );
+}
+
+/** Waits until every gateway serves the config revision `revision`. */
+async function untilEveryGatewayServes(what: string, revision: string): Promise<void> {
+  for (const gateway of gateways)
+    await until(what, async () => {
+      const body = (await (await get(`${gateway.url}/agent/sources?response_format=json`, key)).json()) as {
+        config_revision: string;
+      };
+      return body.config_revision === revision ? true : undefined;
+    });
+}
+
+function patchApiKey(name: string, spec: Record<string, unknown>): Promise<string> {
+  return kubectlOk([
+    'patch',
+    'apikey',
+    name,
+    '-n',
+    tenant,
+    '--type',
+    'merge',
+    '-p',
+    JSON.stringify({ spec }),
+  ]);
+}
+
 beforeAll(async () => {
   tenant = await freshNamespace('tenant');
   gatewayNs = await freshNamespace('agw');
@@ -71,10 +104,7 @@ beforeAll(async () => {
   });
   gateways = plane.gateways;
   key = await readIssuedKey(tenant, 'ci-reader');
-  for (const gateway of gateways)
-    await until('the key to be served', async () =>
-      (await statusOf(gateway.url, '/agent/tools', key)) === 200 ? true : undefined,
-    );
+  await untilEveryGateway('the key to be served', key, 200);
 }, 120_000);
 
 afterAll(async () => {
@@ -121,13 +151,7 @@ describe('kubectl apply → operator → gateways', () => {
       ]);
       return /^[0-9a-f]{16}$/.test(out) ? out : undefined;
     });
-    for (const gateway of gateways)
-      await until('the gateway to serve that revision', async () => {
-        const body = (await (await get(`${gateway.url}/agent/sources?response_format=json`, key)).json()) as {
-          config_revision: string;
-        };
-        return body.config_revision === rendered ? true : undefined;
-      });
+    await untilEveryGatewayServes('the gateway to serve that revision', rendered);
     // The upstream saw the credential from the Secret, never the caller's key.
     expect(upstream.log.every((entry) => entry.authorization === `Bearer ${UPSTREAM_TOKEN}`)).toBe(true);
     const status = JSON.parse(
@@ -140,36 +164,10 @@ describe('kubectl apply → operator → gateways', () => {
   });
 
   it('kube:e2e-revoke — revoking the ApiKey makes every gateway refuse the key; un-revoking restores it', async () => {
-    await kubectlOk([
-      'patch',
-      'apikey',
-      'ci-reader',
-      '-n',
-      tenant,
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"revoked":true}}',
-    ]);
-    for (const gateway of gateways)
-      await until('401 after revocation', async () =>
-        (await statusOf(gateway.url, '/agent/tools', key)) === 401 ? true : undefined,
-      );
-    await kubectlOk([
-      'patch',
-      'apikey',
-      'ci-reader',
-      '-n',
-      tenant,
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"revoked":false}}',
-    ]);
-    for (const gateway of gateways)
-      await until('200 after un-revocation', async () =>
-        (await statusOf(gateway.url, '/agent/tools', key)) === 200 ? true : undefined,
-      );
+    await patchApiKey('ci-reader', { revoked: true });
+    await untilEveryGateway('401 after revocation', key, 401);
+    await patchApiKey('ci-reader', { revoked: false });
+    await untilEveryGateway('200 after un-revocation', key, 200);
   });
 
   it('kube:e2e-missing-secret — a source whose Secret is missing is Ready=False; the rest keeps serving; creating the Secret recovers it', async () => {
@@ -278,10 +276,7 @@ describe('kubectl apply → operator → gateways', () => {
         spec: { workspaceRef: { name: 'acme' }, keyId: own.id, keyHash: own.hash },
       }),
     );
-    for (const gateway of gateways)
-      await until('the own key to be served', async () =>
-        (await statusOf(gateway.url, '/agent/tools', own.key)) === 200 ? true : undefined,
-      );
+    await untilEveryGateway('the own key to be served', own.key, 200);
     const secrets = await kubectlOk(['get', 'secrets', '-n', tenant, '-o', 'name']);
     expect(secrets).not.toContain('own-key-key');
     const everything = await kubectlOk(['get', 'secrets,configmaps', '-A', '-o', 'json']);
@@ -309,13 +304,7 @@ describe('kubectl apply → operator → gateways', () => {
       const now = await revision();
       return now !== before && now !== '' ? now : undefined;
     });
-    for (const gateway of gateways)
-      await until('the gateways to serve it', async () => {
-        const body = (await (await get(`${gateway.url}/agent/sources?response_format=json`, key)).json()) as {
-          config_revision: string;
-        };
-        return body.config_revision === after ? true : undefined;
-      });
+    await untilEveryGatewayServes('the gateways to serve it', after);
   });
 
   it('kube:e2e-upstream-oauth — an McpSource with oauthClientCredentials from a Secret: both gateways get a token of their own from a real authorization server for an upstream that checks its audience; no client secret outside the Secrets', async () => {
@@ -393,10 +382,7 @@ describe('kubectl apply → operator → gateways', () => {
     const otherKey = await readIssuedKey(tenant, 'globex-writer');
     for (const gateway of gateways) expect(await statusOf(gateway.url, '/agent/tools', otherKey)).toBe(200);
     await kubectlOk(['delete', 'workspace', 'globex', '-n', tenant]);
-    for (const gateway of gateways)
-      await until('the deleted workspace key to be refused', async () =>
-        (await statusOf(gateway.url, '/agent/tools', otherKey)) === 401 ? true : undefined,
-      );
+    await untilEveryGateway('the deleted workspace key to be refused', otherKey, 401);
     const left = await until('the rendered objects to go', async () => {
       const out = await kubectlOk([
         'get',
@@ -437,17 +423,7 @@ describe('kubectl apply → operator → gateways', () => {
       40_000,
     );
     plane.operator = standby;
-    await kubectlOk([
-      'patch',
-      'apikey',
-      'ci-reader',
-      '-n',
-      tenant,
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"rotation":1}}',
-    ]);
+    await patchApiKey('ci-reader', { rotation: 1 });
     const rotated = await until('a rotated key', async () => {
       const next = await readIssuedKey(tenant, 'ci-reader');
       return next !== key ? next : undefined;

@@ -19,7 +19,13 @@ import { freePort } from '../infra/free-port.js';
 import { kubeBinDir } from '../infra/control-plane.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
 import { keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
-import { freshNamespace, kubectl, kubectlOk, startOperator } from '../support/kube-harness.js';
+import {
+  freshNamespace,
+  kubectl,
+  kubectlOk,
+  operatorMetricsEnv,
+  startOperator,
+} from '../support/kube-harness.js';
 import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
 import { writeTestPolicy } from '../support/test-policy.js';
 import { until } from '../support/until.js';
@@ -179,13 +185,7 @@ beforeAll(async () => {
     policyPath: policy.policyPath,
     identity: 'metrics-test',
     extraArgs: ['--scope', 'namespace', '--health-port', '0', '--health-host', '127.0.0.1'],
-    env: {
-      ...process.env,
-      OTEL_SDK_DISABLED: 'false',
-      OTEL_TRACES_SAMPLER: 'always_off',
-      OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
-      OTEL_EXPORTER_PROMETHEUS_PORT: String((operatorMetricsPort = await freePort())),
-    },
+    env: operatorMetricsEnv((operatorMetricsPort = await freePort())),
   });
   await kubectlOk(
     ['apply', '-n', namespace, '-f', '-'],

@@ -103,6 +103,18 @@ export async function readIssuedKey(
   return Buffer.from(encoded, 'base64').toString('utf8');
 }
 
+/** The environment that turns on an operator's Prometheus metrics on `port`, as the chart's otel
+ * values would (no trace collector in tests). */
+export function operatorMetricsEnv(port: number): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    OTEL_SDK_DISABLED: 'false',
+    OTEL_TRACES_SAMPLER: 'always_off',
+    OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+    OTEL_EXPORTER_PROMETHEUS_PORT: String(port),
+  };
+}
+
 interface ProcessOptions {
   /** Default: the run's kubeconfig. */
   readonly kubeconfig?: string;
