@@ -23,6 +23,7 @@ import {
   kubectlOk,
   readIssuedKey,
   readyCondition,
+  renderedConfigMaps,
   startKubeGateway,
   startOperator,
 } from '../support/kube-harness.js';
@@ -199,21 +200,8 @@ describe('the identity policy in the Kubernetes shape', () => {
       status: 'True',
       reason: 'Rendered',
     });
-    const configMaps = JSON.parse(
-      await kubectlOk([
-        'get',
-        'configmaps',
-        '-n',
-        gatewayNs,
-        '-l',
-        'agentgateway.dev/workspace=idp-team-ws',
-        '-o',
-        'json',
-      ]),
-    ) as { items: { data: Record<string, string> }[] };
-    const fragment = configMaps.items
-      .map((c) => c.data['fragment.json'] ?? '')
-      .find((f) => f.includes('identity'));
+    const configMaps = await renderedConfigMaps(gatewayNs, 'idp-team-ws');
+    const fragment = configMaps.map((c) => c.data['fragment.json'] ?? '').find((f) => f.includes('identity'));
     const identity = (JSON.parse(fragment ?? '{}') as { identity?: { issuers: unknown[]; rules: unknown[] } })
       .identity;
     expect(identity?.issuers).toEqual([expect.objectContaining({ jwksUri: `${as.issuer}/jwks` })]);

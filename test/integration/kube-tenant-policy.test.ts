@@ -26,6 +26,7 @@ import {
   kubectlOk,
   readIssuedKey,
   readyCondition,
+  renderedConfigMaps,
   startKubeGateway,
   startOperator,
   type ReadyCondition,
@@ -553,19 +554,8 @@ describe('a tenant with namespace rights only', () => {
     // workspace: a loopback MCP source, a files root outside, an env secret reference.
     await operator?.stop();
     operator = undefined;
-    const configMaps = JSON.parse(
-      await kubectlOk([
-        'get',
-        'configmaps',
-        '-n',
-        gatewayNs,
-        '-l',
-        'agentgateway.dev/workspace=evil-ws',
-        '-o',
-        'json',
-      ]),
-    ) as { items: { metadata: { name: string }; data: Record<string, string> }[] };
-    const part = configMaps.items.find((c) => c.metadata.name.endsWith('-c0'));
+    const configMaps = await renderedConfigMaps(gatewayNs, 'evil-ws');
+    const part = configMaps.find((c) => c.metadata.name.endsWith('-c0'));
     expect(part).toBeDefined();
     const fragment = JSON.parse(part?.data['fragment.json'] ?? '{}') as Record<string, unknown>;
     fragment['mcpSources'] = [
@@ -583,7 +573,7 @@ describe('a tenant with namespace rights only', () => {
     ];
     const forgedRevision = 'f0f0f0f0f0f0f0f0';
     const objects = [
-      ...configMaps.items.map((c) => ['configmap', c.metadata.name] as const),
+      ...configMaps.map((c) => ['configmap', c.metadata.name] as const),
       ...(
         JSON.parse(
           await kubectlOk([

@@ -8,9 +8,14 @@ import { CompactSign, importJWK, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
-import { demoSource, get, startHarness, type Harness } from '../support/gateway-harness.js';
+import { get, startHarness, type Harness } from '../support/gateway-harness.js';
 import { findLeaks } from '../support/leak-scan.js';
-import { clientCredentialsToken, introspectionClient, machineClient } from '../support/oauth-clients.js';
+import {
+  clientCredentialsToken,
+  introspectingWorkspace,
+  introspectionClient,
+  machineClient,
+} from '../support/oauth-clients.js';
 
 const INTROSPECTION_SECRET = 'claim-bounds-introspection-secret-0123';
 const YEAR_S = 366 * 86_400;
@@ -98,21 +103,7 @@ beforeAll(async () => {
       server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
       // The shared resource (/mcp, /agent/*) admits tokens for the default workspace only (D24).
       oauth: { defaultWorkspace: 'claims' },
-      workspaces: [
-        {
-          name: 'claims',
-          mcpSources: [demoSource('demo')],
-          identity: {
-            issuers: [
-              {
-                issuer: as.issuer,
-                introspection: { clientId: 'gateway', clientSecret: { env: 'AGW_INTROSPECTION_SECRET' } },
-              },
-            ],
-            rules: [{ name: 'anyone', issuer: as.issuer }],
-          },
-        },
-      ],
+      workspaces: [introspectingWorkspace('claims', as.issuer, 'anyone')],
     },
     { AGW_INTROSPECTION_SECRET: INTROSPECTION_SECRET },
   );

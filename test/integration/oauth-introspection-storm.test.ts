@@ -10,9 +10,14 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
-import { demoSource, get, startHarness, type Harness } from '../support/gateway-harness.js';
+import { get, startHarness, type Harness } from '../support/gateway-harness.js';
 import { findLeaks } from '../support/leak-scan.js';
-import { clientCredentialsToken, introspectionClient, machineClient } from '../support/oauth-clients.js';
+import {
+  clientCredentialsToken,
+  introspectingWorkspace,
+  introspectionClient,
+  machineClient,
+} from '../support/oauth-clients.js';
 
 const INTROSPECTION_SECRET = 'storm-introspection-secret-0123456789';
 const PER_SECOND = 20;
@@ -75,23 +80,7 @@ beforeAll(async () => {
         introspectionCacheEntries: 1000,
       },
       workspaces: [
-        {
-          name: 'machines',
-          mcpSources: [demoSource('demo')],
-          identity: {
-            issuers: [
-              {
-                issuer: as.issuer,
-                introspection: {
-                  clientId: 'gateway',
-                  clientSecret: { env: 'AGW_INTROSPECTION_SECRET' },
-                  tokenLength: { min: 43, max: 43 },
-                },
-              },
-            ],
-            rules: [{ name: 'any', issuer: as.issuer }],
-          },
-        },
+        introspectingWorkspace('machines', as.issuer, 'any', { tokenLength: { min: 43, max: 43 } }),
       ],
     },
     { AGW_INTROSPECTION_SECRET: INTROSPECTION_SECRET },

@@ -23,7 +23,12 @@ import {
 } from '../../gateway/telemetry/audit-record.js';
 import { demoSource, get, mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
 import { findLeaks } from '../support/leak-scan.js';
-import { clientCredentialsToken, introspectionClient, machineClient } from '../support/oauth-clients.js';
+import {
+  clientCredentialsToken,
+  introspectingWorkspace,
+  introspectionClient,
+  machineClient,
+} from '../support/oauth-clients.js';
 import { until } from '../support/until.js';
 
 const INTROSPECTION_SECRET = 'gateway-introspection-secret-0123456789';
@@ -187,19 +192,7 @@ beforeAll(async () => {
       jwksMaxBytes: 65_536,
     },
     workspaces: [
-      {
-        name: 'machines',
-        mcpSources: [demoSource('demo')],
-        identity: {
-          issuers: [
-            {
-              issuer: as.issuer,
-              introspection: { clientId: 'gateway', clientSecret: { env: 'AGW_INTROSPECTION_SECRET' } },
-            },
-          ],
-          rules: [{ name: 'any', issuer: as.issuer }],
-        },
-      },
+      introspectingWorkspace('machines', as.issuer, 'any'),
       oddIssuer('keys-slow'),
       oddIssuer('keys-huge'),
       oddIssuer('keys-down'),

@@ -88,6 +88,29 @@ export function readyCondition(namespace: string, plural: string, name: string):
   });
 }
 
+export interface RenderedConfigMap {
+  readonly metadata: { readonly name: string };
+  readonly data: Record<string, string>;
+}
+
+/** The ConfigMaps the operator rendered for `workspace` into the gateway namespace. */
+export async function renderedConfigMaps(
+  gatewayNamespace: string,
+  workspace: string,
+): Promise<RenderedConfigMap[]> {
+  const out = await kubectlOk([
+    'get',
+    'configmaps',
+    '-n',
+    gatewayNamespace,
+    '-l',
+    `agentgateway.dev/workspace=${workspace}`,
+    '-o',
+    'json',
+  ]);
+  return (JSON.parse(out) as { items: RenderedConfigMap[] }).items;
+}
+
 /** The key the operator issued for an ApiKey: waits for status.secretName, then reads the Secret.
  * `run` is kubectl that must succeed; a test on a control plane of its own passes its own. */
 export async function readIssuedKey(

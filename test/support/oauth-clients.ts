@@ -11,6 +11,7 @@ import {
   type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
 import { headlessLogin } from '../infra/oidc-provider.js';
+import { demoSource } from './gateway-harness.js';
 
 type Provider = OAuthClientProvider;
 export const REDIRECT_URL = 'http://127.0.0.1:9/callback';
@@ -93,6 +94,34 @@ export async function clientCredentialsToken(
   const body = (await response.json()) as { access_token?: string };
   if (body.access_token === undefined) throw new Error(`no token: ${JSON.stringify(body)}`);
   return body.access_token;
+}
+
+/** A workspace of the demo server that admits any token of `issuer` by the rule `rule`, opaque
+ * tokens introspected as the client `gateway` with the secret in AGW_INTROSPECTION_SECRET;
+ * `introspection` adds to that part (e.g. `tokenLength`). */
+export function introspectingWorkspace(
+  name: string,
+  issuer: string,
+  rule: string,
+  introspection: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    name,
+    mcpSources: [demoSource('demo')],
+    identity: {
+      issuers: [
+        {
+          issuer,
+          introspection: {
+            clientId: 'gateway',
+            clientSecret: { env: 'AGW_INTROSPECTION_SECRET' },
+            ...introspection,
+          },
+        },
+      ],
+      rules: [{ name: rule, issuer }],
+    },
+  };
 }
 
 type Stored<K extends keyof Provider> = Provider[K] extends ((...args: never[]) => infer R) | undefined
