@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
 import { demoSource, startHarness, type Harness } from '../support/gateway-harness.js';
-import { machineClient, publicClient } from '../support/oauth-clients.js';
+import { machineClient, publicClient, signInOAuth } from '../support/oauth-clients.js';
 
 const PYTHON_CACHE = process.env['AGW_PYTHON_MCP_CACHE'] ?? join(homedir(), '.cache', 'agw-python-mcp');
 const PYTHON = join(PYTHON_CACHE, 'venv', 'bin', 'python');
@@ -156,11 +156,7 @@ beforeAll(async () => {
   ];
   h = await startHarness({
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-    oauth: {
-      scopesSupported: ['mcp:read', 'mcp:write'],
-      challengeScopes: ['mcp:read'],
-      defaultWorkspace: 'payments',
-    },
+    oauth: signInOAuth('payments'),
     workspaces: [
       {
         name: 'payments',

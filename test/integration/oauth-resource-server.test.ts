@@ -24,6 +24,7 @@ import {
   HeadlessOAuthProvider,
   machineClient,
   publicClient,
+  signInOAuth,
   withStepUp,
 } from '../support/oauth-clients.js';
 import { corruptLastCharacter } from '../support/corrupt-key.js';
@@ -55,11 +56,7 @@ beforeAll(async () => {
   const issuer = as.issuer;
   h = await startHarness({
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-    oauth: {
-      scopesSupported: ['mcp:read', 'mcp:write'],
-      challengeScopes: ['mcp:read'],
-      defaultWorkspace: 'payments',
-    },
+    oauth: signInOAuth('payments'),
     workspaces: [
       {
         name: 'payments',

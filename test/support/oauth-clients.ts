@@ -96,6 +96,12 @@ export async function clientCredentialsToken(
   return body.access_token;
 }
 
+/** The `oauth` section of the sign-in tests: mcp:read and mcp:write, a 401 that asks for mcp:read
+ * first (step-up asks for more), and `defaultWorkspace` as the shared resource's workspace. */
+export function signInOAuth(defaultWorkspace: string): Record<string, unknown> {
+  return { scopesSupported: ['mcp:read', 'mcp:write'], challengeScopes: ['mcp:read'], defaultWorkspace };
+}
+
 /** A workspace of the demo server that admits any token of `issuer` by the rule `rule`, opaque
  * tokens introspected as the client `gateway` with the secret in AGW_INTROSPECTION_SECRET;
  * `introspection` adds to that part (e.g. `tokenLength`). */
