@@ -13,6 +13,8 @@ import { startAuthServer } from '../infra/oidc-provider.js';
 import { get, mcpPost } from '../support/gateway-harness.js';
 import type { GatewayProcess } from '../support/gateway-processes.js';
 import {
+  applyList,
+  customResource,
   freshNamespace,
   kubectl,
   kubectlOk,
@@ -171,18 +173,14 @@ describe('kubectl apply → operator → gateways', () => {
   });
 
   it('kube:e2e-missing-secret — a source whose Secret is missing is Ready=False; the rest keeps serving; creating the Secret recovers it', async () => {
-    const source = JSON.stringify({
-      apiVersion: 'agentgateway.dev/v1alpha1',
-      kind: 'McpSource',
-      metadata: { name: 'later' },
-      spec: {
+    await applyList(tenant, [
+      customResource('McpSource', 'later', {
         workspaceRef: { name: 'acme' },
         transport: 'streamable-http',
         url: upstream.url,
         credential: { type: 'bearer', secretKeyRef: { name: 'later-token', key: 'token' } },
-      },
-    });
-    await kubectlOk(['apply', '-n', tenant, '-f', '-'], source);
+      }),
+    ]);
     const reason = await until('the SecretNotFound condition', async () => {
       const out = await kubectlOk([
         'get',
@@ -216,25 +214,10 @@ describe('kubectl apply → operator → gateways', () => {
   });
 
   it('kube:e2e-isolation — a key of another workspace never sees this workspace’s tools or documents', async () => {
-    const other = JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'List',
-      items: [
-        {
-          apiVersion: 'agentgateway.dev/v1alpha1',
-          kind: 'Workspace',
-          metadata: { name: 'globex' },
-          spec: {},
-        },
-        {
-          apiVersion: 'agentgateway.dev/v1alpha1',
-          kind: 'ApiKey',
-          metadata: { name: 'globex-writer' },
-          spec: { workspaceRef: { name: 'globex' }, access: 'write' },
-        },
-      ],
-    });
-    await kubectlOk(['apply', '-n', tenant, '-f', '-'], other);
+    await applyList(tenant, [
+      customResource('Workspace', 'globex', {}),
+      customResource('ApiKey', 'globex-writer', { workspaceRef: { name: 'globex' }, access: 'write' }),
+    ]);
     const otherKey = await readIssuedKey(tenant, 'globex-writer');
     for (const gateway of gateways) {
       await until('the other key to be served', async () =>
@@ -267,15 +250,13 @@ describe('kubectl apply → operator → gateways', () => {
   it('kube:e2e-bring-your-own-key — an ApiKey with keyId + keyHash is served without any plaintext in the cluster', async () => {
     const { generateKey } = await import('../../gateway/auth/index.js');
     const own = generateKey();
-    await kubectlOk(
-      ['apply', '-n', tenant, '-f', '-'],
-      JSON.stringify({
-        apiVersion: 'agentgateway.dev/v1alpha1',
-        kind: 'ApiKey',
-        metadata: { name: 'own-key' },
-        spec: { workspaceRef: { name: 'acme' }, keyId: own.id, keyHash: own.hash },
+    await applyList(tenant, [
+      customResource('ApiKey', 'own-key', {
+        workspaceRef: { name: 'acme' },
+        keyId: own.id,
+        keyHash: own.hash,
       }),
-    );
+    ]);
     await untilEveryGateway('the own key to be served', own.key, 200);
     const secrets = await kubectlOk(['get', 'secrets', '-n', tenant, '-o', 'name']);
     expect(secrets).not.toContain('own-key-key');
@@ -331,26 +312,20 @@ describe('kubectl apply → operator → gateways', () => {
         '--from-literal=id=kube-gateway',
         `--from-literal=secret=${clientSecret}`,
       ]);
-      await kubectlOk(
-        ['apply', '-n', tenant, '-f', '-'],
-        JSON.stringify({
-          apiVersion: 'agentgateway.dev/v1alpha1',
-          kind: 'McpSource',
-          metadata: { name: 'guarded' },
-          spec: {
-            workspaceRef: { name: 'acme' },
-            transport: 'streamable-http',
-            url: guarded.url,
-            credential: {
-              type: 'oauthClientCredentials',
-              issuer: as.issuer,
-              clientId: { secretKeyRef: { name: 'oauth-client', key: 'id' } },
-              clientSecret: { secretKeyRef: { name: 'oauth-client', key: 'secret' } },
-              scopes: ['tools:read'],
-            },
+      await applyList(tenant, [
+        customResource('McpSource', 'guarded', {
+          workspaceRef: { name: 'acme' },
+          transport: 'streamable-http',
+          url: guarded.url,
+          credential: {
+            type: 'oauthClientCredentials',
+            issuer: as.issuer,
+            clientId: { secretKeyRef: { name: 'oauth-client', key: 'id' } },
+            clientSecret: { secretKeyRef: { name: 'oauth-client', key: 'secret' } },
+            scopes: ['tools:read'],
           },
         }),
-      );
+      ]);
       for (const gateway of gateways) {
         const answer = await until('the guarded source to answer', async () => {
           const body = (await (
