@@ -2,34 +2,25 @@
 // while it is down neither replica lists it on request paths; when it answers again one background
 // probe lists it, with no client request, and the other replica takes that list from Redis instead
 // of listing the upstream again.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { freePort } from '../infra/free-port.js';
-import { startRedis, type RunningRedis } from '../infra/redis-server.js';
 import { get, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
-import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
-import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
+import type { GatewayProcess } from '../support/gateway-processes.js';
+import { startReplicaProcesses, type RedisReplicas } from '../support/redis-replicas.js';
 import { until } from '../support/until.js';
 
 const key = newKey();
-let redis: RunningRedis;
 let healthy: RunningModernServer;
 let revived: RunningModernServer | undefined;
 let gonePort: number;
-let dir: string;
-const gateways: GatewayProcess[] = [];
+let replicas: RedisReplicas<GatewayProcess> | undefined;
+let gateways: readonly GatewayProcess[] = [];
 
 beforeAll(async () => {
-  redis = await startRedis();
   healthy = await startModernServer();
   gonePort = await freePort();
-  dir = await mkdtemp(join(tmpdir(), 'agw-dead-replicas-'));
-  const configPath = await writeGatewayConfig(dir, {
-    sharedState: { redis: { url: { env: 'REDIS_URL' } }, encryption: testEncryption },
+  replicas = await startReplicaProcesses(2, {
     workspaces: [
       {
         name: 'demo',
@@ -46,21 +37,13 @@ beforeAll(async () => {
       },
     ],
   });
-  gateways.push(
-    ...(await startGatewayProcesses(configPath, 2, {
-      ...process.env,
-      ...testEncryptionEnv,
-      REDIS_URL: redis.url,
-    })),
-  );
+  gateways = replicas.gateways;
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.child.stop()));
+  await replicas?.stop();
   await healthy?.close();
   await revived?.close();
-  await redis?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 async function gone(url: string): Promise<Record<string, unknown> | undefined> {

@@ -12,10 +12,19 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startChild, type Child } from '../bench/child-process.js';
+import type { Child } from '../bench/child-process.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { get, mcpPost } from '../support/gateway-harness.js';
-import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
+import {
+  freshNamespace,
+  kubeconfigPath,
+  kubectl,
+  kubectlOk,
+  operatorMetricsEnv,
+  readIssuedKey,
+  startKubeGateway,
+  startOperator,
+} from '../support/kube-harness.js';
 import { until } from '../support/until.js';
 import {
   EmbeddingsSchema,
@@ -669,36 +678,14 @@ describe('the chart on a real API server', () => {
         'jsonpath={.data.policy\\.yaml}',
       ]),
     );
-    operator = await startChild(
-      [
-        'bin/agent-gateway.js',
-        'operator',
-        '--gateway-namespace',
-        ns,
-        '--scope',
-        'namespace',
-        '--policy',
-        policyPath,
-        '--kubeconfig',
-        await serviceAccountKubeconfig('agw-agent-gateway-operator'),
-        '--health-port',
-        '0',
-        '--health-host',
-        '127.0.0.1',
-        '--log-level',
-        'warn',
-      ],
-      /watching/,
-      'stderr',
+    operator = await startOperator({
+      gatewayNamespace: ns,
+      policyPath,
+      kubeconfig: await serviceAccountKubeconfig('agw-agent-gateway-operator'),
+      extraArgs: ['--scope', 'namespace', '--health-port', '0', '--health-host', '127.0.0.1'],
       // The operator's metrics, as the chart's otel values would turn them on (no trace collector here).
-      {
-        ...process.env,
-        OTEL_SDK_DISABLED: 'false',
-        OTEL_TRACES_SAMPLER: 'always_off',
-        OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
-        OTEL_EXPORTER_PROMETHEUS_PORT: String((operatorMetricsPort = await freePort())),
-      },
-    );
+      env: operatorMetricsEnv((operatorMetricsPort = await freePort())),
+    });
     const healthPort = /probes on port (\d+)/.exec(operator.line)?.[1];
     expect(healthPort).toBeDefined();
     await until('the operator to be ready', async () =>
@@ -753,35 +740,13 @@ describe('the chart on a real API server', () => {
       return reasons.split(' ').includes('KeyIssued') ? true : undefined;
     });
 
-    const child = await startChild(
-      [
-        'bin/agent-gateway.js',
-        'serve',
-        '--kubernetes',
-        '--namespace',
-        ns,
-        '--kubeconfig',
-        await serviceAccountKubeconfig('agw-agent-gateway'),
-        '--config',
-        configPath,
-        '--host',
-        '127.0.0.1',
-        '--port',
-        '0',
-        '--log-level',
-        'warn',
-      ],
-      /listening on/,
-      'stderr',
-    );
-    gateway = { child, url: /listening on (\S+)/.exec(child.line)?.[1] as string };
-    const secretName = (
-      await kubectlOk(['get', 'apikey', 'ci-reader', '-n', ns, '-o', 'jsonpath={.status.secretName}'])
-    ).trim();
-    const key = Buffer.from(
-      await kubectlOk(['get', 'secret', secretName, '-n', ns, '-o', 'jsonpath={.data.key}']),
-      'base64',
-    ).toString('utf8');
+    gateway = await startKubeGateway({
+      namespace: ns,
+      kubeconfig: await serviceAccountKubeconfig('agw-agent-gateway'),
+      baseConfigPath: configPath,
+      extraArgs: ['--host', '127.0.0.1'],
+    });
+    const key = await readIssuedKey(ns, 'ci-reader');
     const url = gateway.url;
     const tools = await until('the first /agent/tools', async () => {
       const response = await get(`${url}/agent/tools?response_format=json`, key);

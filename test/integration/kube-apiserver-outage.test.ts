@@ -6,10 +6,15 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startChild, type Child } from '../bench/child-process.js';
 import { startControlPlane, type ControlPlane } from '../infra/control-plane.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { get, mcpPost } from '../support/gateway-harness.js';
+import type { GatewayProcess } from '../support/gateway-processes.js';
+import {
+  readIssuedKey,
+  startOperatorAndGateways,
+  type OperatorAndGateways,
+} from '../support/kube-harness.js';
 import { until } from '../support/until.js';
 import { writeTestPolicy } from '../support/test-policy.js';
 
@@ -17,23 +22,16 @@ const run = promisify(execFile);
 const OUTAGE_MS = 30_000;
 let plane: ControlPlane;
 let upstream: RunningModernServer;
-let operator: Child;
-const gateways: { child: Child; url: string }[] = [];
+let deployed: OperatorAndGateways | undefined;
+let gateways: readonly GatewayProcess[] = [];
 
-async function kubectl(args: string[], input?: string): Promise<string> {
+async function kubectl(args: readonly string[], input?: string): Promise<string> {
   const child = run(join(plane.bin, 'kubectl'), ['--kubeconfig', plane.kubeconfig, ...args]);
   if (input !== undefined) child.child.stdin?.end(input);
   return (await child).stdout;
 }
 
-async function issuedKey(name: string): Promise<string> {
-  const secret = await until(`${name} secret`, async () => {
-    const out = await kubectl(['get', 'apikey', name, '-n', 'tenant', '-o', 'jsonpath={.status.secretName}']);
-    return out === '' ? undefined : out;
-  });
-  const data = await kubectl(['get', 'secret', secret, '-n', 'tenant', '-o', 'jsonpath={.data.key}']);
-  return Buffer.from(data, 'base64').toString('utf8');
-}
+const issuedKey = (name: string): Promise<string> => readIssuedKey('tenant', name, kubectl);
 
 function apiKey(name: string): string {
   return JSON.stringify({
@@ -66,45 +64,19 @@ beforeAll(async () => {
       ],
     }),
   );
-  const common = ['--kubeconfig', plane.kubeconfig, '--log-level', 'silent'];
   const policy = await writeTestPolicy();
-  operator = await startChild(
-    [
-      'bin/agent-gateway.js',
-      'operator',
-      '--gateway-namespace',
-      'agw',
-      '--policy',
-      policy.policyPath,
-      ...common,
-    ],
-    /watching/,
-    'stderr',
-  );
-  for (let i = 0; i < 2; i += 1) {
-    const child = await startChild(
-      [
-        'bin/agent-gateway.js',
-        'serve',
-        '--kubernetes',
-        '--namespace',
-        'agw',
-        '--port',
-        '0',
-        '--config',
-        policy.baseConfigPath,
-        ...common,
-      ],
-      /listening on/,
-      'stderr',
-    );
-    gateways.push({ child, url: /listening on (\S+)/.exec(child.line)?.[1] as string });
-  }
+  deployed = await startOperatorAndGateways({
+    gatewayNamespace: 'agw',
+    policy,
+    gateways: 2,
+    kubeconfig: plane.kubeconfig,
+    logLevel: 'silent',
+  });
+  gateways = deployed.gateways;
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.child.stop()));
-  await operator?.stop();
+  await deployed?.stop();
   await upstream?.close();
   await plane?.stop();
 });

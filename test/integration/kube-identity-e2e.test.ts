@@ -5,11 +5,17 @@
 // a client-credentials token the rule matches, and changing the rule's claim condition revokes the
 // identity on both within 2 s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChild, type Child } from '../bench/child-process.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
 import { mcpPost } from '../support/gateway-harness.js';
-import { freshNamespace, kubeconfigPath, kubectlOk } from '../support/kube-harness.js';
+import type { GatewayProcess } from '../support/gateway-processes.js';
+import {
+  freshNamespace,
+  kubectlOk,
+  startOperatorAndGateways,
+  type OperatorAndGateways,
+} from '../support/kube-harness.js';
+import { clientCredentialsToken, machineClient } from '../support/oauth-clients.js';
 import { writeTestPolicy, type TestPolicyFiles } from '../support/test-policy.js';
 import { until } from '../support/until.js';
 
@@ -21,8 +27,8 @@ let gatewayNs: string;
 let upstream: RunningModernServer;
 let as: AuthServer;
 let policy: TestPolicyFiles;
-let operator: Child;
-let gateways: { child: Child; url: string }[] = [];
+let plane: OperatorAndGateways | undefined;
+let gateways: readonly GatewayProcess[] = [];
 
 function workspace(clientId: string): string {
   return JSON.stringify({
@@ -38,39 +44,12 @@ function workspace(clientId: string): string {
   });
 }
 
-async function startGatewayProcess(): Promise<{ child: Child; url: string }> {
-  const child = await startChild(
-    [
-      'bin/agent-gateway.js',
-      'serve',
-      '--kubernetes',
-      '--namespace',
-      gatewayNs,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--port',
-      '0',
-      '--config',
-      policy.baseConfigPath,
-      '--log-level',
-      'warn',
-    ],
-    /listening on/,
-    'stderr',
-  );
-  return { child, url: /listening on (\S+)/.exec(child.line)?.[1] as string };
-}
-
-async function machineToken(): Promise<string> {
-  const response = await fetch(`${as.issuer}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:read', resource: RESOURCE }),
+function machineToken(): Promise<string> {
+  return clientCredentialsToken(as.issuer, {
+    clientId: CLIENT.id,
+    clientSecret: CLIENT.secret,
+    resource: RESOURCE,
   });
-  return ((await response.json()) as { access_token: string }).access_token;
 }
 
 async function toolsOf(url: string, token: string): Promise<string[] | number> {
@@ -87,15 +66,7 @@ beforeAll(async () => {
   as = await startAuthServer({
     resources: { [RESOURCE]: { scope: 'mcp:read' } },
     scopes: ['mcp:read'],
-    clients: [
-      {
-        client_id: CLIENT.id,
-        client_secret: CLIENT.secret,
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      },
-    ],
+    clients: [machineClient(CLIENT.id, CLIENT.secret)],
   });
   // The admin's oauth section names the default workspace, whose rules admit tokens for the shared
   // resource (D24; the chart's oauth.defaultWorkspace), and lets the tenant's namespace trust this
@@ -113,28 +84,12 @@ beforeAll(async () => {
       spec: { workspaceRef: { name: 'signin' }, transport: 'streamable-http', url: upstream.url },
     })}`,
   );
-  operator = await startChild(
-    [
-      'bin/agent-gateway.js',
-      'operator',
-      '--gateway-namespace',
-      gatewayNs,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--policy',
-      policy.policyPath,
-      '--log-level',
-      'warn',
-    ],
-    /watching/,
-    'stderr',
-  );
-  gateways = [await startGatewayProcess(), await startGatewayProcess()];
+  plane = await startOperatorAndGateways({ gatewayNamespace: gatewayNs, policy, gateways: 2 });
+  gateways = plane.gateways;
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.child.stop()));
-  await operator?.stop();
+  await plane?.stop();
   await upstream?.close();
   await as?.stop();
 });

@@ -10,11 +10,24 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChild, type Child } from '../bench/child-process.js';
+import type { Child } from '../bench/child-process.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
 import { get, mcpPost } from '../support/gateway-harness.js';
-import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
+import type { GatewayProcess } from '../support/gateway-processes.js';
+import {
+  applyList,
+  customResource,
+  freshNamespace,
+  kubectl,
+  kubectlOk,
+  readIssuedKey,
+  readyCondition,
+  renderedConfigMaps,
+  startKubeGateway,
+  startOperator,
+} from '../support/kube-harness.js';
+import { clientCredentialsToken, machineClient } from '../support/oauth-clients.js';
 import { writeTestPolicy, type TestPolicyFiles } from '../support/test-policy.js';
 import { until } from '../support/until.js';
 
@@ -30,55 +43,19 @@ let keysUrl: string;
 let evilJwks = '';
 let mintEvil: () => Promise<string>;
 let operator: Child | undefined;
-let policed: { child: Child; url: string };
-let unbounded: { child: Child; url: string };
+let policed: GatewayProcess;
+let unbounded: GatewayProcess;
 const keyRequests = new Map<string, number>();
 
-const clients = ['member', 'outsider'].map((id) => ({
-  client_id: id,
-  client_secret: `${id}-secret-0123456789`,
-  grant_types: ['client_credentials'],
-  redirect_uris: [],
-  response_types: [],
-}));
+const clients = ['member', 'outsider'].map((id) => machineClient(id));
 
-async function clientToken(clientId: string): Promise<string> {
-  const response = await fetch(`${as.issuer}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret-0123456789`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource: RESOURCE, scope: 'mcp:read' }),
-  });
-  const body = (await response.json()) as { access_token?: string };
-  if (body.access_token === undefined) throw new Error(`no token: ${JSON.stringify(body)}`);
-  return body.access_token;
-}
-
-function resource(kind: string, name: string, spec: Record<string, unknown>): Record<string, unknown> {
-  return { apiVersion: 'agentgateway.dev/v1alpha1', kind, metadata: { name }, spec };
+function clientToken(clientId: string): Promise<string> {
+  return clientCredentialsToken(as.issuer, { clientId, resource: RESOURCE });
 }
 
 function workspace(name: string, issuer: Record<string, unknown>): Record<string, unknown> {
-  return resource('Workspace', name, {
+  return customResource('Workspace', name, {
     identity: { issuers: [issuer], rules: [{ name: 'everyone', issuer: issuer['issuer'] }] },
-  });
-}
-
-async function apply(namespace: string, items: Record<string, unknown>[]): Promise<void> {
-  await kubectlOk(
-    ['apply', '-n', namespace, '-f', '-'],
-    JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
-  );
-}
-
-async function readyOf(namespace: string, plural: string, name: string) {
-  return until(`${plural}/${name} to have a Ready condition`, async () => {
-    const out = await kubectlOk(['get', plural, name, '-n', namespace, '-o', 'json']);
-    const status = (JSON.parse(out) as { status?: { conditions?: { type: string }[] } }).status;
-    return status?.conditions?.find((c) => c.type === 'Ready') as
-      { status: string; reason: string; message: string } | undefined;
   });
 }
 
@@ -97,54 +74,6 @@ async function warningEvent(namespace: string, name: string, reason: string) {
     const items = (JSON.parse(out) as { items: { reason: string; type: string }[] }).items;
     return items.find((e) => e.reason === reason);
   });
-}
-
-async function apiKey(namespace: string, name: string): Promise<string> {
-  const secretName = await until(`the key Secret of ${name}`, async () => {
-    const out = await kubectlOk([
-      'get',
-      'apikey',
-      name,
-      '-n',
-      namespace,
-      '-o',
-      'jsonpath={.status.secretName}',
-    ]);
-    return out.trim() === '' ? undefined : out.trim();
-  });
-  const encoded = await kubectlOk([
-    'get',
-    'secret',
-    secretName,
-    '-n',
-    namespace,
-    '-o',
-    'jsonpath={.data.key}',
-  ]);
-  return Buffer.from(encoded, 'base64').toString('utf8');
-}
-
-async function startGateway(baseConfigPath: string): Promise<{ child: Child; url: string }> {
-  const child = await startChild(
-    [
-      'bin/agent-gateway.js',
-      'serve',
-      '--kubernetes',
-      '--namespace',
-      gatewayNs,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--port',
-      '0',
-      '--config',
-      baseConfigPath,
-      '--log-level',
-      'warn',
-    ],
-    /listening on/,
-    'stderr',
-  );
-  return { child, url: /listening on (\S+)/.exec(child.line)?.[1] as string };
 }
 
 /** tools/list at the shared /mcp, or at a workspace's own /w/<workspace>/mcp. */
@@ -205,41 +134,31 @@ beforeAll(async () => {
   const oauth = { resource: RESOURCE, defaultWorkspace: 'idp-team-ws' };
   const withIdentity: TestPolicyFiles = await writeTestPolicy({ extraBase: { oauth }, identity });
   const withoutIdentity = await writeTestPolicy({ extraBase: { oauth } });
-  operator = await startChild(
-    [
-      'bin/agent-gateway.js',
-      'operator',
-      '--gateway-namespace',
-      gatewayNs,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--policy',
-      withIdentity.policyPath,
-      '--identity',
-      'identity-policy-operator',
-      '--log-level',
-      'warn',
-    ],
-    /watching/,
-    'stderr',
-  );
-  policed = await startGateway(withIdentity.baseConfigPath);
-  unbounded = await startGateway(withoutIdentity.baseConfigPath);
+  operator = await startOperator({
+    gatewayNamespace: gatewayNs,
+    policyPath: withIdentity.policyPath,
+    identity: 'identity-policy-operator',
+  });
+  policed = await startKubeGateway({ namespace: gatewayNs, baseConfigPath: withIdentity.baseConfigPath });
+  unbounded = await startKubeGateway({
+    namespace: gatewayNs,
+    baseConfigPath: withoutIdentity.baseConfigPath,
+  });
 
   const source = (ws: string) =>
-    resource('McpSource', `${ws}-demo`, {
+    customResource('McpSource', `${ws}-demo`, {
       workspaceRef: { name: ws },
       transport: 'streamable-http',
       url: upstream.url,
     });
-  await apply(team, [
+  await applyList(team, [
     workspace('idp-team-ws', { issuer: as.issuer, jwks: {} }),
     source('idp-team-ws'),
-    resource('ApiKey', 'team-key', { workspaceRef: { name: 'idp-team-ws' } }),
+    customResource('ApiKey', 'team-key', { workspaceRef: { name: 'idp-team-ws' } }),
   ]);
-  await apply(evil, [
+  await applyList(evil, [
     workspace('idp-evil-ws', { issuer: as.issuer, jwks: { uri: `${keysUrl}/evil-keys` } }),
-    resource('ApiKey', 'evil-key', { workspaceRef: { name: 'idp-evil-ws' } }),
+    customResource('ApiKey', 'evil-key', { workspaceRef: { name: 'idp-evil-ws' } }),
     workspace('idp-stray-ws', { issuer: `${keysUrl}/stray`, jwks: {} }),
   ]);
 }, 180_000);
@@ -257,18 +176,18 @@ afterAll(async () => {
 
 describe('the identity policy in the Kubernetes shape', () => {
   it('kube:identity-policy-issuer-not-allowed — a Workspace naming an issuer its namespace may not trust is Ready=False IssuerNotAllowed with a Warning Event', async () => {
-    const ready = await readyOf(evil, 'workspaces', 'idp-stray-ws');
+    const ready = await readyCondition(evil, 'workspaces', 'idp-stray-ws');
     expect(ready).toMatchObject({ status: 'False', reason: 'IssuerNotAllowed' });
     expect(ready.message).toContain(`spec.identity.issuers[0].issuer: issuer ${keysUrl}/stray is not one`);
     expect((await warningEvent(evil, 'idp-stray-ws', 'IssuerNotAllowed')).type).toBe('Warning');
   });
 
   it('kube:identity-policy-own-jwks — the company issuer with a JWKS of the tenant’s own is refused (KeySourceNotAllowed): its minted token is not admitted, its API key still works', async () => {
-    const ready = await readyOf(evil, 'workspaces', 'idp-evil-ws');
+    const ready = await readyCondition(evil, 'workspaces', 'idp-evil-ws');
     expect(ready).toMatchObject({ status: 'False', reason: 'KeySourceNotAllowed' });
     expect(ready.message).toContain('spec.identity.issuers[0].jwks.uri: differs from the JWKS');
     expect((await warningEvent(evil, 'idp-evil-ws', 'KeySourceNotAllowed')).type).toBe('Warning');
-    const key = await apiKey(evil, 'evil-key');
+    const key = await readIssuedKey(evil, 'evil-key');
     await until('the evil workspace key to be served', async () =>
       (await get(`${policed.url}/agent/sources`, key)).status === 200 ? true : undefined,
     );
@@ -277,25 +196,12 @@ describe('the identity policy in the Kubernetes shape', () => {
   });
 
   it('kube:identity-policy-rendered — an allowed Workspace is rendered with the policy’s JWKS and group: its catch-all rule admits the group only', async () => {
-    expect(await readyOf(team, 'workspaces', 'idp-team-ws')).toMatchObject({
+    expect(await readyCondition(team, 'workspaces', 'idp-team-ws')).toMatchObject({
       status: 'True',
       reason: 'Rendered',
     });
-    const configMaps = JSON.parse(
-      await kubectlOk([
-        'get',
-        'configmaps',
-        '-n',
-        gatewayNs,
-        '-l',
-        'agentgateway.dev/workspace=idp-team-ws',
-        '-o',
-        'json',
-      ]),
-    ) as { items: { data: Record<string, string> }[] };
-    const fragment = configMaps.items
-      .map((c) => c.data['fragment.json'] ?? '')
-      .find((f) => f.includes('identity'));
+    const configMaps = await renderedConfigMaps(gatewayNs, 'idp-team-ws');
+    const fragment = configMaps.map((c) => c.data['fragment.json'] ?? '').find((f) => f.includes('identity'));
     const identity = (JSON.parse(fragment ?? '{}') as { identity?: { issuers: unknown[]; rules: unknown[] } })
       .identity;
     expect(identity?.issuers).toEqual([expect.objectContaining({ jwksUri: `${as.issuer}/jwks` })]);
@@ -315,7 +221,7 @@ describe('the identity policy in the Kubernetes shape', () => {
       (await toolsStatus(policed.url, member)) === 200 ? true : undefined,
     );
     // The same rendered workspace is served there (its API key works), without its identity.
-    const key = await apiKey(team, 'team-key');
+    const key = await readIssuedKey(team, 'team-key');
     await until('the unbounded gateway to serve the same workspace', async () =>
       (await get(`${unbounded.url}/agent/sources`, key)).status === 200 ? true : undefined,
     );

@@ -7,11 +7,23 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChild, type Child } from '../bench/child-process.js';
+import type { Child } from '../bench/child-process.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { startAuthServer } from '../infra/oidc-provider.js';
 import { get, mcpPost } from '../support/gateway-harness.js';
-import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
+import type { GatewayProcess } from '../support/gateway-processes.js';
+import {
+  applyList,
+  customResource,
+  freshNamespace,
+  kubectl,
+  kubectlOk,
+  readIssuedKey,
+  startOperator,
+  startOperatorAndGateways,
+  type OperatorAndGateways,
+} from '../support/kube-harness.js';
+import { machineClient } from '../support/oauth-clients.js';
 import { until } from '../support/until.js';
 import { writeTestPolicy, type TestPolicyFiles } from '../support/test-policy.js';
 import { upstreamGate } from '../support/upstream-oauth.js';
@@ -21,82 +33,49 @@ let tenant: string;
 let gatewayNs: string;
 let upstream: RunningModernServer;
 let docs: string;
-let operator: Child;
-let gateways: { child: Child; url: string }[] = [];
+let plane: OperatorAndGateways;
+let gateways: readonly GatewayProcess[] = [];
 let key: string;
 let policy: TestPolicyFiles;
 
-function startOperator(identity: string): Promise<Child> {
-  return startChild(
-    [
-      'bin/agent-gateway.js',
-      'operator',
-      '--gateway-namespace',
-      gatewayNs,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--identity',
-      identity,
-      '--policy',
-      policy.policyPath,
-      '--log-level',
-      'warn',
-    ],
-    /watching/,
-    'stderr',
-  );
-}
-
-async function startGatewayProcess(): Promise<{ child: Child; url: string }> {
-  const child = await startChild(
-    [
-      'bin/agent-gateway.js',
-      'serve',
-      '--kubernetes',
-      '--namespace',
-      gatewayNs,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--port',
-      '0',
-      '--config',
-      policy.baseConfigPath,
-      '--log-level',
-      'warn',
-    ],
-    /listening on/,
-    'stderr',
-  );
-  return { child, url: /listening on (\S+)/.exec(child.line)?.[1] as string };
-}
-
-async function readIssuedKey(namespace: string, apiKey: string): Promise<string> {
-  const secretName = await until(`${apiKey} status.secretName`, async () => {
-    const out = await kubectlOk([
-      'get',
-      'apikey',
-      apiKey,
-      '-n',
-      namespace,
-      '-o',
-      'jsonpath={.status.secretName}',
-    ]);
-    return out.trim() === '' ? undefined : out.trim();
-  });
-  const encoded = await kubectlOk([
-    'get',
-    'secret',
-    secretName,
-    '-n',
-    namespace,
-    '-o',
-    'jsonpath={.data.key}',
-  ]);
-  return Buffer.from(encoded, 'base64').toString('utf8');
-}
+const operatorAs = (identity: string): Promise<Child> =>
+  startOperator({ gatewayNamespace: gatewayNs, policyPath: policy.policyPath, identity });
 
 async function statusOf(url: string, path: string, bearer: string): Promise<number> {
   return (await get(`${url}${path}`, bearer)).status;
+}
+
+/** Waits until every gateway answers /agent/tools for `bearer` with `status`. */
+async function untilEveryGateway(what: string, bearer: string, status: number): Promise<void> {
+  for (const gateway of gateways)
+    await until(what, async () =>
+      (await statusOf(gateway.url, '/agent/tools', bearer)) === status ? true : undefined,
+    );
+}
+
+/** Waits until every gateway serves the config revision `revision`. */
+async function untilEveryGatewayServes(what: string, revision: string): Promise<void> {
+  for (const gateway of gateways)
+    await until(what, async () => {
+      const body = (await (await get(`${gateway.url}/agent/sources?response_format=json`, key)).json()) as {
+        config_revision: string;
+      };
+      return body.config_revision === revision ? true : undefined;
+    });
+}
+
+function patchApiKey(name: string, spec: Record<string, unknown>): Promise<string> {
+  return kubectlOk([
+    'patch',
+    'apikey',
+    name,
+    '-n',
+    tenant,
+    '--type',
+    'merge',
+    '-p',
+    JSON.stringify({ spec }),
+  ]);
 }
 
 beforeAll(async () => {
@@ -119,18 +98,19 @@ beforeAll(async () => {
     .replace('http://docs-mcp.example.svc:8080/mcp', upstream.url)
     .replace('/data/agent-gateway/handbook', docs);
   await kubectlOk(['apply', '-n', tenant, '-f', '-'], document);
-  operator = await startOperator('operator-a');
-  gateways = [await startGatewayProcess(), await startGatewayProcess()];
+  plane = await startOperatorAndGateways({
+    gatewayNamespace: gatewayNs,
+    policy,
+    gateways: 2,
+    identity: 'operator-a',
+  });
+  gateways = plane.gateways;
   key = await readIssuedKey(tenant, 'ci-reader');
-  for (const gateway of gateways)
-    await until('the key to be served', async () =>
-      (await statusOf(gateway.url, '/agent/tools', key)) === 200 ? true : undefined,
-    );
+  await untilEveryGateway('the key to be served', key, 200);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.child.stop()));
-  await operator?.stop();
+  await plane?.stop();
   await upstream?.close();
   await rm(docs, { recursive: true, force: true });
 });
@@ -173,13 +153,7 @@ describe('kubectl apply → operator → gateways', () => {
       ]);
       return /^[0-9a-f]{16}$/.test(out) ? out : undefined;
     });
-    for (const gateway of gateways)
-      await until('the gateway to serve that revision', async () => {
-        const body = (await (await get(`${gateway.url}/agent/sources?response_format=json`, key)).json()) as {
-          config_revision: string;
-        };
-        return body.config_revision === rendered ? true : undefined;
-      });
+    await untilEveryGatewayServes('the gateway to serve that revision', rendered);
     // The upstream saw the credential from the Secret, never the caller's key.
     expect(upstream.log.every((entry) => entry.authorization === `Bearer ${UPSTREAM_TOKEN}`)).toBe(true);
     const status = JSON.parse(
@@ -192,51 +166,21 @@ describe('kubectl apply → operator → gateways', () => {
   });
 
   it('kube:e2e-revoke — revoking the ApiKey makes every gateway refuse the key; un-revoking restores it', async () => {
-    await kubectlOk([
-      'patch',
-      'apikey',
-      'ci-reader',
-      '-n',
-      tenant,
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"revoked":true}}',
-    ]);
-    for (const gateway of gateways)
-      await until('401 after revocation', async () =>
-        (await statusOf(gateway.url, '/agent/tools', key)) === 401 ? true : undefined,
-      );
-    await kubectlOk([
-      'patch',
-      'apikey',
-      'ci-reader',
-      '-n',
-      tenant,
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"revoked":false}}',
-    ]);
-    for (const gateway of gateways)
-      await until('200 after un-revocation', async () =>
-        (await statusOf(gateway.url, '/agent/tools', key)) === 200 ? true : undefined,
-      );
+    await patchApiKey('ci-reader', { revoked: true });
+    await untilEveryGateway('401 after revocation', key, 401);
+    await patchApiKey('ci-reader', { revoked: false });
+    await untilEveryGateway('200 after un-revocation', key, 200);
   });
 
   it('kube:e2e-missing-secret — a source whose Secret is missing is Ready=False; the rest keeps serving; creating the Secret recovers it', async () => {
-    const source = JSON.stringify({
-      apiVersion: 'agentgateway.dev/v1alpha1',
-      kind: 'McpSource',
-      metadata: { name: 'later' },
-      spec: {
+    await applyList(tenant, [
+      customResource('McpSource', 'later', {
         workspaceRef: { name: 'acme' },
         transport: 'streamable-http',
         url: upstream.url,
         credential: { type: 'bearer', secretKeyRef: { name: 'later-token', key: 'token' } },
-      },
-    });
-    await kubectlOk(['apply', '-n', tenant, '-f', '-'], source);
+      }),
+    ]);
     const reason = await until('the SecretNotFound condition', async () => {
       const out = await kubectlOk([
         'get',
@@ -270,25 +214,10 @@ describe('kubectl apply → operator → gateways', () => {
   });
 
   it('kube:e2e-isolation — a key of another workspace never sees this workspace’s tools or documents', async () => {
-    const other = JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'List',
-      items: [
-        {
-          apiVersion: 'agentgateway.dev/v1alpha1',
-          kind: 'Workspace',
-          metadata: { name: 'globex' },
-          spec: {},
-        },
-        {
-          apiVersion: 'agentgateway.dev/v1alpha1',
-          kind: 'ApiKey',
-          metadata: { name: 'globex-writer' },
-          spec: { workspaceRef: { name: 'globex' }, access: 'write' },
-        },
-      ],
-    });
-    await kubectlOk(['apply', '-n', tenant, '-f', '-'], other);
+    await applyList(tenant, [
+      customResource('Workspace', 'globex', {}),
+      customResource('ApiKey', 'globex-writer', { workspaceRef: { name: 'globex' }, access: 'write' }),
+    ]);
     const otherKey = await readIssuedKey(tenant, 'globex-writer');
     for (const gateway of gateways) {
       await until('the other key to be served', async () =>
@@ -321,19 +250,14 @@ describe('kubectl apply → operator → gateways', () => {
   it('kube:e2e-bring-your-own-key — an ApiKey with keyId + keyHash is served without any plaintext in the cluster', async () => {
     const { generateKey } = await import('../../gateway/auth/index.js');
     const own = generateKey();
-    await kubectlOk(
-      ['apply', '-n', tenant, '-f', '-'],
-      JSON.stringify({
-        apiVersion: 'agentgateway.dev/v1alpha1',
-        kind: 'ApiKey',
-        metadata: { name: 'own-key' },
-        spec: { workspaceRef: { name: 'acme' }, keyId: own.id, keyHash: own.hash },
+    await applyList(tenant, [
+      customResource('ApiKey', 'own-key', {
+        workspaceRef: { name: 'acme' },
+        keyId: own.id,
+        keyHash: own.hash,
       }),
-    );
-    for (const gateway of gateways)
-      await until('the own key to be served', async () =>
-        (await statusOf(gateway.url, '/agent/tools', own.key)) === 200 ? true : undefined,
-      );
+    ]);
+    await untilEveryGateway('the own key to be served', own.key, 200);
     const secrets = await kubectlOk(['get', 'secrets', '-n', tenant, '-o', 'name']);
     expect(secrets).not.toContain('own-key-key');
     const everything = await kubectlOk(['get', 'secrets,configmaps', '-A', '-o', 'json']);
@@ -361,13 +285,7 @@ describe('kubectl apply → operator → gateways', () => {
       const now = await revision();
       return now !== before && now !== '' ? now : undefined;
     });
-    for (const gateway of gateways)
-      await until('the gateways to serve it', async () => {
-        const body = (await (await get(`${gateway.url}/agent/sources?response_format=json`, key)).json()) as {
-          config_revision: string;
-        };
-        return body.config_revision === after ? true : undefined;
-      });
+    await untilEveryGatewayServes('the gateways to serve it', after);
   });
 
   it('kube:e2e-upstream-oauth — an McpSource with oauthClientCredentials from a Secret: both gateways get a token of their own from a real authorization server for an upstream that checks its audience; no client secret outside the Secrets', async () => {
@@ -379,14 +297,7 @@ describe('kubectl apply → operator → gateways', () => {
       resources: { [guarded.url]: { scope: 'tools:read' } },
       scopes: ['tools:read'],
       clients: [
-        {
-          client_id: 'kube-gateway',
-          client_secret: clientSecret,
-          grant_types: ['client_credentials'],
-          redirect_uris: [],
-          response_types: [],
-          token_endpoint_auth_method: 'client_secret_basic',
-        },
+        machineClient('kube-gateway', clientSecret, { token_endpoint_auth_method: 'client_secret_basic' }),
       ],
     });
     const gate = upstreamGate(as.issuer, guarded.url);
@@ -401,26 +312,20 @@ describe('kubectl apply → operator → gateways', () => {
         '--from-literal=id=kube-gateway',
         `--from-literal=secret=${clientSecret}`,
       ]);
-      await kubectlOk(
-        ['apply', '-n', tenant, '-f', '-'],
-        JSON.stringify({
-          apiVersion: 'agentgateway.dev/v1alpha1',
-          kind: 'McpSource',
-          metadata: { name: 'guarded' },
-          spec: {
-            workspaceRef: { name: 'acme' },
-            transport: 'streamable-http',
-            url: guarded.url,
-            credential: {
-              type: 'oauthClientCredentials',
-              issuer: as.issuer,
-              clientId: { secretKeyRef: { name: 'oauth-client', key: 'id' } },
-              clientSecret: { secretKeyRef: { name: 'oauth-client', key: 'secret' } },
-              scopes: ['tools:read'],
-            },
+      await applyList(tenant, [
+        customResource('McpSource', 'guarded', {
+          workspaceRef: { name: 'acme' },
+          transport: 'streamable-http',
+          url: guarded.url,
+          credential: {
+            type: 'oauthClientCredentials',
+            issuer: as.issuer,
+            clientId: { secretKeyRef: { name: 'oauth-client', key: 'id' } },
+            clientSecret: { secretKeyRef: { name: 'oauth-client', key: 'secret' } },
+            scopes: ['tools:read'],
           },
         }),
-      );
+      ]);
       for (const gateway of gateways) {
         const answer = await until('the guarded source to answer', async () => {
           const body = (await (
@@ -452,10 +357,7 @@ describe('kubectl apply → operator → gateways', () => {
     const otherKey = await readIssuedKey(tenant, 'globex-writer');
     for (const gateway of gateways) expect(await statusOf(gateway.url, '/agent/tools', otherKey)).toBe(200);
     await kubectlOk(['delete', 'workspace', 'globex', '-n', tenant]);
-    for (const gateway of gateways)
-      await until('the deleted workspace key to be refused', async () =>
-        (await statusOf(gateway.url, '/agent/tools', otherKey)) === 401 ? true : undefined,
-      );
+    await untilEveryGateway('the deleted workspace key to be refused', otherKey, 401);
     const left = await until('the rendered objects to go', async () => {
       const out = await kubectlOk([
         'get',
@@ -475,7 +377,7 @@ describe('kubectl apply → operator → gateways', () => {
   });
 
   it('operator:leader-failover — with two operators one leads; when it dies the other takes over and keeps rendering', async () => {
-    const standby = await startOperator('operator-b');
+    const standby = await operatorAs('operator-b');
     const holder = async () =>
       (
         await kubectl([
@@ -489,24 +391,14 @@ describe('kubectl apply → operator → gateways', () => {
         ])
       ).stdout;
     expect(await holder()).toBe('operator-a');
-    operator.process.kill('SIGKILL');
+    plane.operator.process.kill('SIGKILL');
     await until(
       'operator-b to hold the lease',
       async () => ((await holder()) === 'operator-b' ? true : undefined),
       40_000,
     );
-    operator = standby;
-    await kubectlOk([
-      'patch',
-      'apikey',
-      'ci-reader',
-      '-n',
-      tenant,
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"rotation":1}}',
-    ]);
+    plane.operator = standby;
+    await patchApiKey('ci-reader', { rotation: 1 });
     const rotated = await until('a rotated key', async () => {
       const next = await readIssuedKey(tenant, 'ci-reader');
       return next !== key ? next : undefined;

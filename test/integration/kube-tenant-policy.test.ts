@@ -15,9 +15,22 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startChild, type Child } from '../bench/child-process.js';
+import type { Child } from '../bench/child-process.js';
 import { get, mcpPost } from '../support/gateway-harness.js';
-import { freshNamespace, kubeConfig, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
+import type { GatewayProcess } from '../support/gateway-processes.js';
+import {
+  customResource,
+  freshNamespace,
+  kubeConfig,
+  kubectl,
+  kubectlOk,
+  readIssuedKey,
+  readyCondition,
+  renderedConfigMaps,
+  startKubeGateway,
+  startOperator,
+  type ReadyCondition,
+} from '../support/kube-harness.js';
 import { until } from '../support/until.js';
 
 const run = promisify(execFile);
@@ -55,7 +68,7 @@ let evil: string;
 let team: string;
 let gatewayNs: string;
 let operator: Child | undefined;
-let gateway: { child: Child; url: string };
+let gateway: GatewayProcess;
 let loopbackWire: Tripwire;
 let ipv6Wire: Tripwire;
 let metadataWire: Tripwire | undefined;
@@ -69,10 +82,6 @@ const extraAddresses: string[] = [];
 const asTenant = (args: readonly string[], input?: string) =>
   kubectl(['--as', `system:serviceaccount:${evil}:tenant`, ...args], input);
 
-function resource(kind: string, name: string, spec: Record<string, unknown>): Record<string, unknown> {
-  return { apiVersion: 'agentgateway.dev/v1alpha1', kind, metadata: { name }, spec };
-}
-
 async function tenantApply(items: Record<string, unknown>[]): Promise<void> {
   const result = await asTenant(
     ['apply', '-n', evil, '-f', '-'],
@@ -81,14 +90,8 @@ async function tenantApply(items: Record<string, unknown>[]): Promise<void> {
   if (result.code !== 0) throw new Error(`tenant apply failed: ${result.stderr}`);
 }
 
-async function readyOf(plural: string, name: string, namespace = evil) {
-  return until(`${plural}/${name} to have a Ready condition`, async () => {
-    const out = await kubectlOk(['get', plural, name, '-n', namespace, '-o', 'json']);
-    const status = (JSON.parse(out) as { status?: { conditions?: { type: string }[] } }).status;
-    const ready = status?.conditions?.find((c) => c.type === 'Ready') as
-      { status: string; reason: string; message: string } | undefined;
-    return ready;
-  });
+function readyOf(plural: string, name: string, namespace = evil): Promise<ReadyCondition> {
+  return readyCondition(namespace, plural, name);
 }
 
 async function eventsFor(name: string): Promise<{ reason: string; type: string; message: string }[]> {
@@ -228,68 +231,23 @@ beforeAll(async () => {
     `--serviceaccount=${evil}:tenant`,
   ]);
 
-  operator = await startChild(
-    [
-      'bin/agent-gateway.js',
-      'operator',
-      '--gateway-namespace',
-      gatewayNs,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--policy',
-      policyPath,
-      '--identity',
-      'tenant-policy-operator',
-      '--log-level',
-      'warn',
-    ],
-    /watching/,
-    'stderr',
-  );
-  const child = await startChild(
-    [
-      'bin/agent-gateway.js',
-      'serve',
-      '--kubernetes',
-      '--namespace',
-      gatewayNs,
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--config',
-      basePath,
-      '--port',
-      '0',
-      '--log-level',
-      'warn',
-    ],
-    /listening on/,
-    'stderr',
-  );
-  gateway = { child, url: /listening on (\S+)/.exec(child.line)?.[1] as string };
+  operator = await startOperator({
+    gatewayNamespace: gatewayNs,
+    policyPath,
+    identity: 'tenant-policy-operator',
+  });
+  gateway = await startKubeGateway({ namespace: gatewayNs, baseConfigPath: basePath });
 
   await tenantApply([
-    resource('Workspace', 'evil-ws', {}),
-    resource('ApiKey', 'evil-key', { workspaceRef: { name: 'evil-ws' } }),
-    resource('DataSource', 'handbook', {
+    customResource('Workspace', 'evil-ws', {}),
+    customResource('ApiKey', 'evil-key', { workspaceRef: { name: 'evil-ws' } }),
+    customResource('DataSource', 'handbook', {
       workspaceRef: { name: 'evil-ws' },
       type: 'files',
       files: { path: join(root, evil, 'handbook'), include: ['**/*.md'], watch: false },
     }),
   ]);
-  const secretName = await until('the tenant key Secret', async () => {
-    const out = await kubectlOk([
-      'get',
-      'apikey',
-      'evil-key',
-      '-n',
-      evil,
-      '-o',
-      'jsonpath={.status.secretName}',
-    ]);
-    return out.trim() === '' ? undefined : out.trim();
-  });
-  const encoded = await kubectlOk(['get', 'secret', secretName, '-n', evil, '-o', 'jsonpath={.data.key}']);
-  evilKey = Buffer.from(encoded, 'base64').toString('utf8');
+  evilKey = await readIssuedKey(evil, 'evil-key');
   await until('the tenant key to be served', async () =>
     (await get(`${gateway.url}/agent/sources`, evilKey)).status === 200 ? true : undefined,
   );
@@ -348,7 +306,7 @@ describe('a tenant with namespace rights only', () => {
     );
     const denied = await asTenant(
       ['apply', '-n', team, '-f', '-'],
-      JSON.stringify(resource('Workspace', 'sneaky', {})),
+      JSON.stringify(customResource('Workspace', 'sneaky', {})),
     );
     expect(denied.code).not.toBe(0);
     expect(denied.stderr).toMatch(/forbidden/i);
@@ -364,22 +322,22 @@ describe('a tenant with namespace rights only', () => {
 
   it('tenant:path-not-allowed — refuses files paths outside its root, with .. and (at sync) through a symlink', async () => {
     await tenantApply([
-      resource('DataSource', 'outside', {
+      customResource('DataSource', 'outside', {
         workspaceRef: { name: 'evil-ws' },
         type: 'files',
         files: { path: outside, include: ['**'], watch: false },
       }),
-      resource('DataSource', 'dotdot', {
+      customResource('DataSource', 'dotdot', {
         workspaceRef: { name: 'evil-ws' },
         type: 'files',
         files: { path: `${join(root, evil)}/../../${outside.split('/').pop() ?? ''}`, include: ['**'] },
       }),
-      resource('DataSource', 'serviceaccount', {
+      customResource('DataSource', 'serviceaccount', {
         workspaceRef: { name: 'evil-ws' },
         type: 'files',
         files: { path: '/var/run/secrets/kubernetes.io/serviceaccount', include: ['**'] },
       }),
-      resource('DataSource', 'escape', {
+      customResource('DataSource', 'escape', {
         workspaceRef: { name: 'evil-ws' },
         type: 'files',
         files: { path: join(root, evil, 'escape'), include: ['**'], watch: false },
@@ -407,7 +365,7 @@ describe('a tenant with namespace rights only', () => {
     await mkdir(dir);
     await writeFile(join(dir, 'notes.md'), '# Notes\n\nThe plover ledger is reconciled on Fridays.\n');
     await tenantApply([
-      resource('DataSource', 'moving', {
+      customResource('DataSource', 'moving', {
         workspaceRef: { name: 'evil-ws' },
         type: 'files',
         files: { path: dir, include: ['**'], watch: false, syncIntervalMs: 1000 },
@@ -447,7 +405,7 @@ describe('a tenant with namespace rights only', () => {
     ];
     await tenantApply(
       targets.map(([source, spec]) =>
-        resource('McpSource', source, { workspaceRef: { name: 'evil-ws' }, ...spec }),
+        customResource('McpSource', source, { workspaceRef: { name: 'evil-ws' }, ...spec }),
       ),
     );
     await kubectlOk([
@@ -469,7 +427,7 @@ describe('a tenant with namespace rights only', () => {
       '--from-literal=url=postgresql://u:p@/db?host=/var/run/postgresql',
     ]);
     await tenantApply([
-      resource('DataSource', 'metadata', {
+      customResource('DataSource', 'metadata', {
         workspaceRef: { name: 'evil-ws' },
         type: 'http',
         http: {
@@ -477,7 +435,7 @@ describe('a tenant with namespace rights only', () => {
           fields: { id: 'id', title: 'title', body: ['body'] },
         },
       }),
-      resource('DataSource', 'pg-loopback', {
+      customResource('DataSource', 'pg-loopback', {
         workspaceRef: { name: 'evil-ws' },
         type: 'postgres',
         postgres: {
@@ -485,7 +443,7 @@ describe('a tenant with namespace rights only', () => {
           query: 'SELECT 1 AS id, 2 AS title, 3 AS body',
         },
       }),
-      resource('DataSource', 'pg-socket', {
+      customResource('DataSource', 'pg-socket', {
         workspaceRef: { name: 'evil-ws' },
         type: 'postgres',
         postgres: {
@@ -521,7 +479,7 @@ describe('a tenant with namespace rights only', () => {
 
   it('tenant:redirect-and-next-page — reaches an allowed address, and refuses a redirect and a next page that lead to a denied one', async () => {
     await tenantApply([
-      resource('DataSource', 'allowed', {
+      customResource('DataSource', 'allowed', {
         workspaceRef: { name: 'evil-ws' },
         type: 'http',
         http: {
@@ -529,7 +487,7 @@ describe('a tenant with namespace rights only', () => {
           fields: { id: 'id', title: 'title', body: ['body'] },
         },
       }),
-      resource('DataSource', 'redirect', {
+      customResource('DataSource', 'redirect', {
         workspaceRef: { name: 'evil-ws' },
         type: 'http',
         http: {
@@ -537,7 +495,7 @@ describe('a tenant with namespace rights only', () => {
           fields: { id: 'id', title: 'title', body: ['body'] },
         },
       }),
-      resource('DataSource', 'paged', {
+      customResource('DataSource', 'paged', {
         workspaceRef: { name: 'evil-ws' },
         type: 'http',
         http: {
@@ -560,8 +518,11 @@ describe('a tenant with namespace rights only', () => {
   });
 
   it('tenant:workspace-not-found — reports a reference to a Workspace of another namespace as WorkspaceNotFound', async () => {
-    await kubectlOk(['apply', '-n', team, '-f', '-'], JSON.stringify(resource('Workspace', 'team-ws', {})));
-    await tenantApply([resource('ApiKey', 'stolen', { workspaceRef: { name: 'team-ws' } })]);
+    await kubectlOk(
+      ['apply', '-n', team, '-f', '-'],
+      JSON.stringify(customResource('Workspace', 'team-ws', {})),
+    );
+    await tenantApply([customResource('ApiKey', 'stolen', { workspaceRef: { name: 'team-ws' } })]);
     const ready = await readyOf('apikeys', 'stolen');
     expect(ready.status).toBe('False');
     expect(ready.reason).toBe('WorkspaceNotFound');
@@ -593,19 +554,8 @@ describe('a tenant with namespace rights only', () => {
     // workspace: a loopback MCP source, a files root outside, an env secret reference.
     await operator?.stop();
     operator = undefined;
-    const configMaps = JSON.parse(
-      await kubectlOk([
-        'get',
-        'configmaps',
-        '-n',
-        gatewayNs,
-        '-l',
-        'agentgateway.dev/workspace=evil-ws',
-        '-o',
-        'json',
-      ]),
-    ) as { items: { metadata: { name: string }; data: Record<string, string> }[] };
-    const part = configMaps.items.find((c) => c.metadata.name.endsWith('-c0'));
+    const configMaps = await renderedConfigMaps(gatewayNs, 'evil-ws');
+    const part = configMaps.find((c) => c.metadata.name.endsWith('-c0'));
     expect(part).toBeDefined();
     const fragment = JSON.parse(part?.data['fragment.json'] ?? '{}') as Record<string, unknown>;
     fragment['mcpSources'] = [
@@ -623,7 +573,7 @@ describe('a tenant with namespace rights only', () => {
     ];
     const forgedRevision = 'f0f0f0f0f0f0f0f0';
     const objects = [
-      ...configMaps.items.map((c) => ['configmap', c.metadata.name] as const),
+      ...configMaps.map((c) => ['configmap', c.metadata.name] as const),
       ...(
         JSON.parse(
           await kubectlOk([

@@ -6,23 +6,20 @@ import {
   startConformanceServer,
   type RunningConformanceServer,
 } from '../fixtures/upstreams/conformance-server.js';
-import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKey, type Harness } from '../support/gateway-harness.js';
 import { LegacyCall, postAnswer } from '../support/legacy-stream.js';
-import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
+import { startReplicaHarnesses, type RedisReplicas } from '../support/redis-replicas.js';
 
 const key = newKey();
 const other = newKey();
-let redis: RunningRedis;
+let replicas: RedisReplicas<Harness> | undefined;
 let conf: RunningConformanceServer;
 let owner: Harness;
 let peer: Harness;
 
 beforeAll(async () => {
-  redis = await startRedis();
   conf = await startConformanceServer();
-  const document = {
-    sharedState: { redis: { url: { env: 'REDIS_URL' } }, encryption: testEncryption },
+  replicas = await startReplicaHarnesses(2, {
     workspaces: [
       {
         name: 'demo',
@@ -30,17 +27,13 @@ beforeAll(async () => {
         keys: [keyRecord(key, { access: 'write' }), keyRecord(other, { access: 'write' })],
       },
     ],
-  };
-  const env = { ...testEncryptionEnv, REDIS_URL: redis.url };
-  owner = await startHarness(document, env);
-  peer = await startHarness(document, env);
+  });
+  [owner, peer] = replicas.gateways as [Harness, Harness];
 }, 60_000);
 
 afterAll(async () => {
-  await owner?.stop();
-  await peer?.stop();
+  await replicas?.stop();
   await conf?.close();
-  await redis?.stop();
 });
 
 it('mcp:legacy-answer-other-replica — an answer POSTed to another replica reaches the call on its owner', async () => {

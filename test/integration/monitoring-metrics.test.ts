@@ -13,13 +13,19 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChild, type Child } from '../bench/child-process.js';
+import type { Child } from '../bench/child-process.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { freePort } from '../infra/free-port.js';
 import { kubeBinDir } from '../infra/control-plane.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
 import { httpSource, keyRecord, mcpPost, newKey, newKeys } from '../support/gateway-harness.js';
-import { freshNamespace, kubeconfigPath, kubectl, kubectlOk } from '../support/kube-harness.js';
+import {
+  freshNamespace,
+  kubectl,
+  kubectlOk,
+  operatorMetricsEnv,
+  startOperator,
+} from '../support/kube-harness.js';
 import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
 import { writeTestPolicy } from '../support/test-policy.js';
 import { until } from '../support/until.js';
@@ -173,37 +179,13 @@ beforeAll(async () => {
   // The operator, metrics on as the chart sets them, reconciling one Workspace.
   namespace = await freshNamespace('agw-opmetrics');
   const policy = await writeTestPolicy();
-  operator = await startChild(
-    [
-      'bin/agent-gateway.js',
-      'operator',
-      '--gateway-namespace',
-      namespace,
-      '--scope',
-      'namespace',
-      '--kubeconfig',
-      kubeconfigPath(),
-      '--identity',
-      'metrics-test',
-      '--policy',
-      policy.policyPath,
-      '--health-port',
-      '0',
-      '--health-host',
-      '127.0.0.1',
-      '--log-level',
-      'warn',
-    ],
-    /watching/,
-    'stderr',
-    {
-      ...process.env,
-      OTEL_SDK_DISABLED: 'false',
-      OTEL_TRACES_SAMPLER: 'always_off',
-      OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
-      OTEL_EXPORTER_PROMETHEUS_PORT: String((operatorMetricsPort = await freePort())),
-    },
-  );
+  operator = await startOperator({
+    gatewayNamespace: namespace,
+    policyPath: policy.policyPath,
+    identity: 'metrics-test',
+    extraArgs: ['--scope', 'namespace', '--health-port', '0', '--health-host', '127.0.0.1'],
+    env: operatorMetricsEnv((operatorMetricsPort = await freePort())),
+  });
   await kubectlOk(
     ['apply', '-n', namespace, '-f', '-'],
     stringify({

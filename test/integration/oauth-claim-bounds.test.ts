@@ -8,8 +8,14 @@ import { CompactSign, importJWK, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
-import { demoSource, get, startHarness, type Harness } from '../support/gateway-harness.js';
+import { get, startHarness, type Harness } from '../support/gateway-harness.js';
 import { findLeaks } from '../support/leak-scan.js';
+import {
+  clientCredentialsToken,
+  introspectingWorkspace,
+  introspectionClient,
+  machineClient,
+} from '../support/oauth-clients.js';
 
 const INTROSPECTION_SECRET = 'claim-bounds-introspection-secret-0123';
 const YEAR_S = 366 * 86_400;
@@ -63,32 +69,16 @@ async function expectRefused(token: string, reason: string, path = '/agent/usage
 }
 
 async function opaqueToken(clientId: string): Promise<string> {
-  const response = await fetch(`${as.issuer}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret-0123456789`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope: 'mcp:read' }),
-  });
-  const body = (await response.json()) as { access_token?: string };
-  if (body.access_token === undefined) throw new Error(`no token: ${JSON.stringify(body)}`);
-  expect(body.access_token.split('.')).toHaveLength(1);
-  presented.push(body.access_token);
-  return body.access_token;
+  const token = await clientCredentialsToken(as.issuer, { clientId, resource });
+  expect(token.split('.')).toHaveLength(1);
+  presented.push(token);
+  return token;
 }
 
 beforeAll(async () => {
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
   resource = `${gatewayUrl}/mcp`;
-  const machine = (id: string) => ({
-    client_id: id,
-    client_secret: `${id}-secret-0123456789`,
-    grant_types: ['client_credentials'],
-    redirect_uris: [],
-    response_types: [],
-  });
   as = await startAuthServer({
     resources: {
       [resource]: {
@@ -99,16 +89,10 @@ beforeAll(async () => {
       },
     },
     clients: [
-      machine('opaque-normal'),
-      machine('opaque-forever'),
-      machine('opaque-nobody'),
-      {
-        client_id: 'gateway',
-        client_secret: INTROSPECTION_SECRET,
-        grant_types: [],
-        redirect_uris: [],
-        response_types: [],
-      },
+      machineClient('opaque-normal'),
+      machineClient('opaque-forever'),
+      machineClient('opaque-nobody'),
+      introspectionClient('gateway', INTROSPECTION_SECRET),
     ],
     // An introspection answer with an empty subject.
     tokenClaims: (_account, clientId) => (clientId === 'opaque-nobody' ? { sub: '' } : {}),
@@ -119,21 +103,7 @@ beforeAll(async () => {
       server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
       // The shared resource (/mcp, /agent/*) admits tokens for the default workspace only (D24).
       oauth: { defaultWorkspace: 'claims' },
-      workspaces: [
-        {
-          name: 'claims',
-          mcpSources: [demoSource('demo')],
-          identity: {
-            issuers: [
-              {
-                issuer: as.issuer,
-                introspection: { clientId: 'gateway', clientSecret: { env: 'AGW_INTROSPECTION_SECRET' } },
-              },
-            ],
-            rules: [{ name: 'anyone', issuer: as.issuer }],
-          },
-        },
-      ],
+      workspaces: [introspectingWorkspace('claims', as.issuer, 'anyone')],
     },
     { AGW_INTROSPECTION_SECRET: INTROSPECTION_SECRET },
   );

@@ -14,7 +14,13 @@ import { createPinoLogger } from '../../gateway/telemetry/index.js';
 import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
 import { logLines, mcpPost } from '../support/gateway-harness.js';
-import { connectWithLogin, HeadlessOAuthProvider, withStepUp } from '../support/oauth-clients.js';
+import {
+  clientCredentialsToken,
+  connectWithLogin,
+  HeadlessOAuthProvider,
+  machineClient,
+  withStepUp,
+} from '../support/oauth-clients.js';
 
 let as: AuthServer;
 let gateway: RunningGateway;
@@ -27,15 +33,7 @@ beforeAll(async () => {
     resources: { [`${url}/mcp`]: { scope: 'mcp:read mcp:write' } },
     scopes: ['mcp:read', 'mcp:write'],
     dynamicClientScope: 'mcp:read mcp:write',
-    clients: [
-      {
-        client_id: 'reader-bot',
-        client_secret: 'reader-bot-secret-0123456789',
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      },
-    ],
+    clients: [machineClient('reader-bot', 'reader-bot-secret-0123456789')],
   });
   gateway = await startGateway({
     configPath: 'examples/oidc.yaml',
@@ -89,18 +87,11 @@ describe('examples/oidc.yaml', () => {
     expect(written.isError ?? false).toBe(false);
     await machine.close();
     // …and a token granted mcp:read alone only reads.
-    const token = await fetch(`${as.issuer}/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from('reader-bot:reader-bot-secret-0123456789').toString('base64')}`,
-      },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        scope: 'mcp:read',
-        resource: `${url}/mcp`,
-      }),
-    }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
+    const token = await clientCredentialsToken(as.issuer, {
+      clientId: 'reader-bot',
+      clientSecret: 'reader-bot-secret-0123456789',
+      resource: `${url}/mcp`,
+    });
     const listed = (await (await mcpPost(url, token, { method: 'tools/list' })).json()) as {
       result: { tools: { name: string }[] };
     };

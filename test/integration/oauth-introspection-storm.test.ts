@@ -10,8 +10,14 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
-import { demoSource, get, startHarness, type Harness } from '../support/gateway-harness.js';
+import { get, startHarness, type Harness } from '../support/gateway-harness.js';
 import { findLeaks } from '../support/leak-scan.js';
+import {
+  clientCredentialsToken,
+  introspectingWorkspace,
+  introspectionClient,
+  machineClient,
+} from '../support/oauth-clients.js';
 
 const INTROSPECTION_SECRET = 'storm-introspection-secret-0123456789';
 const PER_SECOND = 20;
@@ -58,22 +64,7 @@ beforeAll(async () => {
   resource = `${gatewayUrl}/mcp`;
   as = await startAuthServer({
     resources: { [resource]: { scope: 'mcp:read', format: 'opaque' } },
-    clients: [
-      {
-        client_id: 'opaque',
-        client_secret: 'opaque-secret-0123456789',
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      },
-      {
-        client_id: 'gateway',
-        client_secret: INTROSPECTION_SECRET,
-        grant_types: [],
-        redirect_uris: [],
-        response_types: [],
-      },
-    ],
+    clients: [machineClient('opaque'), introspectionClient('gateway', INTROSPECTION_SECRET)],
   });
   h = await startHarness(
     {
@@ -89,36 +80,12 @@ beforeAll(async () => {
         introspectionCacheEntries: 1000,
       },
       workspaces: [
-        {
-          name: 'machines',
-          mcpSources: [demoSource('demo')],
-          identity: {
-            issuers: [
-              {
-                issuer: as.issuer,
-                introspection: {
-                  clientId: 'gateway',
-                  clientSecret: { env: 'AGW_INTROSPECTION_SECRET' },
-                  tokenLength: { min: 43, max: 43 },
-                },
-              },
-            ],
-            rules: [{ name: 'any', issuer: as.issuer }],
-          },
-        },
+        introspectingWorkspace('machines', as.issuer, 'any', { tokenLength: { min: 43, max: 43 } }),
       ],
     },
     { AGW_INTROSPECTION_SECRET: INTROSPECTION_SECRET },
   );
-  const response = await fetch(`${as.issuer}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from('opaque:opaque-secret-0123456789').toString('base64')}`,
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope: 'mcp:read' }),
-  });
-  legit = ((await response.json()) as { access_token: string }).access_token;
+  legit = await clientCredentialsToken(as.issuer, { clientId: 'opaque', resource });
   presented.push(legit);
 }, 60_000);
 

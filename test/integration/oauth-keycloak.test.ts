@@ -23,6 +23,7 @@ import {
   groupScopeRules,
   HeadlessOAuthProvider,
   REDIRECT_URL,
+  signInOAuth,
   withStepUp,
 } from '../support/oauth-clients.js';
 
@@ -142,11 +143,7 @@ beforeAll(async () => {
     },
   ];
   // payments is the shared resource's (the default); machines and operators are reached at their own.
-  const oauth = {
-    scopesSupported: ['mcp:read', 'mcp:write'],
-    challengeScopes: ['mcp:read'],
-    defaultWorkspace: 'payments',
-  };
+  const oauth = signInOAuth('payments');
   const config = await writeGatewayConfig(dir, {
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
     telemetry: { audit: { sink: 'file', path: auditPath } },

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
 import { demoSource, startHarness, type Harness } from '../support/gateway-harness.js';
-import { publicClient } from '../support/oauth-clients.js';
+import { machineClient, publicClient, signInOAuth } from '../support/oauth-clients.js';
 
 const PYTHON_CACHE = process.env['AGW_PYTHON_MCP_CACHE'] ?? join(homedir(), '.cache', 'agw-python-mcp');
 const PYTHON = join(PYTHON_CACHE, 'venv', 'bin', 'python');
@@ -131,14 +131,6 @@ beforeAll(async () => {
   gatewayUrl = `http://127.0.0.1:${port}`;
   resource = `${gatewayUrl}/mcp`;
   machines = `${gatewayUrl}/w/machines/mcp`;
-  const machine = (id: string, secret: string, scope: string) => ({
-    client_id: id,
-    client_secret: secret,
-    grant_types: ['client_credentials'],
-    redirect_uris: [],
-    response_types: [],
-    scope,
-  });
   as = await startAuthServer({
     resources: {
       [resource]: { scope: 'mcp:read mcp:write' },
@@ -147,8 +139,8 @@ beforeAll(async () => {
     scopes: ['mcp:read', 'mcp:write'],
     clients: [
       publicClient('agw-public'),
-      machine('machine', MACHINE_SECRET, 'mcp:read mcp:write'),
-      machine('reader', READER_SECRET, 'mcp:read'),
+      machineClient('machine', MACHINE_SECRET, { scope: 'mcp:read mcp:write' }),
+      machineClient('reader', READER_SECRET, { scope: 'mcp:read' }),
     ],
     tokenClaims: (account) => ({ groups: account === 'alice' ? ['payments-agents'] : ['staff'] }),
   });
@@ -164,11 +156,7 @@ beforeAll(async () => {
   ];
   h = await startHarness({
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-    oauth: {
-      scopesSupported: ['mcp:read', 'mcp:write'],
-      challengeScopes: ['mcp:read'],
-      defaultWorkspace: 'payments',
-    },
+    oauth: signInOAuth('payments'),
     workspaces: [
       {
         name: 'payments',

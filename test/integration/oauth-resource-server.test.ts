@@ -18,10 +18,13 @@ import {
   type Harness,
 } from '../support/gateway-harness.js';
 import {
+  clientCredentialsToken,
   connectWithLogin,
   groupScopeRules,
   HeadlessOAuthProvider,
+  machineClient,
   publicClient,
+  signInOAuth,
   withStepUp,
 } from '../support/oauth-clients.js';
 import { corruptLastCharacter } from '../support/corrupt-key.js';
@@ -47,26 +50,13 @@ beforeAll(async () => {
       ]),
     ),
     scopes: ['mcp:read', 'mcp:write'],
-    clients: [
-      publicClient('agw-public'),
-      {
-        client_id: 'machine',
-        client_secret: 'machine-secret-value-0123456789',
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      },
-    ],
+    clients: [publicClient('agw-public'), machineClient('machine', 'machine-secret-value-0123456789')],
     tokenClaims: (account) => ({ groups: account === 'alice' ? ['payments-agents'] : ['staff'] }),
   });
   const issuer = as.issuer;
   h = await startHarness({
     server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-    oauth: {
-      scopesSupported: ['mcp:read', 'mcp:write'],
-      challengeScopes: ['mcp:read'],
-      defaultWorkspace: 'payments',
-    },
+    oauth: signInOAuth('payments'),
     workspaces: [
       {
         name: 'payments',
@@ -285,19 +275,11 @@ describe('machines and keys', () => {
   });
 
   it('oauth:mcp-config — an OAuth caller gets configs for the MCP sign-in (no key, no header); a key still gets the key configs', async () => {
-    const tokenResponse = await fetch(`${as.issuer}/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from('machine:machine-secret-value-0123456789').toString('base64')}`,
-      },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        resource: resourceOf('machines'),
-        scope: 'mcp:read',
-      }),
+    const token = await clientCredentialsToken(as.issuer, {
+      clientId: 'machine',
+      clientSecret: 'machine-secret-value-0123456789',
+      resource: resourceOf('machines'),
     });
-    const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
     tokensSeen.push(token);
     const response = await get(`${gatewayUrl}/agent/mcp/config?response_format=json`, token);
     expect(response.status).toBe(200);

@@ -23,6 +23,12 @@ import {
 } from '../../gateway/telemetry/audit-record.js';
 import { demoSource, get, mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
 import { findLeaks } from '../support/leak-scan.js';
+import {
+  clientCredentialsToken,
+  introspectingWorkspace,
+  introspectionClient,
+  machineClient,
+} from '../support/oauth-clients.js';
 import { until } from '../support/until.js';
 
 const INTROSPECTION_SECRET = 'gateway-introspection-secret-0123456789';
@@ -45,18 +51,9 @@ let document: Record<string, unknown>;
 const auditTexts: string[] = [];
 
 async function clientCredentials(clientId: string, target: string): Promise<string> {
-  const response = await fetch(`${as.issuer}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret-0123456789`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource: target, scope: 'mcp:read' }),
-  });
-  const body = (await response.json()) as { access_token?: string };
-  if (body.access_token === undefined) throw new Error(`no token: ${JSON.stringify(body)}`);
-  presented.push(body.access_token);
-  return body.access_token;
+  const token = await clientCredentialsToken(as.issuer, { clientId, resource: target });
+  presented.push(token);
+  return token;
 }
 
 function forge(
@@ -148,28 +145,15 @@ beforeAll(async () => {
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
   resource = `${gatewayUrl}/mcp`;
-  const machine = (id: string) => ({
-    client_id: id,
-    client_secret: `${id}-secret-0123456789`,
-    grant_types: ['client_credentials'],
-    redirect_uris: [],
-    response_types: [],
-  });
   as = await startAuthServer({
     resources: {
       [resource]: { scope: 'mcp:read mcp:write', format: (id) => (id === 'opaque' ? 'opaque' : 'jwt') },
       'https://other.example/mcp': { scope: 'mcp:read' },
     },
     clients: [
-      machine('machine'),
-      machine('opaque'),
-      {
-        client_id: 'gateway',
-        client_secret: INTROSPECTION_SECRET,
-        grant_types: [],
-        redirect_uris: [],
-        response_types: [],
-      },
+      machineClient('machine'),
+      machineClient('opaque'),
+      introspectionClient('gateway', INTROSPECTION_SECRET),
     ],
   });
   realKey = (await importJWK(as.signingKey, 'ES256')) as CryptoKey;
@@ -208,19 +192,7 @@ beforeAll(async () => {
       jwksMaxBytes: 65_536,
     },
     workspaces: [
-      {
-        name: 'machines',
-        mcpSources: [demoSource('demo')],
-        identity: {
-          issuers: [
-            {
-              issuer: as.issuer,
-              introspection: { clientId: 'gateway', clientSecret: { env: 'AGW_INTROSPECTION_SECRET' } },
-            },
-          ],
-          rules: [{ name: 'any', issuer: as.issuer }],
-        },
-      },
+      introspectingWorkspace('machines', as.issuer, 'any'),
       oddIssuer('keys-slow'),
       oddIssuer('keys-huge'),
       oddIssuer('keys-down'),

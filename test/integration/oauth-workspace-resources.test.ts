@@ -26,7 +26,13 @@ import {
   startHarness,
   type Harness,
 } from '../support/gateway-harness.js';
-import { connectWithLogin, HeadlessOAuthProvider, publicClient } from '../support/oauth-clients.js';
+import {
+  clientCredentialsToken,
+  connectWithLogin,
+  HeadlessOAuthProvider,
+  machineClient,
+  publicClient,
+} from '../support/oauth-clients.js';
 import { corruptLastCharacter } from '../support/corrupt-key.js';
 
 const MACHINE_SECRET = 'machine-secret-value-0123456789';
@@ -58,18 +64,13 @@ function catchAll(issuer: string) {
   return [{ name: 'everyone', issuer, access: 'write' }];
 }
 
-async function machineToken(resource: string): Promise<string> {
-  const response = await fetch(`${company.issuer}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`machine:${MACHINE_SECRET}`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope: 'mcp:read mcp:write' }),
+function machineToken(resource: string): Promise<string> {
+  return clientCredentialsToken(company.issuer, {
+    clientId: 'machine',
+    clientSecret: MACHINE_SECRET,
+    resource,
+    scope: 'mcp:read mcp:write',
   });
-  const body = (await response.json()) as { access_token?: string };
-  if (body.access_token === undefined) throw new Error(`no token: ${JSON.stringify(body)}`);
-  return body.access_token;
 }
 
 /** alice's token for `workspace`, got the way an MCP host gets it: through the gateway's 401 on
@@ -162,16 +163,7 @@ beforeAll(async () => {
   company = await startAuthServer({
     resources,
     scopes: ['mcp:read', 'mcp:write'],
-    clients: [
-      publicClient('agw-public'),
-      {
-        client_id: 'machine',
-        client_secret: MACHINE_SECRET,
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      },
-    ],
+    clients: [publicClient('agw-public'), machineClient('machine', MACHINE_SECRET)],
   });
   partner = await startAuthServer({ resources, scopes: ['mcp:read', 'mcp:write'] });
   const pair = await generateKeyPair('ES256', { extractable: true });

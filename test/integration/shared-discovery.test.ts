@@ -2,31 +2,22 @@
 // config and one real redis-server in front of one upstream whose log counts tools/list requests.
 // A cold stampede on all three costs one upstream list; later lists on any replica cost none; a
 // refresh on one replica lists once and serves all three; every replica reports the source ready.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
-import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
+import type { GatewayProcess } from '../support/gateway-processes.js';
+import { startReplicaProcesses, type RedisReplicas } from '../support/redis-replicas.js';
 import { get, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
 
 const key = newKey();
-let redis: RunningRedis;
 let upstream: RunningModernServer;
-let dir: string;
-const gateways: GatewayProcess[] = [];
+let replicas: RedisReplicas<GatewayProcess> | undefined;
+let gateways: readonly GatewayProcess[] = [];
 
 const lists = () => upstream.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
 
 beforeAll(async () => {
-  redis = await startRedis();
   upstream = await startModernServer();
-  dir = await mkdtemp(join(tmpdir(), 'agw-shared-disc-'));
-  const configPath = await writeGatewayConfig(dir, {
-    sharedState: { redis: { url: { env: 'REDIS_URL' } }, encryption: testEncryption },
+  replicas = await startReplicaProcesses(3, {
     workspaces: [
       {
         name: 'demo',
@@ -35,20 +26,12 @@ beforeAll(async () => {
       },
     ],
   });
-  gateways.push(
-    ...(await startGatewayProcesses(configPath, 3, {
-      ...process.env,
-      ...testEncryptionEnv,
-      REDIS_URL: redis.url,
-    })),
-  );
+  gateways = replicas.gateways;
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.child.stop()));
+  await replicas?.stop();
   await upstream?.close();
-  await redis?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 async function toolNames(url: string): Promise<string[]> {

@@ -5,15 +5,11 @@
 // under load: no request fails, /agent/sources says so, and sharing resumes when it is back; the
 // same when Redis stalls (SIGSTOP) instead of dying. The ways around a quota are tried too: the
 // 2025-era face, a body with a byte-order mark, a body that is not UTF-8.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
-import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
+import type { GatewayProcess } from '../support/gateway-processes.js';
+import { startReplicaProcesses, type RedisReplicas } from '../support/redis-replicas.js';
+import type { RunningRedis } from '../infra/redis-server.js';
 import { get, keyRecord, MODERN_META, mcpPost, newKey } from '../support/gateway-harness.js';
 
 const LIMIT = 10;
@@ -23,46 +19,40 @@ const metered = newKey();
 const guarded = newKey();
 let redis: RunningRedis;
 let upstream: RunningModernServer;
-let dir: string;
-const gateways: GatewayProcess[] = [];
+let replicas: RedisReplicas<GatewayProcess> | undefined;
+let gateways: readonly GatewayProcess[] = [];
 
 beforeAll(async () => {
-  redis = await startRedis();
   upstream = await startModernServer();
-  dir = await mkdtemp(join(tmpdir(), 'agw-shared-'));
-  const configPath = await writeGatewayConfig(dir, {
-    // 250 ms rather than the default 50: three gateways, Redis and the client share two cores, and a
-    // 45-request burst can stall an event loop past 50 ms, which sends that request to the local
-    // fallback (by design) and makes the exact count a measure of the machine's load. The fallback
-    // itself is what the outage and stall cases below exercise.
-    sharedState: { redis: { url: { env: 'REDIS_URL' }, commandTimeoutMs: 250 }, encryption: testEncryption },
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
-        keys: [
-          keyRecord(limited, { limits: { requestsPerMinute: LIMIT } }),
-          keyRecord(roomy, { limits: { requestsPerMinute: 1_000_000 } }),
-          keyRecord(metered, { limits: { toolCallsPerDay: 3 } }),
-          keyRecord(guarded, { access: 'write', limits: { toolCallsPerDay: 3 } }),
-        ],
-      },
-    ],
-  });
-  gateways.push(
-    ...(await startGatewayProcesses(configPath, 3, {
-      ...process.env,
-      ...testEncryptionEnv,
-      REDIS_URL: redis.url,
-    })),
+  // 250 ms rather than the default 50: three gateways, Redis and the client share two cores, and a
+  // 45-request burst can stall an event loop past 50 ms, which sends that request to the local
+  // fallback (by design) and makes the exact count a measure of the machine's load. The fallback
+  // itself is what the outage and stall cases below exercise.
+  replicas = await startReplicaProcesses(
+    3,
+    {
+      workspaces: [
+        {
+          name: 'demo',
+          mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
+          keys: [
+            keyRecord(limited, { limits: { requestsPerMinute: LIMIT } }),
+            keyRecord(roomy, { limits: { requestsPerMinute: 1_000_000 } }),
+            keyRecord(metered, { limits: { toolCallsPerDay: 3 } }),
+            keyRecord(guarded, { access: 'write', limits: { toolCallsPerDay: 3 } }),
+          ],
+        },
+      ],
+    },
+    { commandTimeoutMs: 250 },
   );
+  gateways = replicas.gateways;
+  redis = replicas.redis;
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.child.stop()));
+  await replicas?.stop();
   await upstream?.close();
-  await redis?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 async function sharedState(url: string): Promise<string> {

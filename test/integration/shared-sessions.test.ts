@@ -3,32 +3,23 @@
 // (the upstream's log proves it); when the upstream forgets it, the next call re-initialises once,
 // and every replica then continues in the new session. A bridged elicitation started on A is
 // continued on B (forwarded to A, which holds the upstream call) and a replay on C or A is refused.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   startLegacySessionfulServer,
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
-import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
-import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
+import type { GatewayProcess } from '../support/gateway-processes.js';
+import { startReplicaProcesses, type RedisReplicas } from '../support/redis-replicas.js';
 import { keyRecord, MODERN_META, mcpPost, newKey } from '../support/gateway-harness.js';
 
 const key = newKey();
-let redis: RunningRedis;
 let upstream: RunningLegacySessionfulServer;
-let dir: string;
-const gateways: GatewayProcess[] = [];
+let replicas: RedisReplicas<GatewayProcess> | undefined;
+let gateways: readonly GatewayProcess[] = [];
 
 beforeAll(async () => {
-  redis = await startRedis();
   upstream = await startLegacySessionfulServer();
-  dir = await mkdtemp(join(tmpdir(), 'agw-shared-sess-'));
-  const configPath = await writeGatewayConfig(dir, {
-    sharedState: { redis: { url: { env: 'REDIS_URL' } }, encryption: testEncryption },
+  replicas = await startReplicaProcesses(3, {
     workspaces: [
       {
         name: 'demo',
@@ -37,20 +28,12 @@ beforeAll(async () => {
       },
     ],
   });
-  gateways.push(
-    ...(await startGatewayProcesses(configPath, 3, {
-      ...process.env,
-      ...testEncryptionEnv,
-      REDIS_URL: redis.url,
-    })),
-  );
+  gateways = replicas.gateways;
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.child.stop()));
+  await replicas?.stop();
   await upstream?.close();
-  await redis?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 async function echo(gateway: { url: string }, text: string): Promise<string | undefined> {

@@ -11,23 +11,20 @@ import {
   startConformanceServer,
   type RunningConformanceServer,
 } from '../fixtures/upstreams/conformance-server.js';
-import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { keyRecord, mcpPost, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
-import { testEncryption, testEncryptionEnv } from '../support/redis-encryption.js';
+import { keyRecord, mcpPost, newKey, type Harness } from '../support/gateway-harness.js';
+import { startReplicaHarnesses, type RedisReplicas } from '../support/redis-replicas.js';
 import { openSse, waitFor } from '../support/sse-stream.js';
 
 const WATCHED_URI = `agw://conf/${encodeURIComponent('test://watched-resource')}`;
 const key = newKey();
-let redis: RunningRedis;
+let replicas: RedisReplicas<Harness> | undefined;
 let upstream: RunningConformanceServer;
 let a: Harness;
 let b: Harness;
 
 beforeAll(async () => {
-  redis = await startRedis();
   upstream = await startConformanceServer();
-  const document = {
-    sharedState: { redis: { url: { env: 'REDIS_URL' } }, encryption: testEncryption },
+  replicas = await startReplicaHarnesses(2, {
     workspaces: [
       {
         name: 'alpha',
@@ -35,16 +32,12 @@ beforeAll(async () => {
         keys: [keyRecord(key, { access: 'write' })],
       },
     ],
-  };
-  const env = { ...testEncryptionEnv, REDIS_URL: redis.url };
-  a = await startHarness(document, env);
-  b = await startHarness(document, env);
+  });
+  [a, b] = replicas.gateways as [Harness, Harness];
 }, 60_000);
 afterAll(async () => {
-  await a?.stop();
-  await b?.stop();
+  await replicas?.stop();
   await upstream?.close();
-  await redis?.stop();
 });
 
 function listen(url: string, id: string) {

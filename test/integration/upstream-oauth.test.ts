@@ -15,6 +15,7 @@ import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { httpSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
 import { rpcCall, type RpcAnswer } from '../support/mcp-clients.js';
 import { findLeaks } from '../support/leak-scan.js';
+import { machineClient } from '../support/oauth-clients.js';
 import { until } from '../support/until.js';
 import {
   mintUserToken,
@@ -103,22 +104,11 @@ beforeAll(async () => {
     resources,
     scopes: ['tools:read', 'items:read'],
     clients: [
-      {
-        client_id: BASIC_ID,
-        client_secret: BASIC_SECRET,
+      machineClient(BASIC_ID, BASIC_SECRET, {
         grant_types: ['client_credentials', TOKEN_EXCHANGE],
-        redirect_uris: [],
-        response_types: [],
         token_endpoint_auth_method: 'client_secret_basic',
-      },
-      {
-        client_id: POST_ID,
-        client_secret: POST_SECRET,
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-        token_endpoint_auth_method: 'client_secret_post',
-      },
+      }),
+      machineClient(POST_ID, POST_SECRET, { token_endpoint_auth_method: 'client_secret_post' }),
     ],
     configure: tokenExchangeGrant({ server: () => as, subjectAudience: GATEWAY_AUDIENCE, exchanges }),
   });

@@ -1,7 +1,9 @@
 // The SDK v2 client signing in through the gateway's 401 (issue 29): an in-memory
 // OAuthClientProvider whose "browser" is headlessLogin (test/infra/oidc-provider.ts), and a connect
 // that follows 401 → metadata → authorization server metadata → registration → authorization with
-// PKCE and `resource` → login → finishAuth → reconnect, as an MCP host would.
+// PKCE and `resource` → login → finishAuth → reconnect, as an MCP host would. Also the clients the
+// tests register at the authorization server beforehand (public, machine, the gateway's own for
+// introspection) and the client-credentials token a machine gets, one way for every OAuth test.
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -9,6 +11,7 @@ import {
   type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
 import { headlessLogin } from '../infra/oidc-provider.js';
+import { demoSource } from './gateway-harness.js';
 
 type Provider = OAuthClientProvider;
 export const REDIRECT_URL = 'http://127.0.0.1:9/callback';
@@ -41,6 +44,92 @@ export function publicClient(clientId: string): Record<string, unknown> {
     application_type: 'native',
   };
 }
+/** The secret a machine client gets when the test needs no particular one. */
+export function machineSecret(clientId: string): string {
+  return `${clientId}-secret-0123456789`;
+}
+
+/** A confidential client that gets tokens by client credentials; `extra` adds or overrides metadata
+ * (a `scope` ceiling, more grant types, a token endpoint auth method). */
+export function machineClient(
+  clientId: string,
+  clientSecret = machineSecret(clientId),
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    client_id: clientId,
+    client_secret: clientSecret,
+    grant_types: ['client_credentials'],
+    redirect_uris: [],
+    response_types: [],
+    ...extra,
+  };
+}
+
+/** The gateway's own client at the authorization server: it only introspects, so no grants. */
+export function introspectionClient(clientId: string, clientSecret: string): Record<string, unknown> {
+  return machineClient(clientId, clientSecret, { grant_types: [] });
+}
+
+/** A client-credentials access token from an oidc-provider authorization server (test/infra/
+ * oidc-provider.ts) for `resource`, the client authenticating with HTTP Basic. Throws, with the
+ * server's answer, when no token comes back. */
+export async function clientCredentialsToken(
+  issuer: string,
+  options: { clientId: string; clientSecret?: string; resource: string; scope?: string },
+): Promise<string> {
+  const secret = options.clientSecret ?? machineSecret(options.clientId);
+  const response = await fetch(`${issuer}/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${options.clientId}:${secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      resource: options.resource,
+      scope: options.scope ?? 'mcp:read',
+    }),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (body.access_token === undefined) throw new Error(`no token: ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+/** The `oauth` section of the sign-in tests: mcp:read and mcp:write, a 401 that asks for mcp:read
+ * first (step-up asks for more), and `defaultWorkspace` as the shared resource's workspace. */
+export function signInOAuth(defaultWorkspace: string): Record<string, unknown> {
+  return { scopesSupported: ['mcp:read', 'mcp:write'], challengeScopes: ['mcp:read'], defaultWorkspace };
+}
+
+/** A workspace of the demo server that admits any token of `issuer` by the rule `rule`, opaque
+ * tokens introspected as the client `gateway` with the secret in AGW_INTROSPECTION_SECRET;
+ * `introspection` adds to that part (e.g. `tokenLength`). */
+export function introspectingWorkspace(
+  name: string,
+  issuer: string,
+  rule: string,
+  introspection: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    name,
+    mcpSources: [demoSource('demo')],
+    identity: {
+      issuers: [
+        {
+          issuer,
+          introspection: {
+            clientId: 'gateway',
+            clientSecret: { env: 'AGW_INTROSPECTION_SECRET' },
+            ...introspection,
+          },
+        },
+      ],
+      rules: [{ name: rule, issuer }],
+    },
+  };
+}
+
 type Stored<K extends keyof Provider> = Provider[K] extends ((...args: never[]) => infer R) | undefined
   ? Awaited<R>
   : never;
