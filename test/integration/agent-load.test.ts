@@ -8,14 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { formatLoadReport, LOAD_KINDS, startAgentLoad, type LoadReport } from '../support/agent-load.js';
-import {
-  get,
-  httpSource,
-  keyRecord,
-  newKey,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, startWorkspace, type Harness } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 const reader = newKey();

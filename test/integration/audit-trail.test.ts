@@ -13,13 +13,10 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
+import { httpSource, keyRecord, newKey, newKeys } from '../support/gateway-document.js';
 import {
-  httpSource,
-  keyRecord,
   mcpPost,
   MODERN_META,
-  newKey,
-  newKeys,
   startHarness,
   startWorkspace,
   type Harness,

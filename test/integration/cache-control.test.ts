@@ -7,17 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
-import {
-  demoSource,
-  get,
-  httpSource,
-  keyRecord,
-  mcpPost,
-  MODERN_META,
-  newKey,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { demoSource, httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, mcpPost, MODERN_META, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 

@@ -11,15 +11,8 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  demoSource,
-  get,
-  httpSource,
-  keyRecord,
-  newKey,
-  newKeys,
-  startHarness,
-} from '../support/gateway-harness.js';
+import { demoSource, httpSource, keyRecord, newKey, newKeys } from '../support/gateway-document.js';
+import { get, startHarness } from '../support/gateway-harness.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { launchChromium, watchPage, type PageWatch } from '../support/browser.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';

@@ -10,14 +10,8 @@ import { Agent, Client, type Dispatcher } from 'undici';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { failureReason, judgeBody, type LoadKind } from '../support/agent-load.js';
 import { until } from '../support/until.js';
-import {
-  httpSource,
-  keyRecord,
-  MODERN_META,
-  newKey,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { MODERN_META, startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let upstream: RunningModernServer;

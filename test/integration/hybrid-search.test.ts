@@ -6,7 +6,8 @@
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddings, type RunningEmbeddings } from '../infra/embeddings-server.js';
-import { keyRecord, mcpPost, newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKeys } from '../support/gateway-document.js';
+import { mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
 
 const [reader, plain] = newKeys(2);
 let h: Harness;

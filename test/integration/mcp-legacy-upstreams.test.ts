@@ -14,15 +14,8 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startSseLegacyServer } from '../fixtures/upstreams/sse-legacy-server.js';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
-import {
-  httpSource,
-  keyRecord,
-  mcpPost,
-  MODERN_META,
-  newKey,
-  startHarness,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { mcpPost, MODERN_META, startHarness, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let legacy: RunningLegacySessionfulServer;

@@ -8,14 +8,8 @@ import {
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import {
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKeys,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { mcpPost, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const [all, modernOnly] = newKeys(2);
 let modern: RunningModernServer;

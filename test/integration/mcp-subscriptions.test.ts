@@ -15,15 +15,8 @@ import {
   startConformanceServer,
   type RunningConformanceServer,
 } from '../fixtures/upstreams/conformance-server.js';
-import {
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKey,
-  newKeys,
-  startHarness,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey, newKeys } from '../support/gateway-document.js';
+import { mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
 import { runPythonClient } from '../support/python-client.js';
 import { openSse, waitFor, type SseStream } from '../support/sse-stream.js';
 

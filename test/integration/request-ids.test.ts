@@ -6,15 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
-import {
-  demoSource,
-  get,
-  keyRecord,
-  mcpPost,
-  newKey,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, mcpPost, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 import { gatewayPort, rawExchange } from '../support/raw-http.js';
 

@@ -5,14 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startLegacySessionfulServer } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer } from '../fixtures/upstreams/modern-server.js';
-import {
-  get,
-  httpSource,
-  keyRecord,
-  newKey,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let modern: RunningUpstream;

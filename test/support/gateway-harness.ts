@@ -3,15 +3,24 @@
 // can inspect it. Requires `npm run build` (the demo server runs from dist/).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { stringify } from 'yaml';
-import { generateKey, type GeneratedKey } from '../../gateway/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/main.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
+import { oneWorkspace } from './gateway-document.js';
 
-export const DEMO_SERVER = resolve('dist/examples/demo-mcp-server/main.js');
+// The document builders live in gateway-document.ts; these names stay importable from here.
+export {
+  DEMO_SERVER,
+  demoSource,
+  httpSource,
+  keyRecord,
+  newKey,
+  newKeys,
+  oneWorkspace,
+} from './gateway-document.js';
 
 export interface Harness {
   readonly url: string;
@@ -25,47 +34,6 @@ export interface Harness {
   /** Waits until the gateway has swapped in a config revision above `revision`. */
   waitForRevision(revision: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-export function demoSource(name = 'demo', extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { name, transport: 'stdio', command: process.execPath, args: [DEMO_SERVER], ...extra };
-}
-
-export function keyRecord(key: GeneratedKey, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id: key.id, hash: key.hash, ...extra };
-}
-
-export function newKey(): GeneratedKey {
-  return generateKey();
-}
-
-type Keys<N extends number, T extends GeneratedKey[] = []> = T['length'] extends N
-  ? T
-  : Keys<N, [...T, GeneratedKey]>;
-
-/** `count` fresh keys at once, typed as a tuple: `const [reader, writer] = newKeys(2);`. */
-export function newKeys<N extends number>(count: N): Keys<N> {
-  return Array.from({ length: count }, () => generateKey()) as Keys<N>;
-}
-
-/** An upstream reached over Streamable HTTP (the fixture servers), with any further source fields. */
-export function httpSource(
-  name: string,
-  url: string,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> {
-  return { name, transport: 'streamable-http', url, ...extra };
-}
-
-/**
- * The document most tests start from: one workspace (named `demo` unless it says otherwise) with its
- * sources and keys, plus any top-level fields (`server`, `tenants`, ...).
- */
-export function oneWorkspace(
-  workspace: Record<string, unknown>,
-  top: Record<string, unknown> = {},
-): Record<string, unknown> {
-  return { ...top, workspaces: [{ name: 'demo', ...workspace }] };
 }
 
 /** `startHarness` on the one-workspace document (see `oneWorkspace`). */
