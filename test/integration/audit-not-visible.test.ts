@@ -4,13 +4,13 @@
 // not_visible` with the source. Real modern upstreams (one unprefixed, one prefixed), two files data
 // sources, the MCP face (tools, prompts, resources, subscriptions, the knowledge tools) and REST
 // search and query. A name that exists nowhere stays `allowed`.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
 import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
 import { mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
+import { auditRecordOf } from '../support/audit-records.js';
 import { until } from '../support/until.js';
 
 /** Sees the unprefixed source `pub` and the data source `handbook`; of pub's tools only echo. */
@@ -66,17 +66,7 @@ afterAll(async () => {
   await priv.close();
 });
 
-async function recordOf(response: Response): Promise<AuditRecord> {
-  const id = response.headers.get('x-request-id');
-  expect(id).toBeTruthy();
-  await response.arrayBuffer().catch(() => undefined);
-  return until(`the audit record of ${id}`, async () => {
-    const text = await readFile(h.auditPath, 'utf8').catch(() => '');
-    const lines = text.split('\n').filter((line) => line.includes(`"request_id":"${id}"`));
-    if (lines.length > 1) throw new Error(`${lines.length} records for ${id}`);
-    return lines.length === 1 ? AuditRecordSchema.parse(JSON.parse(lines[0]!)) : undefined;
-  });
-}
+const recordOf = (response: Response) => auditRecordOf(h.auditPath, response);
 
 /** The caller's answer with the name it asked for blanked: hidden and missing must read the same. */
 async function answerOf(response: Response, asked: string): Promise<unknown> {

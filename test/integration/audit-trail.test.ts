@@ -12,17 +12,19 @@ import {
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
+import { AuditRecordSchema } from '../../gateway/telemetry/audit-record.js';
 import { httpSource, keyRecord, newKey, newKeys } from '../support/gateway-document.js';
 import {
   mcpPost,
   MODERN_META,
+  slowModernCall,
   startHarness,
   startWorkspace,
   type Harness,
 } from '../support/gateway-harness.js';
 import { connectClient } from '../support/mcp-clients.js';
 import { findLeaks } from '../support/leak-scan.js';
+import { auditRecordOf, auditRecords } from '../support/audit-records.js';
 import { until } from '../support/until.js';
 
 const [writer, reader, modernOnly, limited, quota, revoked, expired] = newKeys(7);
@@ -69,25 +71,8 @@ afterAll(async () => {
   await legacy.close();
 });
 
-async function records(): Promise<AuditRecord[]> {
-  const text = await readFile(h.auditPath, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => AuditRecordSchema.parse(JSON.parse(line)));
-}
-
-/** The one record of the response's request (waits for the asynchronous write). */
-async function recordOf(response: Response): Promise<AuditRecord> {
-  const id = response.headers.get('x-request-id');
-  expect(id).toBeTruthy();
-  await response.arrayBuffer().catch(() => undefined);
-  return until(`the audit record of ${id}`, async () => {
-    const found = (await records()).filter((record) => record.request_id === id);
-    if (found.length > 1) throw new Error(`${found.length} records for ${id}`);
-    return found[0];
-  });
-}
+const records = () => auditRecords(h.auditPath);
+const recordOf = (response: Response) => auditRecordOf(h.auditPath, response);
 
 const apiKey = (key: { id: string; hash: string }) => ({
   kind: 'api_key',
@@ -340,16 +325,22 @@ describe('audit records of refusals', () => {
     });
   });
 
-  it('audit:rate-limited — a rate-limit refusal names the tool the client asked for', async () => {
+  /** Calls modern__echo twice with the key: the first call passes, the second is refused (429). */
+  async function secondCallRefused(key: string, id: number): Promise<Response> {
     const call = () =>
-      mcpPost(h.url, limited.key, {
-        id: 13,
+      mcpPost(h.url, key, {
+        id,
         method: 'tools/call',
         params: { name: 'modern__echo', arguments: { text: ARGUMENT } },
       });
     expect((await call()).status).toBe(200);
     const refused = await call();
     expect(refused.status).toBe(429);
+    return refused;
+  }
+
+  it('audit:rate-limited — a rate-limit refusal names the tool the client asked for', async () => {
+    const refused = await secondCallRefused(limited.key, 13);
     expect(await recordOf(refused)).toMatchObject({
       method: 'tools/call',
       principal: apiKey(limited),
@@ -361,20 +352,12 @@ describe('audit records of refusals', () => {
   });
 
   it('audit:quota-exceeded — a daily quota refusal is told apart from a rate refusal', async () => {
-    const call = () =>
-      mcpPost(h.url, quota.key, {
-        id: 15,
-        method: 'tools/call',
-        params: { name: 'modern__echo', arguments: { text: ARGUMENT } },
-      });
-    expect((await call()).status).toBe(200);
-    const refused = await call();
-    expect(refused.status).toBe(429);
+    const refused = await secondCallRefused(quota.key, 15);
     expect(await recordOf(refused)).toMatchObject({
+      reason: 'quota_exceeded',
       method: 'tools/call',
       principal: apiKey(quota),
       decision: 'denied',
-      reason: 'quota_exceeded',
       error_code: 'rate_limited',
       status: 429,
     });
@@ -437,15 +420,7 @@ describe('audit records of refusals', () => {
 
 describe('one record per client request', () => {
   it('audit:streamed — a tools/call answered as an SSE stream leaves one record, marked streamed', async () => {
-    const response = await mcpPost(h.url, writer.key, {
-      id: 20,
-      method: 'tools/call',
-      params: {
-        _meta: { ...MODERN_META, progressToken: 'p-20' },
-        name: 'modern__slow',
-        arguments: { ms: 200, steps: 3 },
-      },
-    });
+    const response = await slowModernCall(h.url, writer.key, 20, { ms: 200, steps: 3 });
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const record = await recordOf(response);
     expect(record).toMatchObject({ method: 'tools/call', streamed: true, outcome: 'ok', status: 200 });
@@ -496,15 +471,7 @@ describe('one record per client request', () => {
   });
 
   it('audit:client-gone — a client that leaves mid-stream leaves one record, marked client_gone', async () => {
-    const response = await mcpPost(h.url, writer.key, {
-      id: 23,
-      method: 'tools/call',
-      params: {
-        _meta: { ...MODERN_META, progressToken: 'p-23' },
-        name: 'modern__slow',
-        arguments: { ms: 3000, steps: 30 },
-      },
-    });
+    const response = await slowModernCall(h.url, writer.key, 23, { ms: 3000, steps: 30 });
     const id = response.headers.get('x-request-id')!;
     const stream = response.body!.getReader();
     await stream.read();

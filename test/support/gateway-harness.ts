@@ -201,3 +201,20 @@ export async function mcpPost(
     body: JSON.stringify({ jsonrpc: '2.0', id: body.id ?? 1, method: body.method, params }),
   });
 }
+
+/**
+ * tools/call of the modern fixture's `slow` tool (a source named `modern`) with progress token
+ * `p-<id>`: answered as an event stream, progress notifications first.
+ */
+export function slowModernCall(
+  url: string,
+  key: string,
+  id: number,
+  args: { ms: number; steps: number },
+): Promise<Response> {
+  return mcpPost(url, key, {
+    id,
+    method: 'tools/call',
+    params: { _meta: { ...MODERN_META, progressToken: `p-${id}` }, name: 'modern__slow', arguments: args },
+  });
+}
