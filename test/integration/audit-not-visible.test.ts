@@ -6,10 +6,10 @@
 // search and query. A name that exists nowhere stays `allowed`.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
-import { mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
+import { mcpPost, startHarnessIn, fileHarness } from '../support/gateway-harness.js';
 import { auditRecordOf } from '../support/audit-records.js';
 import { until } from '../support/until.js';
 
@@ -23,48 +23,47 @@ const QUERY = 'where is the cobalt vault';
 
 let pub: RunningModernServer;
 let priv: RunningModernServer;
-let h: Harness;
 
-beforeAll(async () => {
-  pub = await startModernServer();
-  priv = await startModernServer();
-  h = await startHarness({});
-  for (const folder of ['handbook', 'secret'])
-    await mkdir(join(h.dir, folder)).then(() =>
-      writeFile(join(h.dir, folder, 'vault.md'), `# Vault\n\nThe cobalt vault is in ${folder}.\n`),
-    );
-  const revision = h.gateway.config.current().revision;
-  await h.writeConfig({
-    workspaces: [
-      {
-        name: 'acme',
-        mcpSources: [
-          { name: 'pub', transport: 'streamable-http', url: pub.url, prefix: 'never' },
-          httpSource('priv', priv.url),
+const h = fileHarness(
+  async () => {
+    pub = await startModernServer();
+    priv = await startModernServer();
+    return startHarnessIn(async (dir) => {
+      for (const folder of ['handbook', 'secret'])
+        await mkdir(join(dir, folder)).then(() =>
+          writeFile(join(dir, folder, 'vault.md'), `# Vault\n\nThe cobalt vault is in ${folder}.\n`),
+        );
+      return {
+        workspaces: [
+          {
+            name: 'acme',
+            mcpSources: [
+              { name: 'pub', transport: 'streamable-http', url: pub.url, prefix: 'never' },
+              httpSource('priv', priv.url),
+            ],
+            dataSources: [
+              { name: 'handbook', type: 'files', path: join(dir, 'handbook') },
+              { name: 'secret', type: 'files', path: join(dir, 'secret') },
+            ],
+            keys: [
+              keyRecord(narrow, {
+                access: 'write',
+                sources: ['pub', 'handbook'],
+                tools: ['pub__echo', 'search', 'get_document'],
+              }),
+              keyRecord(noData, { sources: ['pub'] }),
+              keyRecord(everything),
+            ],
+          },
         ],
-        dataSources: [
-          { name: 'handbook', type: 'files', path: join(h.dir, 'handbook') },
-          { name: 'secret', type: 'files', path: join(h.dir, 'secret') },
-        ],
-        keys: [
-          keyRecord(narrow, {
-            access: 'write',
-            sources: ['pub', 'handbook'],
-            tools: ['pub__echo', 'search', 'get_document'],
-          }),
-          keyRecord(noData, { sources: ['pub'] }),
-          keyRecord(everything),
-        ],
-      },
-    ],
-  });
-  await h.waitForRevision(revision);
-});
-afterAll(async () => {
-  await h.stop();
-  await pub.close();
-  await priv.close();
-});
+      };
+    });
+  },
+  async () => {
+    await pub.close();
+    await priv.close();
+  },
+);
 
 const recordOf = (response: Response) => auditRecordOf(h.auditPath, response);
 

@@ -6,7 +6,7 @@
 // gateway whose audit path cannot be written still answers every request.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   startLegacySessionfulServer,
   type RunningLegacySessionfulServer,
@@ -18,9 +18,9 @@ import {
   mcpPost,
   MODERN_META,
   slowModernCall,
-  startHarness,
+  startHarnessIn,
   startWorkspace,
-  type Harness,
+  fileHarness,
 } from '../support/gateway-harness.js';
 import { connectClient } from '../support/mcp-clients.js';
 import { findLeaks } from '../support/leak-scan.js';
@@ -36,40 +36,39 @@ const ELICITED = 'Ym4Rt7Kq1Vz9Pd6X';
 
 let modern: RunningModernServer;
 let legacy: RunningLegacySessionfulServer;
-let h: Harness;
 
-beforeAll(async () => {
-  modern = await startModernServer();
-  legacy = await startLegacySessionfulServer();
-  h = await startHarness({});
-  await mkdir(join(h.dir, 'docs'));
-  await writeFile(join(h.dir, 'docs', 'ledger.md'), `# Ledger\n\nThe ${DOC_SECRET}.\n`);
-  const revision = h.gateway.config.current().revision;
-  await h.writeConfig({
-    workspaces: [
-      {
-        name: 'acme',
-        mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
-        dataSources: [{ name: 'handbook', type: 'files', path: join(h.dir, 'docs') }],
-        keys: [
-          keyRecord(writer, { access: 'write' }),
-          keyRecord(reader),
-          keyRecord(modernOnly, { sources: ['modern'] }),
-          keyRecord(limited, { limits: { requestsPerMinute: 1 } }),
-          keyRecord(quota, { limits: { toolCallsPerDay: 1, requestsPerMinute: 1000 } }),
-          keyRecord(revoked, { revoked: true }),
-          keyRecord(expired, { expiresAt: '2020-01-01T00:00:00Z' }),
+const h = fileHarness(
+  async () => {
+    modern = await startModernServer();
+    legacy = await startLegacySessionfulServer();
+    return startHarnessIn(async (dir) => {
+      await mkdir(join(dir, 'docs'));
+      await writeFile(join(dir, 'docs', 'ledger.md'), `# Ledger\n\nThe ${DOC_SECRET}.\n`);
+      return {
+        workspaces: [
+          {
+            name: 'acme',
+            mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
+            dataSources: [{ name: 'handbook', type: 'files', path: join(dir, 'docs') }],
+            keys: [
+              keyRecord(writer, { access: 'write' }),
+              keyRecord(reader),
+              keyRecord(modernOnly, { sources: ['modern'] }),
+              keyRecord(limited, { limits: { requestsPerMinute: 1 } }),
+              keyRecord(quota, { limits: { toolCallsPerDay: 1, requestsPerMinute: 1000 } }),
+              keyRecord(revoked, { revoked: true }),
+              keyRecord(expired, { expiresAt: '2020-01-01T00:00:00Z' }),
+            ],
+          },
         ],
-      },
-    ],
-  });
-  await h.waitForRevision(revision);
-});
-afterAll(async () => {
-  await h.stop();
-  await modern.close();
-  await legacy.close();
-});
+      };
+    });
+  },
+  async () => {
+    await modern.close();
+    await legacy.close();
+  },
+);
 
 const records = () => auditRecords(h.auditPath);
 const recordOf = (response: Response) => auditRecordOf(h.auditPath, response);

@@ -4,7 +4,7 @@
 // them reads back through the right source with the upstream's own expansion of any value.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { UriTemplate } from '@modelcontextprotocol/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { everythingStdioParams } from '../fixtures/upstreams/everything-server.js';
 import {
   startLegacySessionfulServer,
@@ -12,7 +12,7 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
-import { startWorkspace, type Harness } from '../support/gateway-harness.js';
+import { startWorkspace, fileHarness } from '../support/gateway-harness.js';
 import { connectClient, rpcCall, type RpcAnswer } from '../support/mcp-clients.js';
 import { runPythonClient } from '../support/python-client.js';
 
@@ -22,30 +22,31 @@ const ODD_VALUES = ['a/b', '100%', '%2F', 'é ü', '..', '../etc/passwd', 'x?y#z
 const [all, otherOnly, modernOnly] = newKeys(3);
 let modern: RunningModernServer;
 let legacy: RunningLegacySessionfulServer;
-let h: Harness;
 
-beforeAll(async () => {
-  modern = await startModernServer();
-  legacy = await startLegacySessionfulServer();
-  const everything = everythingStdioParams();
-  h = await startWorkspace({
-    mcpSources: [
-      httpSource('modern', modern.url),
-      httpSource('legacy', legacy.url),
-      { name: 'everything', transport: 'stdio', command: everything.command, args: everything.args },
-    ],
-    keys: [
-      keyRecord(all),
-      keyRecord(otherOnly, { sources: ['other'] }),
-      keyRecord(modernOnly, { sources: ['modern'] }),
-    ],
-  });
-}, 60_000);
-afterAll(async () => {
-  await h.stop();
-  await modern.close();
-  await legacy.close();
-});
+const h = fileHarness(
+  async () => {
+    modern = await startModernServer();
+    legacy = await startLegacySessionfulServer();
+    const everything = everythingStdioParams();
+    return startWorkspace({
+      mcpSources: [
+        httpSource('modern', modern.url),
+        httpSource('legacy', legacy.url),
+        { name: 'everything', transport: 'stdio', command: everything.command, args: everything.args },
+      ],
+      keys: [
+        keyRecord(all),
+        keyRecord(otherOnly, { sources: ['other'] }),
+        keyRecord(modernOnly, { sources: ['modern'] }),
+      ],
+    });
+  },
+  async () => {
+    await modern.close();
+    await legacy.close();
+  },
+  60_000,
+);
 
 function connect(key: string, mode: 'auto' | 'legacy'): Promise<Client> {
   return connectClient(h.url, key, mode, 'it-completion');

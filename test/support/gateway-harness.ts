@@ -46,13 +46,30 @@ export function startWorkspace(
 }
 
 /**
+ * A gateway whose document names paths in its own directory (files data sources): started on an
+ * empty document, then `document(dir)` (which may write files there first) is swapped in.
+ */
+export async function startHarnessIn(
+  document: (dir: string) => Promise<Record<string, unknown>>,
+): Promise<Harness> {
+  const h = await startHarness({});
+  const next = await document(h.dir);
+  const revision = h.gateway.config.current().revision;
+  await h.writeConfig(next);
+  await h.waitForRevision(revision);
+  return h;
+}
+
+/**
  * The gateway a test file shares: `start` runs in beforeAll (start the fixture upstreams there, then
  * the gateway) and afterAll stops the gateway, then runs `after` (upstreams close once nothing calls
- * them). The handle forwards to the running harness, so tests read `h.url` as before.
+ * them; `startTimeoutMs` is beforeAll's timeout). The handle forwards to the running harness, so tests
+ * read `h.url` as before.
  */
 export function fileHarness(
   start: () => Promise<Harness>,
   after: () => Promise<unknown> = () => Promise.resolve(),
+  startTimeoutMs?: number,
 ): Harness {
   let running: Harness | undefined;
   const current = (): Harness => {
@@ -62,7 +79,7 @@ export function fileHarness(
   };
   beforeAll(async () => {
     running = await start();
-  });
+  }, startTimeoutMs);
   afterAll(async () => {
     await running?.stop();
     await after();
