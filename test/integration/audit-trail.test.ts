@@ -7,11 +7,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  startLegacySessionfulServer,
-  type RunningLegacySessionfulServer,
-} from '../fixtures/upstreams/legacy-sessionful-server.js';
-import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { AuditRecordSchema } from '../../gateway/telemetry/audit-record.js';
 import { httpSource, keyRecord, newKey, newKeys } from '../support/gateway-document.js';
 import {
@@ -20,11 +15,11 @@ import {
   slowModernCall,
   startHarnessIn,
   startWorkspace,
-  fileHarness,
 } from '../support/gateway-harness.js';
 import { connectClient } from '../support/mcp-clients.js';
 import { findLeaks } from '../support/leak-scan.js';
 import { auditRecordOf, auditRecords } from '../support/audit-records.js';
+import { pairHarness } from '../support/fixture-pair.js';
 import { until } from '../support/until.js';
 
 const [writer, reader, modernOnly, limited, quota, revoked, expired] = newKeys(7);
@@ -34,40 +29,29 @@ const QUERY = 'where does the heliotrope ledger live';
 const DOC_SECRET = 'heliotrope ledger lives in the cobalt vault';
 const ELICITED = 'Ym4Rt7Kq1Vz9Pd6X';
 
-let modern: RunningModernServer;
-let legacy: RunningLegacySessionfulServer;
-
-const h = fileHarness(
-  async () => {
-    modern = await startModernServer();
-    legacy = await startLegacySessionfulServer();
-    return startHarnessIn(async (dir) => {
-      await mkdir(join(dir, 'docs'));
-      await writeFile(join(dir, 'docs', 'ledger.md'), `# Ledger\n\nThe ${DOC_SECRET}.\n`);
-      return {
-        workspaces: [
-          {
-            name: 'acme',
-            mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
-            dataSources: [{ name: 'handbook', type: 'files', path: join(dir, 'docs') }],
-            keys: [
-              keyRecord(writer, { access: 'write' }),
-              keyRecord(reader),
-              keyRecord(modernOnly, { sources: ['modern'] }),
-              keyRecord(limited, { limits: { requestsPerMinute: 1 } }),
-              keyRecord(quota, { limits: { toolCallsPerDay: 1, requestsPerMinute: 1000 } }),
-              keyRecord(revoked, { revoked: true }),
-              keyRecord(expired, { expiresAt: '2020-01-01T00:00:00Z' }),
-            ],
-          },
-        ],
-      };
-    });
-  },
-  async () => {
-    await modern.close();
-    await legacy.close();
-  },
+const [h, upstreams] = pairHarness((pair) =>
+  startHarnessIn(async (dir) => {
+    await mkdir(join(dir, 'docs'));
+    await writeFile(join(dir, 'docs', 'ledger.md'), `# Ledger\n\nThe ${DOC_SECRET}.\n`);
+    return {
+      workspaces: [
+        {
+          name: 'acme',
+          mcpSources: pair.sources,
+          dataSources: [{ name: 'handbook', type: 'files', path: join(dir, 'docs') }],
+          keys: [
+            keyRecord(writer, { access: 'write' }),
+            keyRecord(reader),
+            keyRecord(modernOnly, { sources: ['modern'] }),
+            keyRecord(limited, { limits: { requestsPerMinute: 1 } }),
+            keyRecord(quota, { limits: { toolCallsPerDay: 1, requestsPerMinute: 1000 } }),
+            keyRecord(revoked, { revoked: true }),
+            keyRecord(expired, { expiresAt: '2020-01-01T00:00:00Z' }),
+          ],
+        },
+      ],
+    };
+  }),
 );
 
 const records = () => auditRecords(h.auditPath);
@@ -518,7 +502,7 @@ describe('a sink that cannot be written', () => {
     const broken = await startWorkspace(
       {
         name: 'w',
-        mcpSources: [httpSource('modern', modern.url)],
+        mcpSources: [httpSource('modern', upstreams.modern.url)],
         keys: [keyRecord(key)],
       },
       {
