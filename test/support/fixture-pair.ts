@@ -7,7 +7,7 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { httpSource } from './gateway-document.js';
-import { fileHarness, type Harness } from './gateway-harness.js';
+import { fileHarness, forwarding, type Harness } from './gateway-harness.js';
 
 export interface FixturePair {
   readonly modern: RunningModernServer;
@@ -47,16 +47,5 @@ export function pairHarness(
     },
     startTimeoutMs,
   );
-  const handle: FixturePair = {
-    get modern() {
-      return current().modern;
-    },
-    get legacy() {
-      return current().legacy;
-    },
-    get sources() {
-      return current().sources;
-    },
-  };
-  return [h, handle];
+  return [h, forwarding(current)];
 }

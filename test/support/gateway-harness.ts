@@ -46,6 +46,17 @@ export function startWorkspace(
 }
 
 /**
+ * A handle that reads every property from `current()` when it is read: what a file's tests hold for
+ * a value its beforeAll creates (the harness, its fixture upstreams).
+ */
+export function forwarding<T extends object>(current: () => T): T {
+  // Never a thenable: awaiting or returning the handle from an async function must not read it.
+  return new Proxy({} as T, {
+    get: (_target, name) => (name === 'then' ? undefined : (Reflect.get(current(), name) as unknown)),
+  });
+}
+
+/**
  * A gateway whose document names paths in its own directory (files data sources): started on an
  * empty document, then `document(dir)` (which may write files there first) is swapped in.
  */
@@ -84,29 +95,7 @@ export function fileHarness(
     await running?.stop();
     await after();
   });
-  return {
-    get url() {
-      return current().url;
-    },
-    get dir() {
-      return current().dir;
-    },
-    get configPath() {
-      return current().configPath;
-    },
-    get auditPath() {
-      return current().auditPath;
-    },
-    get logs() {
-      return current().logs;
-    },
-    get gateway() {
-      return current().gateway;
-    },
-    writeConfig: (document) => current().writeConfig(document),
-    waitForRevision: (revision) => current().waitForRevision(revision),
-    stop: () => current().stop(),
-  };
+  return forwarding(current);
 }
 
 /** A log destination that appends every line written to it to `lines`. */
