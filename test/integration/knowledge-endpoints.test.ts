@@ -8,6 +8,7 @@ import { decode } from '@toon-format/toon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyRecord, newKeys } from '../support/gateway-document.js';
 import { mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
+import { getDocumentPage } from '../support/mcp-clients.js';
 import { writeTree } from '../support/file-tree.js';
 
 const [reader, writer, otherWorkspace, noDocs] = newKeys(4);
@@ -272,15 +273,8 @@ describe('POST /agent/query', () => {
       expect(body.answer).toContain(`${citation.text} [${citation.n}]`);
       const source = body.sources.find((s) => s.chunk_id === citation.chunk_id);
       expect(source).toBeDefined();
-      const page = (await (
-        await mcpPost(h.url, reader.key, {
-          method: 'tools/call',
-          params: { name: 'get_document', arguments: { doc_id: source!.doc_id } },
-        })
-      ).json()) as {
-        result: { structuredContent: { chunks: { chunk_id: string; text: string }[] } };
-      };
-      const chunk = page.result.structuredContent.chunks.find((c) => c.chunk_id === citation.chunk_id);
+      const page = await getDocumentPage(h.url, reader.key, source!.doc_id);
+      const chunk = page.chunks.find((c) => c.chunk_id === citation.chunk_id);
       expect(chunk?.text.replace(/\s+/g, ' ')).toContain(citation.text);
     }
   });
