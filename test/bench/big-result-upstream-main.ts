@@ -3,7 +3,7 @@
 // one JSON line on stdout and runs until stdin closes or it is killed.
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { serveUpstream } from './serve-upstream.js';
+import { registerEcho, serveUpstream } from './serve-upstream.js';
 
 function createServer(): McpServer {
   const server = new McpServer({ name: 'big-result-upstream', version: '1.0.0' });
@@ -16,15 +16,7 @@ function createServer(): McpServer {
     },
     ({ mb }) => ({ content: [{ type: 'text', text: 'x'.repeat(mb * 1024 * 1024) }] }),
   );
-  server.registerTool(
-    'echo',
-    {
-      description: 'Returns the given text.',
-      inputSchema: z.object({ text: z.string() }),
-      annotations: { readOnlyHint: true },
-    },
-    ({ text }) => ({ content: [{ type: 'text', text }] }),
-  );
+  registerEcho(server);
   return server;
 }
 

@@ -4,8 +4,7 @@
 // served through the fixtures' node:http bridge. Prints its URL as one JSON line on stdout and runs
 // until stdin closes or it is killed.
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
-import { serveUpstream } from './serve-upstream.js';
+import { registerEcho, serveUpstream } from './serve-upstream.js';
 
 const ttlArgument = process.argv.indexOf('--ttl-ms');
 const ttlMs = ttlArgument < 0 ? undefined : Number(process.argv[ttlArgument + 1]);
@@ -15,15 +14,7 @@ const handler = createMcpHandler(
       { name: 'default-sdk-echo', version: '1.0.0' },
       ttlMs === undefined ? {} : { cacheHints: { 'tools/list': { ttlMs, cacheScope: 'public' } } },
     );
-    server.registerTool(
-      'echo',
-      {
-        description: 'Returns the given text.',
-        inputSchema: z.object({ text: z.string() }),
-        annotations: { readOnlyHint: true },
-      },
-      ({ text }) => ({ content: [{ type: 'text', text }] }),
-    );
+    registerEcho(server);
     return server;
   },
   { legacy: 'stateless' },

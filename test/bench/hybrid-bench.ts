@@ -5,7 +5,6 @@
 // through the gateway's own KnowledgeService on the embedded store, in the same run.
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { validateConfig, type GatewayConfig } from '../../gateway/config/index.js';
 import { embedSource } from '../../gateway/knowledge/embed-source.js';
 import {
   documentId,
@@ -13,9 +12,8 @@ import {
   SqliteKnowledgeStore,
   WorkspaceEmbeddings,
   type EmbeddingProvider,
-  type Fusion,
-  type RetrievalMode,
 } from '../../gateway/knowledge/index.js';
+import { CONVEX_SWEEP, embeddingsBenchConfig, RRF_60, SEMANTIC, type Variant } from './retrieval-variants.js';
 import { startBenchEmbeddings } from './bench-embeddings.js';
 import { loadDebianDescriptions, installDescriptions } from './debian-descriptions-corpus.js';
 import { DiskEmbeddingCache } from './disk-embedding-cache.js';
@@ -29,37 +27,12 @@ interface KnownItemSet {
   readonly queries: readonly { text: string; relevant: string }[];
 }
 
-interface Variant {
-  readonly label: string;
-  readonly mode: RetrievalMode;
-  readonly fusion?: Fusion;
-}
-
 const VARIANTS: readonly Variant[] = [
   { label: 'lexical (BM25 + re-rank)', mode: 'lexical' },
-  { label: 'semantic (cosine)', mode: 'semantic' },
-  { label: 'hybrid RRF k=60', mode: 'hybrid', fusion: { kind: 'rrf', k: 60 } },
-  ...[0.3, 0.4, 0.5, 0.6, 0.7].map((w) => ({
-    label: `hybrid convex lexical ${w.toFixed(1)}`,
-    mode: 'hybrid' as const,
-    fusion: { kind: 'convex' as const, lexicalWeight: w },
-  })),
+  SEMANTIC,
+  RRF_60,
+  ...CONVEX_SWEEP,
 ];
-
-function benchConfig(model: string): GatewayConfig {
-  const parsed = validateConfig({
-    version: 1,
-    workspaces: [
-      {
-        name: 'bench',
-        dataSources: [{ name: 'src', type: 'files', path: '.' }],
-        embeddings: { baseUrl: 'http://127.0.0.1:9/v1', model, queryTimeoutMs: 60_000 },
-      },
-    ],
-  });
-  if (!parsed.ok) throw new Error('bench config');
-  return parsed.config;
-}
 
 function quality(ranks: readonly (number | undefined)[]): { mrr: number; ndcg: number; r10: number } {
   const top = ranks.map((r) => (r !== undefined && r <= 10 ? r : undefined));
@@ -132,7 +105,9 @@ async function measureSet(
   console.log(
     `\n${set.name}: ${set.queries.length} queries, ${chunks} chunks; embedding pass ${(ms / 1000).toFixed(1)} s, ${provider.sent - sentBefore} texts sent to the model (the rest from the benchmark's disk cache)`,
   );
-  const config = benchConfig(provider.model);
+  const config = embeddingsBenchConfig(provider.model, {
+    dataSources: [{ name: 'src', type: 'files', path: '.' }],
+  });
   const embeddings = new WorkspaceEmbeddings(
     () => config,
     () => provider,

@@ -11,7 +11,6 @@ import { join, resolve } from 'node:path';
 import { encode } from '@toon-format/toon';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { generateKey } from '../../gateway/auth/index.js';
-import { validateConfig, type GatewayConfig } from '../../gateway/config/index.js';
 import { namespacedToolName, type CatalogTool } from '../../gateway/discovery/index.js';
 import {
   WorkspaceEmbeddings,
@@ -22,6 +21,7 @@ import {
 import { DISCLOSURE_TOOLS } from '../../gateway/mcp/disclosure-tools.js';
 import { KNOWLEDGE_TOOLS } from '../../gateway/mcp/knowledge-tools.js';
 import { ToolSearch, TOOL_FUSION } from '../../gateway/tool-search/index.js';
+import { CONVEX_SWEEP, embeddingsBenchConfig, RRF_60, SEMANTIC, type Variant } from './retrieval-variants.js';
 import { startBenchEmbeddings } from './bench-embeddings.js';
 import { percentile } from './retrieval-bench.js';
 import { startBenchGateway } from './bench-gateway.js';
@@ -32,37 +32,16 @@ import {
   type ToolRetrievalSet,
 } from './tool-retrieval/tool-retrieval-set.js';
 
-interface Variant {
-  readonly label: string;
-  readonly mode: RetrievalMode;
-  readonly fusion?: Fusion;
-}
-
 const VARIANTS: readonly Variant[] = [
   { label: 'lexical (field-weighted BM25)', mode: 'lexical' },
-  { label: 'semantic (cosine)', mode: 'semantic' },
-  { label: 'hybrid RRF k=60', mode: 'hybrid', fusion: { kind: 'rrf', k: 60 } },
+  SEMANTIC,
+  RRF_60,
   {
     label: `hybrid (default, convex ${TOOL_FUSION.kind === 'convex' ? TOOL_FUSION.lexicalWeight : ''})`,
     mode: 'hybrid',
   },
-  ...[0.3, 0.4, 0.5, 0.6, 0.7].map((w) => ({
-    label: `hybrid convex lexical ${w.toFixed(1)}`,
-    mode: 'hybrid' as const,
-    fusion: { kind: 'convex' as const, lexicalWeight: w },
-  })),
+  ...CONVEX_SWEEP,
 ];
-
-function benchConfig(model: string): GatewayConfig {
-  const parsed = validateConfig({
-    version: 1,
-    workspaces: [
-      { name: 'bench', embeddings: { baseUrl: 'http://127.0.0.1:9/v1', model, queryTimeoutMs: 60_000 } },
-    ],
-  });
-  if (!parsed.ok) throw new Error('bench config');
-  return parsed.config;
-}
 
 /** The catalogue as the gateway's catalog holds it: `<source>__<tool>`, read permission. */
 function catalogTools(servers: readonly CatalogueServer[], suffix = ''): CatalogTool[] {
@@ -105,7 +84,7 @@ function remembering(inner: EmbeddingProvider): EmbeddingProvider & { sent: numb
 }
 
 async function warmSearch(provider: EmbeddingProvider, tools: readonly CatalogTool[], fusion?: Fusion) {
-  const config = benchConfig(provider.model);
+  const config = embeddingsBenchConfig(provider.model);
   const embeddings = new WorkspaceEmbeddings(
     () => config,
     () => provider,

@@ -8,14 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { formatLoadReport, LOAD_KINDS, startAgentLoad, type LoadReport } from '../support/agent-load.js';
-import {
-  get,
-  httpSource,
-  keyRecord,
-  newKey,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, startWorkspace, fileHarness, type Harness } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 const reader = newKey();
@@ -55,21 +49,15 @@ async function startLoadedGateway(): Promise<Harness> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Four agents against the gateway with the reader key, calling modern__echo among the rest. */
+const loadOn = (h: Harness, options: { requestTimeoutMs: number; pauseAfterFailureMs?: number }) =>
+  startAgentLoad({ baseUrl: h.url, key: reader.key, concurrency: 4, toolCall, ...options });
+
 describe('agent load generator', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startLoadedGateway();
-  });
-  afterAll(async () => h.stop());
+  const h = fileHarness(startLoadedGateway);
 
   it('load:steady-run — concurrency 4 for 2 s: requests succeed, none fail, every kind is sent', async () => {
-    const load = startAgentLoad({
-      baseUrl: h.url,
-      key: reader.key,
-      concurrency: 4,
-      requestTimeoutMs: 5000,
-      toolCall,
-    });
+    const load = loadOn(h, { requestTimeoutMs: 5000 });
     await sleep(2000);
     const running = load.snapshot();
     const report = await load.stop();
@@ -98,21 +86,10 @@ describe('agent load generator', () => {
 });
 
 describe('agent load generator across a stopped gateway', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startLoadedGateway();
-  });
-  afterAll(async () => h.stop());
+  const h = fileHarness(startLoadedGateway);
 
   it('load:counts-failures — the gateway stopped mid-run: failures counted with codes, never the key', async () => {
-    const load = startAgentLoad({
-      baseUrl: h.url,
-      key: reader.key,
-      concurrency: 4,
-      requestTimeoutMs: 2000,
-      toolCall,
-      pauseAfterFailureMs: 20,
-    });
+    const load = loadOn(h, { requestTimeoutMs: 2000, pauseAfterFailureMs: 20 });
     let report: LoadReport;
     try {
       await until(

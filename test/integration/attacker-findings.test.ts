@@ -15,7 +15,8 @@ import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { freePort } from '../infra/free-port.js';
-import { httpSource, keyRecord, MODERN_META, newKeys } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { MODERN_META } from '../support/gateway-harness.js';
 import { rawExchange } from '../support/raw-http.js';
 import { until } from '../support/until.js';
 

@@ -4,19 +4,13 @@
 // not_visible` with the source. Real modern upstreams (one unprefixed, one prefixed), two files data
 // sources, the MCP face (tools, prompts, resources, subscriptions, the knowledge tools) and REST
 // search and query. A name that exists nowhere stays `allowed`.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
-import {
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKey,
-  startHarness,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { mcpPost, startHarnessIn, fileHarness } from '../support/gateway-harness.js';
+import { auditRecordOf } from '../support/audit-records.js';
 import { until } from '../support/until.js';
 
 /** Sees the unprefixed source `pub` and the data source `handbook`; of pub's tools only echo. */
@@ -29,60 +23,49 @@ const QUERY = 'where is the cobalt vault';
 
 let pub: RunningModernServer;
 let priv: RunningModernServer;
-let h: Harness;
 
-beforeAll(async () => {
-  pub = await startModernServer();
-  priv = await startModernServer();
-  h = await startHarness({});
-  for (const folder of ['handbook', 'secret'])
-    await mkdir(join(h.dir, folder)).then(() =>
-      writeFile(join(h.dir, folder, 'vault.md'), `# Vault\n\nThe cobalt vault is in ${folder}.\n`),
-    );
-  const revision = h.gateway.config.current().revision;
-  await h.writeConfig({
-    workspaces: [
-      {
-        name: 'acme',
-        mcpSources: [
-          { name: 'pub', transport: 'streamable-http', url: pub.url, prefix: 'never' },
-          httpSource('priv', priv.url),
+const h = fileHarness(
+  async () => {
+    pub = await startModernServer();
+    priv = await startModernServer();
+    return startHarnessIn(async (dir) => {
+      for (const folder of ['handbook', 'secret'])
+        await mkdir(join(dir, folder)).then(() =>
+          writeFile(join(dir, folder, 'vault.md'), `# Vault\n\nThe cobalt vault is in ${folder}.\n`),
+        );
+      return {
+        workspaces: [
+          {
+            name: 'acme',
+            mcpSources: [
+              { name: 'pub', transport: 'streamable-http', url: pub.url, prefix: 'never' },
+              httpSource('priv', priv.url),
+            ],
+            dataSources: [
+              { name: 'handbook', type: 'files', path: join(dir, 'handbook') },
+              { name: 'secret', type: 'files', path: join(dir, 'secret') },
+            ],
+            keys: [
+              keyRecord(narrow, {
+                access: 'write',
+                sources: ['pub', 'handbook'],
+                tools: ['pub__echo', 'search', 'get_document'],
+              }),
+              keyRecord(noData, { sources: ['pub'] }),
+              keyRecord(everything),
+            ],
+          },
         ],
-        dataSources: [
-          { name: 'handbook', type: 'files', path: join(h.dir, 'handbook') },
-          { name: 'secret', type: 'files', path: join(h.dir, 'secret') },
-        ],
-        keys: [
-          keyRecord(narrow, {
-            access: 'write',
-            sources: ['pub', 'handbook'],
-            tools: ['pub__echo', 'search', 'get_document'],
-          }),
-          keyRecord(noData, { sources: ['pub'] }),
-          keyRecord(everything),
-        ],
-      },
-    ],
-  });
-  await h.waitForRevision(revision);
-});
-afterAll(async () => {
-  await h.stop();
-  await pub.close();
-  await priv.close();
-});
+      };
+    });
+  },
+  async () => {
+    await pub.close();
+    await priv.close();
+  },
+);
 
-async function recordOf(response: Response): Promise<AuditRecord> {
-  const id = response.headers.get('x-request-id');
-  expect(id).toBeTruthy();
-  await response.arrayBuffer().catch(() => undefined);
-  return until(`the audit record of ${id}`, async () => {
-    const text = await readFile(h.auditPath, 'utf8').catch(() => '');
-    const lines = text.split('\n').filter((line) => line.includes(`"request_id":"${id}"`));
-    if (lines.length > 1) throw new Error(`${lines.length} records for ${id}`);
-    return lines.length === 1 ? AuditRecordSchema.parse(JSON.parse(lines[0]!)) : undefined;
-  });
-}
+const recordOf = (response: Response) => auditRecordOf(h.auditPath, response);
 
 /** The caller's answer with the name it asked for blanked: hidden and missing must read the same. */
 async function answerOf(response: Response, asked: string): Promise<unknown> {

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
 import { freePort } from '../infra/free-port.js';
 import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
-import { demoSource, mcpPost, startWorkspace, type Harness } from '../support/gateway-harness.js';
+import { demoSource } from '../support/gateway-document.js';
+import { mcpPost, startWorkspace, type Harness } from '../support/gateway-harness.js';
 import { findLeaks } from '../support/leak-scan.js';
 import { until } from '../support/until.js';
 

@@ -6,26 +6,20 @@
 // gateway whose audit path cannot be written still answers every request.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { AuditRecordSchema } from '../../gateway/telemetry/audit-record.js';
+import { httpSource, keyRecord, newKey, newKeys } from '../support/gateway-document.js';
 import {
-  startLegacySessionfulServer,
-  type RunningLegacySessionfulServer,
-} from '../fixtures/upstreams/legacy-sessionful-server.js';
-import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
-import {
-  httpSource,
-  keyRecord,
   mcpPost,
   MODERN_META,
-  newKey,
-  newKeys,
-  startHarness,
+  slowModernCall,
+  startHarnessIn,
   startWorkspace,
-  type Harness,
 } from '../support/gateway-harness.js';
 import { connectClient } from '../support/mcp-clients.js';
 import { findLeaks } from '../support/leak-scan.js';
+import { auditRecordOf, auditRecords } from '../support/audit-records.js';
+import { pairHarness } from '../support/fixture-pair.js';
 import { until } from '../support/until.js';
 
 const [writer, reader, modernOnly, limited, quota, revoked, expired] = newKeys(7);
@@ -35,62 +29,33 @@ const QUERY = 'where does the heliotrope ledger live';
 const DOC_SECRET = 'heliotrope ledger lives in the cobalt vault';
 const ELICITED = 'Ym4Rt7Kq1Vz9Pd6X';
 
-let modern: RunningModernServer;
-let legacy: RunningLegacySessionfulServer;
-let h: Harness;
+const [h, upstreams] = pairHarness((pair) =>
+  startHarnessIn(async (dir) => {
+    await mkdir(join(dir, 'docs'));
+    await writeFile(join(dir, 'docs', 'ledger.md'), `# Ledger\n\nThe ${DOC_SECRET}.\n`);
+    return {
+      workspaces: [
+        {
+          name: 'acme',
+          mcpSources: pair.sources,
+          dataSources: [{ name: 'handbook', type: 'files', path: join(dir, 'docs') }],
+          keys: [
+            keyRecord(writer, { access: 'write' }),
+            keyRecord(reader),
+            keyRecord(modernOnly, { sources: ['modern'] }),
+            keyRecord(limited, { limits: { requestsPerMinute: 1 } }),
+            keyRecord(quota, { limits: { toolCallsPerDay: 1, requestsPerMinute: 1000 } }),
+            keyRecord(revoked, { revoked: true }),
+            keyRecord(expired, { expiresAt: '2020-01-01T00:00:00Z' }),
+          ],
+        },
+      ],
+    };
+  }),
+);
 
-beforeAll(async () => {
-  modern = await startModernServer();
-  legacy = await startLegacySessionfulServer();
-  h = await startHarness({});
-  await mkdir(join(h.dir, 'docs'));
-  await writeFile(join(h.dir, 'docs', 'ledger.md'), `# Ledger\n\nThe ${DOC_SECRET}.\n`);
-  const revision = h.gateway.config.current().revision;
-  await h.writeConfig({
-    workspaces: [
-      {
-        name: 'acme',
-        mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
-        dataSources: [{ name: 'handbook', type: 'files', path: join(h.dir, 'docs') }],
-        keys: [
-          keyRecord(writer, { access: 'write' }),
-          keyRecord(reader),
-          keyRecord(modernOnly, { sources: ['modern'] }),
-          keyRecord(limited, { limits: { requestsPerMinute: 1 } }),
-          keyRecord(quota, { limits: { toolCallsPerDay: 1, requestsPerMinute: 1000 } }),
-          keyRecord(revoked, { revoked: true }),
-          keyRecord(expired, { expiresAt: '2020-01-01T00:00:00Z' }),
-        ],
-      },
-    ],
-  });
-  await h.waitForRevision(revision);
-});
-afterAll(async () => {
-  await h.stop();
-  await modern.close();
-  await legacy.close();
-});
-
-async function records(): Promise<AuditRecord[]> {
-  const text = await readFile(h.auditPath, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => AuditRecordSchema.parse(JSON.parse(line)));
-}
-
-/** The one record of the response's request (waits for the asynchronous write). */
-async function recordOf(response: Response): Promise<AuditRecord> {
-  const id = response.headers.get('x-request-id');
-  expect(id).toBeTruthy();
-  await response.arrayBuffer().catch(() => undefined);
-  return until(`the audit record of ${id}`, async () => {
-    const found = (await records()).filter((record) => record.request_id === id);
-    if (found.length > 1) throw new Error(`${found.length} records for ${id}`);
-    return found[0];
-  });
-}
+const records = () => auditRecords(h.auditPath);
+const recordOf = (response: Response) => auditRecordOf(h.auditPath, response);
 
 const apiKey = (key: { id: string; hash: string }) => ({
   kind: 'api_key',
@@ -343,16 +308,22 @@ describe('audit records of refusals', () => {
     });
   });
 
-  it('audit:rate-limited — a rate-limit refusal names the tool the client asked for', async () => {
+  /** Calls modern__echo twice with the key: the first call passes, the second is refused (429). */
+  async function secondCallRefused(key: string, id: number): Promise<Response> {
     const call = () =>
-      mcpPost(h.url, limited.key, {
-        id: 13,
+      mcpPost(h.url, key, {
+        id,
         method: 'tools/call',
         params: { name: 'modern__echo', arguments: { text: ARGUMENT } },
       });
     expect((await call()).status).toBe(200);
     const refused = await call();
     expect(refused.status).toBe(429);
+    return refused;
+  }
+
+  it('audit:rate-limited — a rate-limit refusal names the tool the client asked for', async () => {
+    const refused = await secondCallRefused(limited.key, 13);
     expect(await recordOf(refused)).toMatchObject({
       method: 'tools/call',
       principal: apiKey(limited),
@@ -364,20 +335,12 @@ describe('audit records of refusals', () => {
   });
 
   it('audit:quota-exceeded — a daily quota refusal is told apart from a rate refusal', async () => {
-    const call = () =>
-      mcpPost(h.url, quota.key, {
-        id: 15,
-        method: 'tools/call',
-        params: { name: 'modern__echo', arguments: { text: ARGUMENT } },
-      });
-    expect((await call()).status).toBe(200);
-    const refused = await call();
-    expect(refused.status).toBe(429);
+    const refused = await secondCallRefused(quota.key, 15);
     expect(await recordOf(refused)).toMatchObject({
+      reason: 'quota_exceeded',
       method: 'tools/call',
       principal: apiKey(quota),
       decision: 'denied',
-      reason: 'quota_exceeded',
       error_code: 'rate_limited',
       status: 429,
     });
@@ -440,15 +403,7 @@ describe('audit records of refusals', () => {
 
 describe('one record per client request', () => {
   it('audit:streamed — a tools/call answered as an SSE stream leaves one record, marked streamed', async () => {
-    const response = await mcpPost(h.url, writer.key, {
-      id: 20,
-      method: 'tools/call',
-      params: {
-        _meta: { ...MODERN_META, progressToken: 'p-20' },
-        name: 'modern__slow',
-        arguments: { ms: 200, steps: 3 },
-      },
-    });
+    const response = await slowModernCall(h.url, writer.key, 20, { ms: 200, steps: 3 });
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const record = await recordOf(response);
     expect(record).toMatchObject({ method: 'tools/call', streamed: true, outcome: 'ok', status: 200 });
@@ -499,15 +454,7 @@ describe('one record per client request', () => {
   });
 
   it('audit:client-gone — a client that leaves mid-stream leaves one record, marked client_gone', async () => {
-    const response = await mcpPost(h.url, writer.key, {
-      id: 23,
-      method: 'tools/call',
-      params: {
-        _meta: { ...MODERN_META, progressToken: 'p-23' },
-        name: 'modern__slow',
-        arguments: { ms: 3000, steps: 30 },
-      },
-    });
+    const response = await slowModernCall(h.url, writer.key, 23, { ms: 3000, steps: 30 });
     const id = response.headers.get('x-request-id')!;
     const stream = response.body!.getReader();
     await stream.read();
@@ -555,7 +502,7 @@ describe('a sink that cannot be written', () => {
     const broken = await startWorkspace(
       {
         name: 'w',
-        mcpSources: [httpSource('modern', modern.url)],
+        mcpSources: [httpSource('modern', upstreams.modern.url)],
         keys: [keyRecord(key)],
       },
       {

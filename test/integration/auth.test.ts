@@ -1,14 +1,8 @@
 // Spec §5 and §7 against the running gateway: every 401 and 403 case, the challenge header, the
 // error body, and workspace isolation (the workspace always comes from the key).
 import { describe, expect, it } from 'vitest';
-import {
-  demoSource,
-  get,
-  keyRecord,
-  newKeys,
-  startHarness,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { get, startHarness, fileHarness } from '../support/gateway-harness.js';
 
 const [reader, writer, revoked, expired, otherWorkspace, notesOnly, stranger] = newKeys(7);
 

@@ -14,14 +14,8 @@ import {
   startLegacySessionfulServer,
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
-import {
-  keyRecord,
-  mcpPost,
-  MODERN_META,
-  newKeys,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { keyRecord, newKeys } from '../support/gateway-document.js';
+import { mcpPost, MODERN_META, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 const [abuser, neighbour, leaver] = newKeys(3);

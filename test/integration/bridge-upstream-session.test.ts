@@ -8,14 +8,8 @@ import {
   startLegacySessionfulServer,
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
-import {
-  keyRecord,
-  mcpPost,
-  MODERN_META,
-  newKeys,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { keyRecord, newKeys } from '../support/gateway-document.js';
+import { mcpPost, MODERN_META, startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const [alice, bob] = newKeys(2);
 let legacy: RunningLegacySessionfulServer;

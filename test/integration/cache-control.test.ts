@@ -4,20 +4,10 @@
 // (`no-cache`, revalidated by ETag) and the public RFC 9728 metadata (`public, max-age=300`, only
 // with an `oauth` section). The route list comes from the running app, so a new route without the
 // header fails here. Console requests leave audit records like every route but the health probes.
-import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
-import {
-  demoSource,
-  get,
-  httpSource,
-  keyRecord,
-  mcpPost,
-  MODERN_META,
-  newKey,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { demoSource, httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, mcpPost, startWorkspace, fileHarness, slowModernCall } from '../support/gateway-harness.js';
+import { auditRecords } from '../support/audit-records.js';
 import { until } from '../support/until.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 
@@ -70,13 +60,7 @@ async function send(method: string, path: string): Promise<Response> {
   return response;
 }
 
-async function records(): Promise<AuditRecord[]> {
-  const text = await readFile(h.auditPath, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => AuditRecordSchema.parse(JSON.parse(line)));
-}
+const records = () => auditRecords(h.auditPath);
 
 describe('Cache-Control', () => {
   it('api:no-store-every-route — every route the app lists answers no-store (console files: no-cache), errors included', async () => {
@@ -119,15 +103,7 @@ describe('Cache-Control', () => {
         'no-store',
       );
     // A tools/call answered as an event stream (progress notifications first).
-    const streamed = await mcpPost(h.url, writer.key, {
-      id: 3,
-      method: 'tools/call',
-      params: {
-        _meta: { ...MODERN_META, progressToken: 'p-3' },
-        name: 'modern__slow',
-        arguments: { ms: 100, steps: 2 },
-      },
-    });
+    const streamed = await slowModernCall(h.url, writer.key, 3, { ms: 100, steps: 2 });
     expect(streamed.headers.get('content-type')).toContain('text/event-stream');
     await streamed.text();
     expect(streamed.headers.get('cache-control')).toContain('no-store');

@@ -8,7 +8,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKey } from '../support/gateway-document.js';
+import { startHarness, type Harness } from '../support/gateway-harness.js';
 
 type Mode = 'good' | 'http500' | 'slow' | 'garbage' | 'uncited' | 'out-of-range' | 'decline';
 

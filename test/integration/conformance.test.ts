@@ -11,7 +11,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthProxy, type AuthProxy } from '../conformance/auth-proxy.js';
 import { conformanceStdioParams } from '../fixtures/upstreams/conformance-server.js';
-import { demoSource, keyRecord, newKey, startWorkspace, type Harness } from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const run = promisify(execFile);
 const key = newKey();

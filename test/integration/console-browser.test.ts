@@ -11,19 +11,13 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  demoSource,
-  get,
-  httpSource,
-  keyRecord,
-  newKey,
-  newKeys,
-  startHarness,
-} from '../support/gateway-harness.js';
+import { demoSource, httpSource, keyRecord, newKey, newKeys } from '../support/gateway-document.js';
+import { get, startHarness } from '../support/gateway-harness.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { launchChromium, watchPage, type PageWatch } from '../support/browser.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { everythingStdioParams } from '../fixtures/upstreams/everything-server.js';
+import { writeTree } from '../support/file-tree.js';
 
 const [alphaWrite, alphaRead, bravoWrite] = newKeys(3);
 /** Everything that names workspace B; none of it may reach A's session. */
@@ -107,20 +101,14 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agw-console-'));
   shots = UPDATE ? join(process.cwd(), 'docs/images') : join(dir, 'shots');
   await mkdir(shots, { recursive: true });
-  await mkdir(join(dir, 'alpha'));
-  await mkdir(join(dir, 'bravo'));
-  await writeFile(
-    join(dir, 'alpha', 'on-call.md'),
-    '# On-call rotation\n\nThe on-call rotation changes every Monday at 09:00 UTC. The person on call answers pages within fifteen minutes.\n\nBackups run nightly at 02:00 UTC and are kept for thirty days.\n',
-  );
-  await writeFile(
-    join(dir, 'alpha', 'releases.md'),
-    '# Releases\n\nReleases ship on Thursdays after the rotation hand-over. A release needs two approvals.\n',
-  );
-  await writeFile(
-    join(dir, 'bravo', 'ledger.md'),
-    '# bravox7 ledger\n\nThe BRAVOX7 rotation is secret: the bravox7 vault opens on Mondays.\n',
-  );
+  await writeTree(dir, {
+    'alpha/on-call.md':
+      '# On-call rotation\n\nThe on-call rotation changes every Monday at 09:00 UTC. The person on call answers pages within fifteen minutes.\n\nBackups run nightly at 02:00 UTC and are kept for thirty days.\n',
+    'alpha/releases.md':
+      '# Releases\n\nReleases ship on Thursdays after the rotation hand-over. A release needs two approvals.\n',
+    'bravo/ledger.md':
+      '# bravox7 ledger\n\nThe BRAVOX7 rotation is secret: the bravox7 vault opens on Mondays.\n',
+  });
   modern = await startModernServer();
   configPath = join(dir, 'gateway.yaml');
   await writeConfig(config('write'));

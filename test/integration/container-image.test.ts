@@ -12,7 +12,8 @@ import { stringify } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { freePort } from '../infra/free-port.js';
-import { get, httpSource, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, mcpPost } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 const run = promisify(execFile);

@@ -7,15 +7,8 @@ import { freePort } from '../infra/free-port.js';
 import { startHungServer } from '../fixtures/upstreams/hung-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
-import {
-  get,
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKey,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, mcpPost, startWorkspace, type Harness } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 const key = newKey();

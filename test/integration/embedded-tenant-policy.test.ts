@@ -8,7 +8,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get, keyRecord, mcpPost, newKey, startWorkspace, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKey } from '../support/gateway-document.js';
+import { get, mcpPost, startWorkspace, type Harness } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
 let harness: Harness;

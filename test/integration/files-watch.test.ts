@@ -6,7 +6,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyRecord, newKey, startWorkspace, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKey } from '../support/gateway-document.js';
+import { startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let h: Harness;

@@ -10,14 +10,8 @@ import { Agent, Client, type Dispatcher } from 'undici';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { failureReason, judgeBody, type LoadKind } from '../support/agent-load.js';
 import { until } from '../support/until.js';
-import {
-  httpSource,
-  keyRecord,
-  MODERN_META,
-  newKey,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { MODERN_META, startWorkspace, fileHarness, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let upstream: RunningModernServer;
@@ -127,11 +121,7 @@ describe('a gateway stopped under load', () => {
   const LOOPS = 4;
   const DRAIN_MS = 1500;
   const GRACE_MS = 6000;
-  let h: Harness;
-  beforeAll(async () => {
-    h = await gatewayWith({ drainDelayMs: DRAIN_MS, shutdownGraceMs: GRACE_MS });
-  });
-  afterAll(async () => h.stop());
+  const h = fileHarness(() => gatewayWith({ drainDelayMs: DRAIN_MS, shutdownGraceMs: GRACE_MS }));
 
   it('ops:drain-zero-failures — readiness 503 first, Connection: close while new connections are still served, in-flight streams finish, zero failed requests, done within the grace', async () => {
     const origin = h.url;
@@ -247,11 +237,7 @@ describe('a gateway stopped under load', () => {
 describe('a call that outlives the shutdown grace', () => {
   const DRAIN_MS = 300;
   const GRACE_MS = 3000;
-  let h: Harness;
-  beforeAll(async () => {
-    h = await gatewayWith({ drainDelayMs: DRAIN_MS, shutdownGraceMs: GRACE_MS });
-  });
-  afterAll(async () => h.stop());
+  const h = fileHarness(() => gatewayWith({ drainDelayMs: DRAIN_MS, shutdownGraceMs: GRACE_MS }));
 
   it('ops:drain-cutoff-answers — calls still running as the grace runs out are answered not_ready (a stream gets it as its last event) and the upstream calls are cancelled', async () => {
     const origin = h.url;

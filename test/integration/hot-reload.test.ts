@@ -5,7 +5,8 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../gateway/cli/cli-main.js';
 import type { CliIo } from '../../gateway/cli/cli-io.js';
-import { demoSource, get, keyRecord, newKey, startHarness, fileHarness } from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, startHarness, fileHarness } from '../support/gateway-harness.js';
 
 const base = newKey();
 

@@ -6,7 +6,9 @@
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddings, type RunningEmbeddings } from '../infra/embeddings-server.js';
-import { keyRecord, mcpPost, newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKeys } from '../support/gateway-document.js';
+import { mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
+import { getDocumentPage } from '../support/mcp-clients.js';
 
 const [reader, plain] = newKeys(2);
 let h: Harness;
@@ -156,29 +158,12 @@ describe('hybrid search with a real embedding model', () => {
       // The quoted sentence is in the chunk it cites, word for word (whitespace aside).
       const source = body.sources.find((s) => s.chunk_id === citation.chunk_id);
       expect(source).toBeDefined();
-      const page = (await (
-        await mcpPost(h.url, reader.key, {
-          method: 'tools/call',
-          params: { name: 'get_document', arguments: { doc_id: source?.doc_id } },
-        })
-      ).json()) as { result: { structuredContent: { chunks: { chunk_id: string; text: string }[] } } };
-      let chunk = page.result.structuredContent.chunks.find((c) => c.chunk_id === citation.chunk_id);
-      for (
-        let cursor = (page.result.structuredContent as { next_cursor?: string }).next_cursor;
-        chunk === undefined && cursor !== undefined;
-      ) {
-        const next = (await (
-          await mcpPost(h.url, reader.key, {
-            method: 'tools/call',
-            params: { name: 'get_document', arguments: { doc_id: source?.doc_id, cursor } },
-          })
-        ).json()) as {
-          result: {
-            structuredContent: { chunks: { chunk_id: string; text: string }[]; next_cursor?: string };
-          };
-        };
-        chunk = next.result.structuredContent.chunks.find((c) => c.chunk_id === citation.chunk_id);
-        cursor = next.result.structuredContent.next_cursor;
+      const page = await getDocumentPage(h.url, reader.key, source?.doc_id);
+      let chunk = page.chunks.find((c) => c.chunk_id === citation.chunk_id);
+      for (let cursor = page.next_cursor; chunk === undefined && cursor !== undefined;) {
+        const next = await getDocumentPage(h.url, reader.key, source?.doc_id, cursor);
+        chunk = next.chunks.find((c) => c.chunk_id === citation.chunk_id);
+        cursor = next.next_cursor;
       }
       expect(chunk?.text.replace(/\s+/g, ' ')).toContain(citation.text);
     }

@@ -4,14 +4,8 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import {
-  get,
-  httpSource,
-  keyRecord,
-  newKeys,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { get, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 import { gatewayPort, rawExchange, rawJson } from '../support/raw-http.js';
 
 const [reader, writer] = newKeys(2);

@@ -4,7 +4,8 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { httpSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { startHarness, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let api: Server;

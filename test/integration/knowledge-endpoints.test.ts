@@ -1,12 +1,15 @@
 // The knowledge layer end to end on the embedded store (spec §2.1, §2.2, §4.1, §4.2 rule 6, §8):
 // real files indexed by the files connector, /agent/search and /agent/query over REST, and the
 // gateway's own `search` and `get_document` MCP tools — always scoped to the key's workspace.
-import { mkdtemp, rm, unlink, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decode } from '@toon-format/toon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyRecord, mcpPost, newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKeys } from '../support/gateway-document.js';
+import { mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
+import { getDocumentPage } from '../support/mcp-clients.js';
+import { writeTree } from '../support/file-tree.js';
 
 const [reader, writer, otherWorkspace, noDocs] = newKeys(4);
 let h: Harness;
@@ -19,30 +22,21 @@ const LONG = Array.from(
 ).join('\n\n');
 
 async function files(): Promise<void> {
-  await mkdir(join(dir, 'alpha', 'nested'), { recursive: true });
-  await mkdir(join(dir, 'beta'), { recursive: true });
-  await writeFile(
-    join(dir, 'alpha', 'revocation.md'),
-    '# Revoking keys\n\nTo revoke an API key run the revoke command. Revocation takes effect without a restart of the gateway.\n',
-  );
-  await writeFile(
-    join(dir, 'alpha', 'breakers.html'),
-    '<html><head><title>Circuit breakers</title><script>var secret = 1;</script></head><body><p>A circuit breaker opens when an upstream source keeps failing, and answers at once while open.</p></body></html>',
-  );
-  await writeFile(
-    join(dir, 'alpha', 'nested', 'ticket.json'),
-    JSON.stringify({
+  await writeTree(dir, {
+    'alpha/revocation.md':
+      '# Revoking keys\n\nTo revoke an API key run the revoke command. Revocation takes effect without a restart of the gateway.\n',
+    'alpha/breakers.html':
+      '<html><head><title>Circuit breakers</title><script>var secret = 1;</script></head><body><p>A circuit breaker opens when an upstream source keeps failing, and answers at once while open.</p></body></html>',
+    'alpha/nested/ticket.json': JSON.stringify({
       title: 'Ticket 42',
       status: 'open',
       body: 'The quarterly invoice export fails for large customers.',
     }),
-  );
-  await writeFile(join(dir, 'alpha', 'manual.txt'), LONG);
-  await writeFile(join(dir, 'alpha', 'ignored.bin'), 'not indexed: flamingo');
-  await writeFile(
-    join(dir, 'beta', 'secret.md'),
-    '# Beta only\n\nThe flamingo protocol is private to the beta workspace and mentions revoke too.\n',
-  );
+    'alpha/manual.txt': LONG,
+    'alpha/ignored.bin': 'not indexed: flamingo',
+    'beta/secret.md':
+      '# Beta only\n\nThe flamingo protocol is private to the beta workspace and mentions revoke too.\n',
+  });
 }
 
 async function waitForSync(key: string, source: string): Promise<void> {
@@ -279,15 +273,8 @@ describe('POST /agent/query', () => {
       expect(body.answer).toContain(`${citation.text} [${citation.n}]`);
       const source = body.sources.find((s) => s.chunk_id === citation.chunk_id);
       expect(source).toBeDefined();
-      const page = (await (
-        await mcpPost(h.url, reader.key, {
-          method: 'tools/call',
-          params: { name: 'get_document', arguments: { doc_id: source!.doc_id } },
-        })
-      ).json()) as {
-        result: { structuredContent: { chunks: { chunk_id: string; text: string }[] } };
-      };
-      const chunk = page.result.structuredContent.chunks.find((c) => c.chunk_id === citation.chunk_id);
+      const page = await getDocumentPage(h.url, reader.key, source!.doc_id);
+      const chunk = page.chunks.find((c) => c.chunk_id === citation.chunk_id);
       expect(chunk?.text.replace(/\s+/g, ' ')).toContain(citation.text);
     }
   });

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { freePort } from '../infra/free-port.js';
-import { demoSource, keyRecord, newKey } from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKey } from '../support/gateway-document.js';
 import { freshNamespace, kubeconfigPath, kubectlOk } from '../support/kube-harness.js';
 
 const run = promisify(execFile);

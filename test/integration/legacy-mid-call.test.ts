@@ -15,16 +15,8 @@ import {
   startConformanceServer,
   type RunningConformanceServer,
 } from '../fixtures/upstreams/conformance-server.js';
-import {
-  httpSource,
-  keyRecord,
-  mcpPost,
-  MODERN_META,
-  newKey,
-  newKeys,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey, newKeys } from '../support/gateway-document.js';
+import { mcpPost, MODERN_META, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 import { LegacyCall, postAnswer } from '../support/legacy-stream.js';
 import { runPythonClient } from '../support/python-client.js';
 import { until } from '../support/until.js';

@@ -1,14 +1,8 @@
 // Spec §5.7 / D15: every log line of a run with valid, invalid and revoked keys is captured, and
 // none contains key material, an Authorization header value or a request body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  demoSource,
-  get,
-  keyRecord,
-  newKeys,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { get, startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const [valid, writer, revoked, unknown] = newKeys(4);
 const BODY_MARKER = 'body-marker-7d1f2c-should-never-be-logged';

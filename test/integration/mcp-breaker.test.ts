@@ -3,54 +3,46 @@
 // pending) and by the upstream's request log (an open breaker does not contact the source). Once a
 // listing of the hung source has failed, request paths leave it out and a background prober lists
 // it (dead-source-probe.test.ts): its failures are what open the breaker here.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startHungServer } from '../fixtures/upstreams/hung-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { until } from '../support/until.js';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
-import {
-  demoSource,
-  get,
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKey,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { demoSource, httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, mcpPost, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let hung: RunningUpstream;
 let flaky: RunningUpstream | RunningModernServer;
 let flakyPort: number;
-let h: Harness;
 
 const fastFail = { connectMs: 300, listMs: 300, callMs: 300 };
 
-beforeAll(async () => {
-  hung = await startHungServer({ mode: 'hang' });
-  flaky = await startHungServer({ mode: 'http500' });
-  flakyPort = Number(new URL(flaky.url).port);
-  h = await startWorkspace({
-    mcpSources: [
-      demoSource('healthy'),
-      httpSource('hung', hung.url, {
-        timeouts: fastFail,
-        breaker: { minimumCalls: 3, resetTimeoutMs: 600_000 },
-      }),
-      httpSource('flaky', `http://127.0.0.1:${flakyPort}/mcp`, {
-        timeouts: fastFail,
-        breaker: { minimumCalls: 2, resetTimeoutMs: 500 },
-      }),
-    ],
-    keys: [keyRecord(key, { access: 'write' })],
-  });
-});
-afterAll(async () => {
-  await h.stop();
-  await hung.close();
-  await flaky.close();
-});
+const h = fileHarness(
+  async () => {
+    hung = await startHungServer({ mode: 'hang' });
+    flaky = await startHungServer({ mode: 'http500' });
+    flakyPort = Number(new URL(flaky.url).port);
+    return startWorkspace({
+      mcpSources: [
+        demoSource('healthy'),
+        httpSource('hung', hung.url, {
+          timeouts: fastFail,
+          breaker: { minimumCalls: 3, resetTimeoutMs: 600_000 },
+        }),
+        httpSource('flaky', `http://127.0.0.1:${flakyPort}/mcp`, {
+          timeouts: fastFail,
+          breaker: { minimumCalls: 2, resetTimeoutMs: 500 },
+        }),
+      ],
+      keys: [keyRecord(key, { access: 'write' })],
+    });
+  },
+  async () => {
+    await hung.close();
+    await flaky.close();
+  },
+);
 
 async function sources(): Promise<
   Record<string, { status: string; breaker: string; error_code: string | null }>

@@ -4,59 +4,51 @@
 // allowed at once (a refusal is re-checked on a fresh list); a tool that stops being read-only is
 // judged on the previous list for at most the floor, then refused. Real gateway, real SDK server.
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { listen, sendFetchResponse, toFetchRequest } from '../fixtures/upstreams/http-bridge.js';
-import {
-  get,
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKey,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, mcpPost, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const FLOOR_MS = 1500;
 const reader = newKey();
 const state = { readOnly: false };
 let upstream: Awaited<ReturnType<typeof listen>>;
 let closeHandler: () => Promise<void>;
-let h: Harness;
 
-beforeAll(async () => {
-  const handler = createMcpHandler(() => {
-    const server = new McpServer({ name: 'default-sdk', version: '1.0.0' });
-    server.registerTool(
-      'flip',
-      {
-        description: 'Changes its read-only annotation.',
-        inputSchema: z.object({}),
-        annotations: { readOnlyHint: state.readOnly },
-      },
-      () => ({ content: [{ type: 'text', text: 'flipped' }] }),
-    );
-    return server;
-  });
-  closeHandler = () => handler.close();
-  upstream = await listen(async (req, res, body) => {
-    await sendFetchResponse(res, await handler.fetch(toFetchRequest(req, res, body, upstream.origin)));
-  });
-  h = await startWorkspace({
-    mcpSources: [
-      httpSource('sdk', `${upstream.origin}/mcp`, {
-        callListFloorMs: FLOOR_MS,
-      }),
-    ],
-    keys: [keyRecord(reader, { access: 'read' })],
-  });
-});
-
-afterAll(async () => {
-  await h?.stop();
-  await closeHandler?.();
-  await upstream?.close();
-});
+const h = fileHarness(
+  async () => {
+    const handler = createMcpHandler(() => {
+      const server = new McpServer({ name: 'default-sdk', version: '1.0.0' });
+      server.registerTool(
+        'flip',
+        {
+          description: 'Changes its read-only annotation.',
+          inputSchema: z.object({}),
+          annotations: { readOnlyHint: state.readOnly },
+        },
+        () => ({ content: [{ type: 'text', text: 'flipped' }] }),
+      );
+      return server;
+    });
+    closeHandler = () => handler.close();
+    upstream = await listen(async (req, res, body) => {
+      await sendFetchResponse(res, await handler.fetch(toFetchRequest(req, res, body, upstream.origin)));
+    });
+    return startWorkspace({
+      mcpSources: [
+        httpSource('sdk', `${upstream.origin}/mcp`, {
+          callListFloorMs: FLOOR_MS,
+        }),
+      ],
+      keys: [keyRecord(reader, { access: 'read' })],
+    });
+  },
+  async () => {
+    await closeHandler?.();
+    await upstream?.close();
+  },
+);
 
 const lists = () => upstream.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
 const call = async (id: number) =>

@@ -4,14 +4,11 @@
 // them reads back through the right source with the upstream's own expansion of any value.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { UriTemplate } from '@modelcontextprotocol/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { everythingStdioParams } from '../fixtures/upstreams/everything-server.js';
-import {
-  startLegacySessionfulServer,
-  type RunningLegacySessionfulServer,
-} from '../fixtures/upstreams/legacy-sessionful-server.js';
-import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import { httpSource, keyRecord, newKeys, startWorkspace, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKeys } from '../support/gateway-document.js';
+import { startWorkspace } from '../support/gateway-harness.js';
+import { pairHarness } from '../support/fixture-pair.js';
 import { connectClient, rpcCall, type RpcAnswer } from '../support/mcp-clients.js';
 import { runPythonClient } from '../support/python-client.js';
 
@@ -19,18 +16,11 @@ import { runPythonClient } from '../support/python-client.js';
 const ODD_VALUES = ['a/b', '100%', '%2F', 'é ü', '..', '../etc/passwd', 'x?y#z&w=1', '{key}'];
 
 const [all, otherOnly, modernOnly] = newKeys(3);
-let modern: RunningModernServer;
-let legacy: RunningLegacySessionfulServer;
-let h: Harness;
-
-beforeAll(async () => {
-  modern = await startModernServer();
-  legacy = await startLegacySessionfulServer();
+const [h, upstreams] = pairHarness((pair) => {
   const everything = everythingStdioParams();
-  h = await startWorkspace({
+  return startWorkspace({
     mcpSources: [
-      httpSource('modern', modern.url),
-      httpSource('legacy', legacy.url),
+      ...pair.sources,
       { name: 'everything', transport: 'stdio', command: everything.command, args: everything.args },
     ],
     keys: [
@@ -40,11 +30,6 @@ beforeAll(async () => {
     ],
   });
 }, 60_000);
-afterAll(async () => {
-  await h.stop();
-  await modern.close();
-  await legacy.close();
-});
 
 function connect(key: string, mode: 'auto' | 'legacy'): Promise<Client> {
   return connectClient(h.url, key, mode, 'it-completion');
@@ -160,8 +145,8 @@ describe('resources/templates/list', () => {
 
   it('mcp:resource-templates-read — a URI expanded from a gateway template with odd values reads back through its source as the upstream reads its own expansion, in both eras', async () => {
     const direct = {
-      modern: { client: await connectDirect(modern.url), template: 'demo://note/{key}' },
-      legacy: { client: await connectDirect(legacy.url), template: 'legacy://note/{key}' },
+      modern: { client: await connectDirect(upstreams.modern.url), template: 'demo://note/{key}' },
+      legacy: { client: await connectDirect(upstreams.legacy.url), template: 'legacy://note/{key}' },
     };
     for (const [mode] of ERAS) {
       const client = await connect(all.key, mode);

@@ -6,15 +6,8 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import {
-  demoSource,
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKeys,
-  startHarness,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { demoSource, httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { mcpPost, startHarness, fileHarness } from '../support/gateway-harness.js';
 
 const [reader, writer, demoOnly] = newKeys(3);
 let modern: RunningModernServer;

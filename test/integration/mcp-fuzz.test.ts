@@ -6,14 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import {
-  httpSource,
-  keyRecord,
-  MODERN_META,
-  newKeys,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { MODERN_META, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 import { gatewayPort, rawExchange } from '../support/raw-http.js';
 
 const [reader, writer] = newKeys(2);

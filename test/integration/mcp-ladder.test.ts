@@ -1,15 +1,8 @@
 // The inbound ladder of POST /mcp over raw HTTP, one test per rung (docs/mcp-2026.md §2.2, §2.6;
 // gateway duties 1–5). Every rejection is a JSON-RPC error body with the spec's status and code.
 import { describe, expect, it } from 'vitest';
-import {
-  demoSource,
-  keyRecord,
-  mcpPost,
-  MODERN_META,
-  newKey,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { mcpPost, MODERN_META, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const key = newKey();
 

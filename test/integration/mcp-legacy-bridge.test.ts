@@ -7,15 +7,8 @@ import {
   startLegacySessionfulServer,
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
-import {
-  httpSource,
-  keyRecord,
-  mcpPost,
-  MODERN_META,
-  newKeys,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { mcpPost, MODERN_META, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const [key, other] = newKeys(2);
 let legacy: RunningLegacySessionfulServer;

@@ -2,7 +2,7 @@
 // sessionful server whose session id never leaves the gateway and is re-established when the
 // server forgets it, a 2024-11-05 HTTP+SSE server, the published server-everything over both
 // Streamable HTTP and stdio, and progress from an SDK-backed upstream on the request's SSE stream.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   everythingStdioParams,
   startEverythingServer,
@@ -14,53 +14,44 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startSseLegacyServer } from '../fixtures/upstreams/sse-legacy-server.js';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
-import {
-  httpSource,
-  keyRecord,
-  mcpPost,
-  MODERN_META,
-  newKey,
-  startHarness,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { mcpPost, MODERN_META, startHarness, fileHarness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let legacy: RunningLegacySessionfulServer;
 let sse: RunningUpstream;
 let everything: RunningEverythingServer;
-let h: Harness;
 
-beforeAll(async () => {
-  legacy = await startLegacySessionfulServer({ bearerToken: 'legacy-token' });
-  sse = await startSseLegacyServer();
-  everything = await startEverythingServer();
-  const stdio = everythingStdioParams();
-  h = await startHarness(
-    {
-      workspaces: [
-        {
-          name: 'demo',
-          mcpSources: [
-            httpSource('legacy', legacy.url, {
-              credential: { type: 'bearer', secret: { env: 'LEGACY_TOKEN' } },
-            }),
-            { name: 'sse', transport: 'sse', url: sse.url },
-            // Configured as Streamable HTTP; era detection falls back to HTTP+SSE (duty 21).
-            httpSource('ssedetect', sse.url),
-            httpSource('everything', everything.url),
-            { name: 'everystdio', transport: 'stdio', command: stdio.command, args: stdio.args },
-          ],
-          keys: [keyRecord(key, { access: 'write' })],
-        },
-      ],
-    },
-    { LEGACY_TOKEN: 'legacy-token' },
-  );
-});
-afterAll(async () => {
-  await h.stop();
-  await Promise.all([legacy.close(), sse.close(), everything.close()]);
-});
+const h = fileHarness(
+  async () => {
+    legacy = await startLegacySessionfulServer({ bearerToken: 'legacy-token' });
+    sse = await startSseLegacyServer();
+    everything = await startEverythingServer();
+    const stdio = everythingStdioParams();
+    return startHarness(
+      {
+        workspaces: [
+          {
+            name: 'demo',
+            mcpSources: [
+              httpSource('legacy', legacy.url, {
+                credential: { type: 'bearer', secret: { env: 'LEGACY_TOKEN' } },
+              }),
+              { name: 'sse', transport: 'sse', url: sse.url },
+              // Configured as Streamable HTTP; era detection falls back to HTTP+SSE (duty 21).
+              httpSource('ssedetect', sse.url),
+              httpSource('everything', everything.url),
+              { name: 'everystdio', transport: 'stdio', command: stdio.command, args: stdio.args },
+            ],
+            keys: [keyRecord(key, { access: 'write' })],
+          },
+        ],
+      },
+      { LEGACY_TOKEN: 'legacy-token' },
+    );
+  },
+  () => Promise.all([legacy.close(), sse.close(), everything.close()]),
+);
 
 async function call(
   name: string,

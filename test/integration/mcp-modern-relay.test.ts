@@ -5,15 +5,8 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import {
-  httpSource,
-  keyRecord,
-  mcpPost,
-  MODERN_META,
-  newKey,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { mcpPost, MODERN_META, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let upstream: RunningModernServer;

@@ -9,14 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conformanceStdioParams } from '../fixtures/upstreams/conformance-server.js';
 import { startHostileNamesServer } from '../fixtures/upstreams/hostile-names-server.js';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
-import {
-  demoSource,
-  get,
-  keyRecord,
-  newKeys,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { get, startWorkspace, type Harness } from '../support/gateway-harness.js';
 import { connectClient, rpcCall, type RpcAnswer } from '../support/mcp-clients.js';
 import { runPythonClient } from '../support/python-client.js';
 

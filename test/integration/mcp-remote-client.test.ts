@@ -8,7 +8,8 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { demoSource, keyRecord, newKey, startWorkspace, fileHarness } from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const reader = newKey();
 let authDir: string;

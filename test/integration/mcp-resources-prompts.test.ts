@@ -3,37 +3,16 @@
 // invisible to keys that may not see the source — answering exactly like missing ones.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import {
-  startLegacySessionfulServer,
-  type RunningLegacySessionfulServer,
-} from '../fixtures/upstreams/legacy-sessionful-server.js';
-import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import {
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKeys,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { pairHarness } from '../support/fixture-pair.js';
+import { keyRecord, newKeys } from '../support/gateway-document.js';
+import { mcpPost, startWorkspace } from '../support/gateway-harness.js';
 
 const [all, modernOnly] = newKeys(2);
-let modern: RunningModernServer;
-let legacy: RunningLegacySessionfulServer;
-
-const h = fileHarness(
-  async () => {
-    modern = await startModernServer();
-    legacy = await startLegacySessionfulServer();
-    return startWorkspace({
-      mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
-      keys: [keyRecord(all), keyRecord(modernOnly, { sources: ['modern'] })],
-    });
-  },
-  async () => {
-    await modern.close();
-    await legacy.close();
-  },
+const [h] = pairHarness((upstreams) =>
+  startWorkspace({
+    mcpSources: upstreams.sources,
+    keys: [keyRecord(all), keyRecord(modernOnly, { sources: ['modern'] })],
+  }),
 );
 
 async function result(response: Response) {

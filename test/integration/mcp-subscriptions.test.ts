@@ -15,15 +15,8 @@ import {
   startConformanceServer,
   type RunningConformanceServer,
 } from '../fixtures/upstreams/conformance-server.js';
-import {
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKey,
-  newKeys,
-  startHarness,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey, newKeys } from '../support/gateway-document.js';
+import { mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
 import { runPythonClient } from '../support/python-client.js';
 import { openSse, waitFor, type SseStream } from '../support/sse-stream.js';
 
@@ -125,6 +118,17 @@ async function legacyRpc(key: string, method: string, params: Record<string, unk
   };
 }
 
+/** subscribe_resource.py (Python SDK) on the watched URI, updated by UPDATE_TOOL, with the `all` key. */
+const subscribeWithPython = (mode: 'auto' | 'legacy') =>
+  runPythonClient<Record<string, unknown>>('subscribe_resource.py', h.url, all.key, mode, [
+    '--uri',
+    WATCHED_URI,
+    '--tool',
+    UPDATE_TOOL,
+    '--unknown',
+    'agw://ghost/x',
+  ]);
+
 describe('subscriptions/listen (2026)', () => {
   it('mcp:listen-ack-first — acknowledges the honoured subset first, stamps the id, relays the update, keeps alive', async () => {
     const stream = await listen(all.key, 'listen-7', {
@@ -186,13 +190,7 @@ describe('subscriptions/listen (2026)', () => {
   });
 
   it('mcp:listen-python — the Python SDK client listens and hears the update', async () => {
-    const seen = await runPythonClient<Record<string, unknown>>(
-      'subscribe_resource.py',
-      h.url,
-      all.key,
-      'auto',
-      ['--uri', WATCHED_URI, '--tool', UPDATE_TOOL, '--unknown', 'agw://ghost/x'],
-    );
+    const seen = await subscribeWithPython('auto');
     expect(seen).toEqual({ honored: [WATCHED_URI], event: { type: 'ResourceUpdated', uri: WATCHED_URI } });
   }, 60_000);
 
@@ -306,13 +304,7 @@ describe('resources/subscribe (2025, key-scoped GET stream)', () => {
   });
 
   it('mcp:legacy-subscribe-python — the Python SDK client subscribes and unsubscribes', async () => {
-    const seen = await runPythonClient<Record<string, unknown>>(
-      'subscribe_resource.py',
-      h.url,
-      all.key,
-      'legacy',
-      ['--uri', WATCHED_URI, '--tool', UPDATE_TOOL, '--unknown', 'agw://ghost/x'],
-    );
+    const seen = await subscribeWithPython('legacy');
     expect(seen).toEqual({
       subscribed: true,
       unsubscribed: true,

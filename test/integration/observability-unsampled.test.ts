@@ -9,7 +9,8 @@ import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { freePort } from '../infra/free-port.js';
-import { httpSource, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { mcpPost } from '../support/gateway-harness.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 

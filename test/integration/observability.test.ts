@@ -17,7 +17,8 @@ import {
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { freePort } from '../infra/free-port.js';
-import { httpSource, keyRecord, mcpPost, newKeys } from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { mcpPost } from '../support/gateway-harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { until } from '../support/until.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';

@@ -5,7 +5,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
-import { keyRecord, newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKeys } from '../support/gateway-document.js';
+import { startHarness, type Harness } from '../support/gateway-harness.js';
 
 const [reader, writer] = newKeys(2);
 let server: PostgresServer;

@@ -17,14 +17,8 @@ import {
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import {
-  DEMO_SERVER,
-  httpSource,
-  keyRecord,
-  mcpPost,
-  MODERN_META,
-  newKey,
-} from '../support/gateway-harness.js';
+import { DEMO_SERVER, httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { mcpPost, MODERN_META } from '../support/gateway-harness.js';
 import { startGatewayProcesses, type GatewayProcess } from '../support/gateway-processes.js';
 
 const key = newKey();

@@ -5,16 +5,10 @@
 // when it is a short token (≤ 128 of A–Z a–z 0–9 . _ : -); anything else is dropped.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { AuditRecordSchema, type AuditRecord } from '../../gateway/telemetry/audit-record.js';
-import {
-  demoSource,
-  get,
-  keyRecord,
-  mcpPost,
-  newKey,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import type { AuditRecord } from '../../gateway/telemetry/audit-record.js';
+import { demoSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, mcpPost, startWorkspace, fileHarness } from '../support/gateway-harness.js';
+import { auditRecords } from '../support/audit-records.js';
 import { until } from '../support/until.js';
 import { gatewayPort, rawExchange } from '../support/raw-http.js';
 
@@ -22,13 +16,7 @@ const key = newKey();
 
 const h = fileHarness(() => startWorkspace({ mcpSources: [demoSource('demo')], keys: [keyRecord(key)] }));
 
-async function records(): Promise<AuditRecord[]> {
-  const text = await readFile(h.auditPath, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => AuditRecordSchema.parse(JSON.parse(line)));
-}
+const records = () => auditRecords(h.auditPath);
 
 async function recordOf(response: Response): Promise<AuditRecord> {
   const id = response.headers.get('x-request-id') ?? '';

@@ -7,14 +7,8 @@ import { decode } from '@toon-format/toon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startHostileNamesServer } from '../fixtures/upstreams/hostile-names-server.js';
-import {
-  get,
-  httpSource,
-  keyRecord,
-  newKey,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
 let upstream: RunningUpstream;

@@ -2,15 +2,8 @@
 // real demo MCP server; TOON by default, JSON on request; request ids and the error format.
 import { decode } from '@toon-format/toon';
 import { describe, expect, it } from 'vitest';
-import {
-  demoSource,
-  get,
-  httpSource,
-  keyRecord,
-  newKeys,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { demoSource, httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { get, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const [reader, writer] = newKeys(2);
 

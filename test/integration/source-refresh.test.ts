@@ -3,42 +3,21 @@
 // refresh sends tools/list upstream even while the upstream's ttlMs hint (60 s here) is fresh.
 import { describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
-import { startLegacySessionfulServer } from '../fixtures/upstreams/legacy-sessionful-server.js';
-import { startModernServer } from '../fixtures/upstreams/modern-server.js';
-import {
-  get,
-  httpSource,
-  keyRecord,
-  newKey,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { pairHarness } from '../support/fixture-pair.js';
+import { keyRecord, newKey } from '../support/gateway-document.js';
+import { get, startWorkspace } from '../support/gateway-harness.js';
 
 const key = newKey();
-let modern: RunningUpstream;
-let legacy: RunningUpstream;
-
-const h = fileHarness(
-  async () => {
-    modern = await startModernServer();
-    legacy = await startLegacySessionfulServer();
-    return startWorkspace({
-      mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
-      keys: [keyRecord(key, { access: 'write' })],
-    });
-  },
-  async () => {
-    await modern.close();
-    await legacy.close();
-  },
+const [h, upstreams] = pairHarness((pair) =>
+  startWorkspace({ mcpSources: pair.sources, keys: [keyRecord(key, { access: 'write' })] }),
 );
 
 const lists = (upstream: RunningUpstream) =>
   upstream.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
 
 describe.each([
-  ['modern', () => modern],
-  ['legacy', () => legacy],
+  ['modern', () => upstreams.modern],
+  ['legacy', () => upstreams.legacy],
 ])('the %s era', (name, upstream) => {
   it(`discovery:refresh-reaches-upstream — every refresh sends tools/list upstream; plain reads use the cache (${name})`, async () => {
     await get(`${h.url}/agent/tools?response_format=json`, key.key);

@@ -12,7 +12,8 @@ import { stringify } from 'yaml';
 import { startGateway } from '../../gateway/main.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
-import { demoSource, keyRecord, logLines, newKey } from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { logLines } from '../support/gateway-harness.js';
 
 let pg: PostgresServer;
 let proxy: Server;

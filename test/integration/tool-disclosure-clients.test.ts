@@ -10,7 +10,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { demoSource, keyRecord, newKeys, startWorkspace, fileHarness } from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { startWorkspace, fileHarness } from '../support/gateway-harness.js';
 import { runPythonClient } from '../support/python-client.js';
 
 const [reader, writer] = newKeys(2);

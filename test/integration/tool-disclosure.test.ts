@@ -8,15 +8,8 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import {
-  demoSource,
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKeys,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { demoSource, httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { mcpPost, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const [reader, writer, modernOnly, listsAll, metered] = newKeys(5);
 let modern: RunningModernServer;

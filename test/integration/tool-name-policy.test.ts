@@ -4,15 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startHostileNamesServer } from '../fixtures/upstreams/hostile-names-server.js';
-import {
-  get,
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKeys,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
+import { get, mcpPost, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const [writer, reader] = newKeys(2);
 let upstream: RunningUpstream;

@@ -7,14 +7,8 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddings, type RunningEmbeddings } from '../infra/embeddings-server.js';
-import {
-  demoSource,
-  keyRecord,
-  mcpPost,
-  newKey,
-  startHarness,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { demoSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
 
 const writer = newKey();
 let model: RunningEmbeddings;

@@ -8,15 +8,8 @@ import {
   startLegacySessionfulServer,
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
-import {
-  demoSource,
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKey,
-  startWorkspace,
-  type Harness,
-} from '../support/gateway-harness.js';
+import { demoSource, httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { mcpPost, startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const writer = newKey();
 let model: RunningEmbeddings;

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { startMisbehavingServer } from '../fixtures/upstreams/misbehaving-server.js';
-import { get, keyRecord, mcpPost, newKey, startWorkspace, type Harness } from '../support/gateway-harness.js';
+import { keyRecord, newKey } from '../support/gateway-document.js';
+import { get, mcpPost, startWorkspace, type Harness } from '../support/gateway-harness.js';
 
 const key = newKey();
 const CAP = 64 * 1024;

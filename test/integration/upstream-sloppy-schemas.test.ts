@@ -14,15 +14,8 @@ import {
   UNUSABLE_TOOLS,
   USABLE_TOOLS,
 } from '../fixtures/upstreams/sloppy-schemas-server.js';
-import {
-  get,
-  httpSource,
-  keyRecord,
-  mcpPost,
-  newKey,
-  startWorkspace,
-  fileHarness,
-} from '../support/gateway-harness.js';
+import { httpSource, keyRecord, newKey } from '../support/gateway-document.js';
+import { get, mcpPost, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
 const key = newKey();
 const SOURCES = ['modern', 'legacy', 'stdio'] as const;

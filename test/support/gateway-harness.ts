@@ -3,15 +3,24 @@
 // can inspect it. Requires `npm run build` (the demo server runs from dist/).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { stringify } from 'yaml';
-import { generateKey, type GeneratedKey } from '../../gateway/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/main.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
+import { oneWorkspace } from './gateway-document.js';
 
-export const DEMO_SERVER = resolve('dist/examples/demo-mcp-server/main.js');
+// The document builders live in gateway-document.ts; these names stay importable from here.
+export {
+  DEMO_SERVER,
+  demoSource,
+  httpSource,
+  keyRecord,
+  newKey,
+  newKeys,
+  oneWorkspace,
+} from './gateway-document.js';
 
 export interface Harness {
   readonly url: string;
@@ -27,47 +36,6 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export function demoSource(name = 'demo', extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { name, transport: 'stdio', command: process.execPath, args: [DEMO_SERVER], ...extra };
-}
-
-export function keyRecord(key: GeneratedKey, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id: key.id, hash: key.hash, ...extra };
-}
-
-export function newKey(): GeneratedKey {
-  return generateKey();
-}
-
-type Keys<N extends number, T extends GeneratedKey[] = []> = T['length'] extends N
-  ? T
-  : Keys<N, [...T, GeneratedKey]>;
-
-/** `count` fresh keys at once, typed as a tuple: `const [reader, writer] = newKeys(2);`. */
-export function newKeys<N extends number>(count: N): Keys<N> {
-  return Array.from({ length: count }, () => generateKey()) as Keys<N>;
-}
-
-/** An upstream reached over Streamable HTTP (the fixture servers), with any further source fields. */
-export function httpSource(
-  name: string,
-  url: string,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> {
-  return { name, transport: 'streamable-http', url, ...extra };
-}
-
-/**
- * The document most tests start from: one workspace (named `demo` unless it says otherwise) with its
- * sources and keys, plus any top-level fields (`server`, `tenants`, ...).
- */
-export function oneWorkspace(
-  workspace: Record<string, unknown>,
-  top: Record<string, unknown> = {},
-): Record<string, unknown> {
-  return { ...top, workspaces: [{ name: 'demo', ...workspace }] };
-}
-
 /** `startHarness` on the one-workspace document (see `oneWorkspace`). */
 export function startWorkspace(
   workspace: Record<string, unknown>,
@@ -78,13 +46,41 @@ export function startWorkspace(
 }
 
 /**
+ * A handle that reads every property from `current()` when it is read: what a file's tests hold for
+ * a value its beforeAll creates (the harness, its fixture upstreams).
+ */
+export function forwarding<T extends object>(current: () => T): T {
+  // Never a thenable: awaiting or returning the handle from an async function must not read it.
+  return new Proxy({} as T, {
+    get: (_target, name) => (name === 'then' ? undefined : (Reflect.get(current(), name) as unknown)),
+  });
+}
+
+/**
+ * A gateway whose document names paths in its own directory (files data sources): started on an
+ * empty document, then `document(dir)` (which may write files there first) is swapped in.
+ */
+export async function startHarnessIn(
+  document: (dir: string) => Promise<Record<string, unknown>>,
+): Promise<Harness> {
+  const h = await startHarness({});
+  const next = await document(h.dir);
+  const revision = h.gateway.config.current().revision;
+  await h.writeConfig(next);
+  await h.waitForRevision(revision);
+  return h;
+}
+
+/**
  * The gateway a test file shares: `start` runs in beforeAll (start the fixture upstreams there, then
  * the gateway) and afterAll stops the gateway, then runs `after` (upstreams close once nothing calls
- * them). The handle forwards to the running harness, so tests read `h.url` as before.
+ * them; `startTimeoutMs` is beforeAll's timeout). The handle forwards to the running harness, so tests
+ * read `h.url` as before.
  */
 export function fileHarness(
   start: () => Promise<Harness>,
   after: () => Promise<unknown> = () => Promise.resolve(),
+  startTimeoutMs?: number,
 ): Harness {
   let running: Harness | undefined;
   const current = (): Harness => {
@@ -94,34 +90,12 @@ export function fileHarness(
   };
   beforeAll(async () => {
     running = await start();
-  });
+  }, startTimeoutMs);
   afterAll(async () => {
     await running?.stop();
     await after();
   });
-  return {
-    get url() {
-      return current().url;
-    },
-    get dir() {
-      return current().dir;
-    },
-    get configPath() {
-      return current().configPath;
-    },
-    get auditPath() {
-      return current().auditPath;
-    },
-    get logs() {
-      return current().logs;
-    },
-    get gateway() {
-      return current().gateway;
-    },
-    writeConfig: (document) => current().writeConfig(document),
-    waitForRevision: (revision) => current().waitForRevision(revision),
-    stop: () => current().stop(),
-  };
+  return forwarding(current);
 }
 
 /** A log destination that appends every line written to it to `lines`. */
@@ -231,5 +205,22 @@ export async function mcpPost(
     method: 'POST',
     headers: sent,
     body: JSON.stringify({ jsonrpc: '2.0', id: body.id ?? 1, method: body.method, params }),
+  });
+}
+
+/**
+ * tools/call of the modern fixture's `slow` tool (a source named `modern`) with progress token
+ * `p-<id>`: answered as an event stream, progress notifications first.
+ */
+export function slowModernCall(
+  url: string,
+  key: string,
+  id: number,
+  args: { ms: number; steps: number },
+): Promise<Response> {
+  return mcpPost(url, key, {
+    id,
+    method: 'tools/call',
+    params: { _meta: { ...MODERN_META, progressToken: `p-${id}` }, name: 'modern__slow', arguments: args },
   });
 }

@@ -33,3 +33,23 @@ export async function rpcCall(
   const response = await mcpPost(gatewayUrl, key, { method, params });
   return (await response.json()) as RpcAnswer;
 }
+
+export interface DocumentPage {
+  chunks: { chunk_id: string; text: string }[];
+  next_cursor?: string;
+}
+
+/** One page of the get_document tool's answer (structuredContent) for `docId`, from `cursor` on. */
+export async function getDocumentPage(
+  gatewayUrl: string,
+  key: string,
+  docId: string | undefined,
+  cursor?: string,
+): Promise<DocumentPage> {
+  const response = await mcpPost(gatewayUrl, key, {
+    method: 'tools/call',
+    params: { name: 'get_document', arguments: { doc_id: docId, cursor } },
+  });
+  return ((await response.json()) as { result: { structuredContent: DocumentPage } }).result
+    .structuredContent;
+}

@@ -6,55 +6,52 @@ import { images, kubectlOk } from './cluster-context.js';
 
 const json = (value: unknown) => JSON.stringify(value);
 
+/** `kubectl apply` of a v1 List of `items` in the namespace. */
+const applyList = (namespace: string, items: unknown[]) =>
+  kubectlOk(['-n', namespace, 'apply', '-f', '-'], json({ apiVersion: 'v1', kind: 'List', items }));
+
 export const DEMO_URL = 'http://demo-mcp:9000/mcp';
 
 export async function deployDemoMcp(namespace: string): Promise<void> {
   const labels = { app: 'demo-mcp' };
-  await kubectlOk(
-    ['-n', namespace, 'apply', '-f', '-'],
-    json({
-      apiVersion: 'v1',
-      kind: 'List',
-      items: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          metadata: { name: 'demo-mcp' },
+  await applyList(namespace, [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'demo-mcp' },
+      spec: {
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
           spec: {
-            selector: { matchLabels: labels },
-            template: {
-              metadata: { labels },
-              spec: {
-                containers: [
-                  {
-                    name: 'demo-mcp',
-                    image: images().gateway,
-                    imagePullPolicy: 'IfNotPresent',
-                    command: [
-                      '/usr/local/bin/node',
-                      '/app/dist/examples/demo-mcp-server/main.js',
-                      '--http',
-                      '9000',
-                      '--host',
-                      '0.0.0.0',
-                    ],
-                    ports: [{ containerPort: 9000 }],
-                    readinessProbe: { tcpSocket: { port: 9000 }, periodSeconds: 2 },
-                  },
+            containers: [
+              {
+                name: 'demo-mcp',
+                image: images().gateway,
+                imagePullPolicy: 'IfNotPresent',
+                command: [
+                  '/usr/local/bin/node',
+                  '/app/dist/examples/demo-mcp-server/main.js',
+                  '--http',
+                  '9000',
+                  '--host',
+                  '0.0.0.0',
                 ],
+                ports: [{ containerPort: 9000 }],
+                readinessProbe: { tcpSocket: { port: 9000 }, periodSeconds: 2 },
               },
-            },
+            ],
           },
         },
-        {
-          apiVersion: 'v1',
-          kind: 'Service',
-          metadata: { name: 'demo-mcp' },
-          spec: { selector: labels, ports: [{ port: 9000, targetPort: 9000 }] },
-        },
-      ],
-    }),
-  );
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'demo-mcp' },
+      spec: { selector: labels, ports: [{ port: 9000, targetPort: 9000 }] },
+    },
+  ]);
 }
 
 /** Redis and PostgreSQL as pods, and the Secrets the HA values name (agent-gateway-redis, -postgres). */
@@ -75,52 +72,48 @@ export async function deployStatefulParts(namespace: string): Promise<void> {
     metadata: { name },
     spec: { selector: { app: name }, ports: [{ port, targetPort: port }] },
   });
-  await kubectlOk(
-    ['-n', namespace, 'apply', '-f', '-'],
-    json({
-      apiVersion: 'v1',
-      kind: 'List',
-      items: [
-        deployment('agw-redis', {
-          image: images().redis,
-          imagePullPolicy: 'IfNotPresent',
-          ports: [{ containerPort: 6379 }],
-          readinessProbe: { tcpSocket: { port: 6379 }, periodSeconds: 2 },
-        }),
-        service('agw-redis', 6379),
-        deployment('agw-postgres', {
-          image: images().postgres,
-          imagePullPolicy: 'IfNotPresent',
-          env: [
-            { name: 'POSTGRES_USER', value: 'agw' },
-            { name: 'POSTGRES_PASSWORD', value: password },
-            { name: 'POSTGRES_DB', value: 'agw' },
-          ],
-          ports: [{ containerPort: 5432 }],
-          readinessProbe: {
-            exec: { command: ['pg_isready', '-h', '127.0.0.1', '-U', 'agw'] },
-            periodSeconds: 2,
-          },
-        }),
-        service('agw-postgres', 5432),
-        {
-          apiVersion: 'v1',
-          kind: 'Secret',
-          metadata: { name: 'agent-gateway-redis' },
-          stringData: { url: 'redis://agw-redis:6379' },
-        },
-        {
-          apiVersion: 'v1',
-          kind: 'Secret',
-          metadata: { name: 'agent-gateway-postgres' },
-          stringData: { url: `postgresql://agw:${password}@agw-postgres:5432/agw` },
-        },
-      ],
+  await applyList(namespace, [
+    deployment('agw-redis', {
+      image: images().redis,
+      imagePullPolicy: 'IfNotPresent',
+      ports: [{ containerPort: 6379 }],
+      readinessProbe: { tcpSocket: { port: 6379 }, periodSeconds: 2 },
     }),
-  );
+    service('agw-redis', 6379),
+    deployment('agw-postgres', {
+      image: images().postgres,
+      imagePullPolicy: 'IfNotPresent',
+      env: [
+        { name: 'POSTGRES_USER', value: 'agw' },
+        { name: 'POSTGRES_PASSWORD', value: password },
+        { name: 'POSTGRES_DB', value: 'agw' },
+      ],
+      ports: [{ containerPort: 5432 }],
+      readinessProbe: {
+        exec: { command: ['pg_isready', '-h', '127.0.0.1', '-U', 'agw'] },
+        periodSeconds: 2,
+      },
+    }),
+    service('agw-postgres', 5432),
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'agent-gateway-redis' },
+      stringData: { url: 'redis://agw-redis:6379' },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'agent-gateway-postgres' },
+      stringData: { url: `postgresql://agw:${password}@agw-postgres:5432/agw` },
+    },
+  ]);
 }
 
-/** The README's three examples, the McpSource's url edited to the demo server (as the README says). */
+/**
+ * The README's three examples, the McpSource's url edited to the demo server (as the README says),
+ * applied; resolves once all three are Ready (120 s at most).
+ */
 export async function applyReadmeResources(namespace: string): Promise<void> {
   const source = (await readFile('examples/kubernetes/mcpsource.yaml', 'utf8')).replace(
     'http://docs-mcp.example.svc:8080/mcp',
@@ -136,6 +129,16 @@ export async function applyReadmeResources(namespace: string): Promise<void> {
     'examples/kubernetes/apikey.yaml',
   ]);
   await kubectlOk(['-n', namespace, 'apply', '-f', '-'], source);
+  await kubectlOk([
+    '-n',
+    namespace,
+    'wait',
+    '--for=condition=Ready',
+    '--timeout=120s',
+    'workspace/acme',
+    'apikey/ci-reader',
+    'mcpsource/docs',
+  ]);
 }
 
 /** The key the operator issued for an ApiKey, read the README's way. */

@@ -23,6 +23,18 @@ async function until(check: () => boolean, ms = 5000): Promise<boolean> {
   return true;
 }
 
+/** Watches `root` with EXCLUDE left out (100 directories at most), counting the changes it reports. */
+function watchCounting(): { changes: number } {
+  const counted = { changes: 0 };
+  watching = watchDirectories({
+    root,
+    excluded: (rel) => matchesGlobs(rel, EXCLUDE),
+    changed: () => (counted.changes += 1),
+    maxDirectories: 100,
+  });
+  return counted;
+}
+
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'agw-dirwatch-'));
   await mkdir(join(root, 'docs', 'guide'), { recursive: true });
@@ -37,39 +49,27 @@ afterEach(async () => {
 });
 
 it('memory:files-watch-bounded — excluded directories are never watched; changes there fire nothing', async () => {
-  let changes = 0;
-  watching = watchDirectories({
-    root,
-    excluded: (rel) => matchesGlobs(rel, EXCLUDE),
-    changed: () => (changes += 1),
-    maxDirectories: 100,
-  });
+  const counted = watchCounting();
   // root, docs, docs/guide: not the 100 directories under node_modules or .git.
   expect(await until(() => watching?.size() === 3)).toBe(true);
   await new Promise((resolve) => setTimeout(resolve, 200));
-  expect(watching.size()).toBe(3);
+  expect(watching!.size()).toBe(3);
   await writeFile(join(root, 'node_modules', 'pkg1', 'lib', 'index.md'), 'x');
   await writeFile(join(root, 'node_modules', 'new.md'), 'x');
   await new Promise((resolve) => setTimeout(resolve, 300));
-  expect(changes).toBe(0);
+  expect(counted.changes).toBe(0);
   await writeFile(join(root, 'docs', 'guide', 'page.md'), '# Page');
-  expect(await until(() => changes > 0)).toBe(true);
+  expect(await until(() => counted.changes > 0)).toBe(true);
 });
 
 it('memory:files-watch-bounded — a directory created later is watched, with what it holds', async () => {
-  let changes = 0;
-  watching = watchDirectories({
-    root,
-    excluded: (rel) => matchesGlobs(rel, EXCLUDE),
-    changed: () => (changes += 1),
-    maxDirectories: 100,
-  });
+  const counted = watchCounting();
   expect(await until(() => watching?.size() === 3)).toBe(true);
   await mkdir(join(root, 'docs', 'new', 'deeper'), { recursive: true });
   expect(await until(() => watching?.size() === 5)).toBe(true);
-  const before = changes;
+  const before = counted.changes;
   await writeFile(join(root, 'docs', 'new', 'deeper', 'later.md'), '# Later');
-  expect(await until(() => changes > before)).toBe(true);
+  expect(await until(() => counted.changes > before)).toBe(true);
 });
 
 it('memory:files-watch-bounded — no more than maxDirectories are watched', async () => {
