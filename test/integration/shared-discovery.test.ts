@@ -8,13 +8,7 @@ import { fileReplicas, startReplicaProcesses } from '../support/redis-replicas.j
 import { get, mcpPost, newKey } from '../support/gateway-harness.js';
 
 const key = newKey();
-const { upstream, gateways } = fileReplicas({
-  upstream: startModernServer,
-  source: 'up',
-  key,
-  count: 3,
-  start: startReplicaProcesses,
-});
+const { upstream, gateways } = fileReplicas(startReplicaProcesses, 3, startModernServer, 'up', key);
 
 const lists = () => upstream.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
 

@@ -10,13 +10,13 @@ import { MODERN_META, mcpPost, newKey } from '../support/gateway-harness.js';
 import type { GatewayProcess } from '../support/gateway-processes.js';
 
 const key = newKey();
-const { upstream, gateways } = fileReplicas({
-  upstream: startLegacySessionfulServer,
-  source: 'legacy',
+const { upstream, gateways } = fileReplicas(
+  startReplicaProcesses,
+  3,
+  startLegacySessionfulServer,
+  'legacy',
   key,
-  count: 3,
-  start: startReplicaProcesses,
-});
+);
 
 async function echo(gateway: { url: string }, text: string): Promise<string | undefined> {
   const body = (await (

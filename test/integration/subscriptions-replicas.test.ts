@@ -6,39 +6,24 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  startConformanceServer,
-  type RunningConformanceServer,
-} from '../fixtures/upstreams/conformance-server.js';
-import { keyRecord, mcpPost, newKey, type Harness } from '../support/gateway-harness.js';
-import { startReplicaHarnesses, type RedisReplicas } from '../support/redis-replicas.js';
+import { expect, it } from 'vitest';
+import { startConformanceServer } from '../fixtures/upstreams/conformance-server.js';
+import { forwarding, mcpPost, newKey, type Harness } from '../support/gateway-harness.js';
+import { fileReplicas, startReplicaHarnesses } from '../support/redis-replicas.js';
 import { openSse, waitFor } from '../support/sse-stream.js';
 
 const WATCHED_URI = `agw://conf/${encodeURIComponent('test://watched-resource')}`;
 const key = newKey();
-let replicas: RedisReplicas<Harness> | undefined;
-let upstream: RunningConformanceServer;
-let a: Harness;
-let b: Harness;
-
-beforeAll(async () => {
-  upstream = await startConformanceServer();
-  replicas = await startReplicaHarnesses(2, {
-    workspaces: [
-      {
-        name: 'alpha',
-        mcpSources: [{ name: 'conf', transport: 'streamable-http', url: upstream.url }],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
-    ],
-  });
-  [a, b] = replicas.gateways as [Harness, Harness];
-}, 60_000);
-afterAll(async () => {
-  await replicas?.stop();
-  await upstream?.close();
-});
+const { upstream, gateways } = fileReplicas(
+  startReplicaHarnesses,
+  2,
+  startConformanceServer,
+  'conf',
+  key,
+  'alpha',
+);
+const a = forwarding(() => gateways[0] as Harness);
+const b = forwarding(() => gateways[1] as Harness);
 
 function listen(url: string, id: string) {
   return openSse(

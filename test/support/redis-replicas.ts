@@ -84,23 +84,22 @@ export async function startReplicaHarnesses(
  * `source` at the upstream's URL and whose write key is `key`; afterAll stops the replicas, then the
  * upstream. `upstream` forwards to the running server; `gateways` is filled in beforeAll.
  */
-export function fileReplicas<U extends { url: string; close(): Promise<unknown> }, G>(options: {
-  upstream: () => Promise<U>;
-  source: string;
-  key: GeneratedKey;
-  count: number;
-  start: (count: number, document: Record<string, unknown>) => Promise<RedisReplicas<G>>;
-  workspace?: string;
-}): { upstream: U; gateways: readonly G[] } {
+export function fileReplicas<U extends { url: string; close(): Promise<unknown> }, G>(
+  start: (count: number, document: Record<string, unknown>) => Promise<RedisReplicas<G>>,
+  count: number,
+  startUpstream: () => Promise<U>,
+  sourceName: string,
+  key: GeneratedKey,
+  workspaceName = 'demo',
+): { upstream: U; gateways: readonly G[] } {
   let upstream: U | undefined;
   let replicas: RedisReplicas<G> | undefined;
   const gateways: G[] = [];
   beforeAll(async () => {
-    upstream = await options.upstream();
-    const source = { name: options.source, transport: 'streamable-http', url: upstream.url };
-    const keys = [keyRecord(options.key, { access: 'write' })];
-    const workspace = { name: options.workspace ?? 'demo', mcpSources: [source], keys };
-    replicas = await options.start(options.count, { workspaces: [workspace] });
+    upstream = await startUpstream();
+    const source = { name: sourceName, transport: 'streamable-http', url: upstream.url };
+    const keys = [keyRecord(key, { access: 'write' })];
+    replicas = await start(count, { workspaces: [{ name: workspaceName, mcpSources: [source], keys }] });
     gateways.push(...replicas.gateways);
   }, 60_000);
   afterAll(async () => {
