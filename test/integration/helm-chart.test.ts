@@ -57,6 +57,9 @@ async function helm(args: string[]): Promise<{ code: number; stdout: string; std
   }
 }
 
+/** `helm template` of the chart as the release in namespace agent-gateway: the values follow. */
+const TEMPLATE = ['template', RELEASE, CHART, '--namespace', 'agent-gateway'];
+
 async function helmOk(args: string[]): Promise<string> {
   const result = await helm(args);
   if (result.code !== 0) throw new Error(`helm ${args.join(' ')} failed: ${result.stderr}`);
@@ -84,11 +87,7 @@ describe('the chart, offline', () => {
   it('helm:template-snapshot — the rendered objects match the checked-in snapshots', async () => {
     for (const file of ['default', ...(await valuesFiles())]) {
       const rendered = await helmOk([
-        'template',
-        RELEASE,
-        CHART,
-        '--namespace',
-        'agent-gateway',
+        ...TEMPLATE,
         ...(file === 'default' ? [] : ['-f', join(CHART, 'ci', file)]),
       ]);
       // The generated Redis encryption key is random on every render: compared as a placeholder.
@@ -98,17 +97,7 @@ describe('the chart, offline', () => {
   });
 
   it('helm:redis-encryption — with shared Redis the chart makes an encryption key Secret, wires it, and the gateway accepts the rendered config', async () => {
-    const docs = parseAllDocuments(
-      await helmOk([
-        'template',
-        RELEASE,
-        CHART,
-        '--namespace',
-        'agent-gateway',
-        '-f',
-        join(CHART, 'ci', 'ha-values.yaml'),
-      ]),
-    )
+    const docs = parseAllDocuments(await helmOk([...TEMPLATE, '-f', join(CHART, 'ci', 'ha-values.yaml')]))
       .map((d) => d.toJS() as { kind?: string; metadata: { name: string }; data?: Record<string, string> })
       .filter((d) => d?.kind !== undefined);
     const secret = docs.find(
@@ -404,16 +393,7 @@ describe('the chart, offline', () => {
       };
     }
     const render = async (...set: string[]) =>
-      parseAllDocuments(
-        await helmOk([
-          'template',
-          RELEASE,
-          CHART,
-          '--namespace',
-          'agent-gateway',
-          ...set.flatMap((s) => ['--set', s]),
-        ]),
-      )
+      parseAllDocuments(await helmOk([...TEMPLATE, ...set.flatMap((s) => ['--set', s])]))
         .map((d) => d.toJS() as Doc)
         .filter((d) => d?.kind !== undefined);
     const find = (docs: Doc[], kind: string, name: string) =>

@@ -7,9 +7,6 @@ import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernTransport,
 } from '@modelcontextprotocol/client';
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startConformanceServer,
@@ -17,8 +14,9 @@ import {
 } from '../fixtures/upstreams/conformance-server.js';
 import { httpSource, keyRecord, newKey, newKeys } from '../support/gateway-document.js';
 import { mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
+import { connectUpdateListener } from '../support/mcp-clients.js';
 import { runPythonClient } from '../support/python-client.js';
-import { openSse, waitFor, type SseStream } from '../support/sse-stream.js';
+import { openListen, waitFor, type SseStream } from '../support/sse-stream.js';
 
 const WATCHED = 'test://watched-resource';
 const WATCHED_URI = `agw://conf/${encodeURIComponent(WATCHED)}`;
@@ -66,28 +64,7 @@ afterAll(async () => {
 });
 
 function listen(key: string, id: number | string, notifications: Record<string, unknown>, url = h.url) {
-  return openSse(
-    `${url}/mcp`,
-    {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'subscriptions/listen',
-      authorization: `Bearer ${key}`,
-    },
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'subscriptions/listen',
-      params: {
-        notifications,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  );
+  return openListen(url, key, id, notifications);
 }
 
 async function updateWatched(key = all.key): Promise<void> {
@@ -272,17 +249,7 @@ describe('subscriptions/listen (2026)', () => {
 
 describe('resources/subscribe (2025, key-scoped GET stream)', () => {
   it('mcp:legacy-subscribe — the v1 SDK client subscribes, hears the update on its GET stream, unsubscribes', async () => {
-    const client = new LegacyClient({ name: 'it-legacy-subscribe', version: '1.0.0' });
-    const updates: string[] = [];
-    client.setNotificationHandler(
-      ResourceUpdatedNotificationSchema,
-      (note) => void updates.push(note.params.uri),
-    );
-    await client.connect(
-      new LegacyTransport(new URL(`${h.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${all.key}` } },
-      }),
-    );
+    const { client, updates } = await connectUpdateListener(h.url, all.key, 'it-legacy-subscribe');
     try {
       expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
       await client.subscribeResource({ uri: WATCHED_URI });

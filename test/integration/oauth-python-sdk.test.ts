@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
 import { demoSource, startHarness, type Harness } from '../support/gateway-harness.js';
-import { machineClient, publicClient, signInOAuth } from '../support/oauth-clients.js';
+import { machineClient, publicClient, signInServer } from '../support/oauth-clients.js';
 
 const PYTHON_CACHE = process.env['AGW_PYTHON_MCP_CACHE'] ?? join(homedir(), '.cache', 'agw-python-mcp');
 const PYTHON = join(PYTHON_CACHE, 'venv', 'bin', 'python');
@@ -155,8 +155,7 @@ beforeAll(async () => {
     { name: `${name}-readers`, issuer, when: [claim] },
   ];
   h = await startHarness({
-    server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-    oauth: signInOAuth('payments'),
+    ...signInServer(port, gatewayUrl, 'payments'),
     workspaces: [
       {
         name: 'payments',

@@ -24,7 +24,7 @@ import {
   HeadlessOAuthProvider,
   machineClient,
   publicClient,
-  signInOAuth,
+  signInServer,
   withStepUp,
 } from '../support/oauth-clients.js';
 import { corruptLastCharacter } from '../support/corrupt-key.js';
@@ -55,8 +55,7 @@ beforeAll(async () => {
   });
   const issuer = as.issuer;
   h = await startHarness({
-    server: { host: '127.0.0.1', port, publicUrl: gatewayUrl },
-    oauth: signInOAuth('payments'),
+    ...signInServer(port, gatewayUrl, 'payments'),
     workspaces: [
       {
         name: 'payments',

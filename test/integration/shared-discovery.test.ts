@@ -2,37 +2,15 @@
 // config and one real redis-server in front of one upstream whose log counts tools/list requests.
 // A cold stampede on all three costs one upstream list; later lists on any replica cost none; a
 // refresh on one replica lists once and serves all three; every replica reports the source ready.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
-import type { GatewayProcess } from '../support/gateway-processes.js';
-import { startReplicaProcesses, type RedisReplicas } from '../support/redis-replicas.js';
-import { get, keyRecord, mcpPost, newKey } from '../support/gateway-harness.js';
+import { expect, it } from 'vitest';
+import { startModernServer } from '../fixtures/upstreams/modern-server.js';
+import { fileReplicas, startReplicaProcesses } from '../support/redis-replicas.js';
+import { get, mcpPost, newKey } from '../support/gateway-harness.js';
 
 const key = newKey();
-let upstream: RunningModernServer;
-let replicas: RedisReplicas<GatewayProcess> | undefined;
-let gateways: readonly GatewayProcess[] = [];
+const { upstream, gateways } = fileReplicas(startReplicaProcesses, 3, startModernServer, 'up', key);
 
 const lists = () => upstream.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
-
-beforeAll(async () => {
-  upstream = await startModernServer();
-  replicas = await startReplicaProcesses(3, {
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstream.url }],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
-    ],
-  });
-  gateways = replicas.gateways;
-}, 60_000);
-
-afterAll(async () => {
-  await replicas?.stop();
-  await upstream?.close();
-});
 
 async function toolNames(url: string): Promise<string[]> {
   const body = (await (await mcpPost(url, key.key, { method: 'tools/list' })).json()) as {

@@ -3,38 +3,20 @@
 // (the upstream's log proves it); when the upstream forgets it, the next call re-initialises once,
 // and every replica then continues in the new session. A bridged elicitation started on A is
 // continued on B (forwarded to A, which holds the upstream call) and a replay on C or A is refused.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  startLegacySessionfulServer,
-  type RunningLegacySessionfulServer,
-} from '../fixtures/upstreams/legacy-sessionful-server.js';
+import { expect, it } from 'vitest';
+import { startLegacySessionfulServer } from '../fixtures/upstreams/legacy-sessionful-server.js';
+import { fileReplicas, startReplicaProcesses } from '../support/redis-replicas.js';
+import { MODERN_META, mcpPost, newKey } from '../support/gateway-harness.js';
 import type { GatewayProcess } from '../support/gateway-processes.js';
-import { startReplicaProcesses, type RedisReplicas } from '../support/redis-replicas.js';
-import { keyRecord, MODERN_META, mcpPost, newKey } from '../support/gateway-harness.js';
 
 const key = newKey();
-let upstream: RunningLegacySessionfulServer;
-let replicas: RedisReplicas<GatewayProcess> | undefined;
-let gateways: readonly GatewayProcess[] = [];
-
-beforeAll(async () => {
-  upstream = await startLegacySessionfulServer();
-  replicas = await startReplicaProcesses(3, {
-    workspaces: [
-      {
-        name: 'demo',
-        mcpSources: [{ name: 'legacy', transport: 'streamable-http', url: upstream.url }],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
-    ],
-  });
-  gateways = replicas.gateways;
-}, 60_000);
-
-afterAll(async () => {
-  await replicas?.stop();
-  await upstream?.close();
-});
+const { upstream, gateways } = fileReplicas(
+  startReplicaProcesses,
+  3,
+  startLegacySessionfulServer,
+  'legacy',
+  key,
+);
 
 async function echo(gateway: { url: string }, text: string): Promise<string | undefined> {
   const body = (await (

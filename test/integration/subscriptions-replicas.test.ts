@@ -3,66 +3,28 @@
 // update caused through replica A reaches a listen stream on replica B, and a 2025 client's GET
 // stream on B whose subscription was POSTed to A; two streams on one replica cost one upstream
 // subscription.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  startConformanceServer,
-  type RunningConformanceServer,
-} from '../fixtures/upstreams/conformance-server.js';
-import { keyRecord, mcpPost, newKey, type Harness } from '../support/gateway-harness.js';
-import { startReplicaHarnesses, type RedisReplicas } from '../support/redis-replicas.js';
-import { openSse, waitFor } from '../support/sse-stream.js';
+import { expect, it } from 'vitest';
+import { startConformanceServer } from '../fixtures/upstreams/conformance-server.js';
+import { forwarding, mcpPost, newKey, type Harness } from '../support/gateway-harness.js';
+import { connectUpdateListener } from '../support/mcp-clients.js';
+import { fileReplicas, startReplicaHarnesses } from '../support/redis-replicas.js';
+import { openListen, waitFor } from '../support/sse-stream.js';
 
 const WATCHED_URI = `agw://conf/${encodeURIComponent('test://watched-resource')}`;
 const key = newKey();
-let replicas: RedisReplicas<Harness> | undefined;
-let upstream: RunningConformanceServer;
-let a: Harness;
-let b: Harness;
-
-beforeAll(async () => {
-  upstream = await startConformanceServer();
-  replicas = await startReplicaHarnesses(2, {
-    workspaces: [
-      {
-        name: 'alpha',
-        mcpSources: [{ name: 'conf', transport: 'streamable-http', url: upstream.url }],
-        keys: [keyRecord(key, { access: 'write' })],
-      },
-    ],
-  });
-  [a, b] = replicas.gateways as [Harness, Harness];
-}, 60_000);
-afterAll(async () => {
-  await replicas?.stop();
-  await upstream?.close();
-});
+const { upstream, gateways } = fileReplicas(
+  startReplicaHarnesses,
+  2,
+  startConformanceServer,
+  'conf',
+  key,
+  'alpha',
+);
+const a = forwarding(() => gateways[0] as Harness);
+const b = forwarding(() => gateways[1] as Harness);
 
 function listen(url: string, id: string) {
-  return openSse(
-    `${url}/mcp`,
-    {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'subscriptions/listen',
-      authorization: `Bearer ${key.key}`,
-    },
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'subscriptions/listen',
-      params: {
-        notifications: { resourceSubscriptions: [WATCHED_URI] },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  );
+  return openListen(url, key.key, id, { resourceSubscriptions: [WATCHED_URI] });
 }
 
 async function updateThrough(url: string): Promise<void> {
@@ -102,17 +64,7 @@ it('subscriptions:cross-replica-listen — an update caused through A reaches a 
 });
 
 it('subscriptions:cross-replica-legacy — a subscription POSTed to A is delivered on the GET stream the client holds on B', async () => {
-  const client = new Client({ name: 'it-replicas', version: '1.0.0' });
-  const updates: string[] = [];
-  client.setNotificationHandler(
-    ResourceUpdatedNotificationSchema,
-    (note) => void updates.push(note.params.uri),
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${b.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${key.key}` } },
-    }),
-  );
+  const { client, updates } = await connectUpdateListener(b.url, key.key, 'it-replicas');
   try {
     const subscribed = await fetch(`${a.url}/mcp`, {
       method: 'POST',

@@ -2,6 +2,9 @@
 // a gateway's /mcp with a key (`auto`: 2026-07-28 first; `legacy`: the 2025 handshake), and one
 // modern POST whose JSON answer is returned parsed.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { mcpPost } from './gateway-harness.js';
 
 export async function connectClient(
@@ -17,6 +20,29 @@ export async function connectClient(
     }),
   );
   return client;
+}
+
+/**
+ * The v1 SDK (2025-era) client connected to a gateway's /mcp with `key`: `updates` collects the URI of
+ * every notifications/resources/updated it hears (on the GET stream it opens after initialize).
+ */
+export async function connectUpdateListener(
+  gatewayUrl: string,
+  key: string,
+  name: string,
+): Promise<{ client: LegacyClient; updates: string[] }> {
+  const client = new LegacyClient({ name, version: '1.0.0' });
+  const updates: string[] = [];
+  client.setNotificationHandler(
+    ResourceUpdatedNotificationSchema,
+    (note) => void updates.push(note.params.uri),
+  );
+  await client.connect(
+    new LegacyTransport(new URL(`${gatewayUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
+  return { client, updates };
 }
 
 export interface RpcAnswer {

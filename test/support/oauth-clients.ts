@@ -102,6 +102,16 @@ export function signInOAuth(defaultWorkspace: string): Record<string, unknown> {
   return { scopesSupported: ['mcp:read', 'mcp:write'], challengeScopes: ['mcp:read'], defaultWorkspace };
 }
 
+/** The top of a sign-in gateway's document: served on `port` at its public URL `gatewayUrl` (the
+ * resource the authorization server issues tokens for), with `signInOAuth(defaultWorkspace)`. */
+export function signInServer(
+  port: number,
+  gatewayUrl: string,
+  defaultWorkspace: string,
+): Record<string, unknown> {
+  return { server: { host: '127.0.0.1', port, publicUrl: gatewayUrl }, oauth: signInOAuth(defaultWorkspace) };
+}
+
 /** A workspace of the demo server that admits any token of `issuer` by the rule `rule`, opaque
  * tokens introspected as the client `gateway` with the secret in AGW_INTROSPECTION_SECRET;
  * `introspection` adds to that part (e.g. `tokenLength`). */

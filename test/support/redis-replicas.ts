@@ -6,9 +6,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import type { GeneratedKey } from '../../gateway/auth/index.js';
 import { writeGatewayConfig } from '../bench/bench-gateway.js';
 import { startRedis, type RunningRedis } from '../infra/redis-server.js';
-import { startHarness, type Harness } from './gateway-harness.js';
+import { forwarding, keyRecord, startHarness, type Harness } from './gateway-harness.js';
 import { startGatewayProcesses, type GatewayProcess } from './gateway-processes.js';
 import { testEncryption, testEncryptionEnv } from './redis-encryption.js';
 
@@ -74,4 +76,39 @@ export async function startReplicaHarnesses(
     throw error;
   }
   return { redis, gateways, stop };
+}
+
+/**
+ * The replicas a test file shares, in front of one fixture upstream: beforeAll starts the upstream,
+ * then `count` replicas (`start`: processes or harnesses) on one workspace whose only source is
+ * `source` at the upstream's URL and whose write key is `key`; afterAll stops the replicas, then the
+ * upstream. `upstream` forwards to the running server; `gateways` is filled in beforeAll.
+ */
+export function fileReplicas<U extends { url: string; close(): Promise<unknown> }, G>(
+  start: (count: number, document: Record<string, unknown>) => Promise<RedisReplicas<G>>,
+  count: number,
+  startUpstream: () => Promise<U>,
+  sourceName: string,
+  key: GeneratedKey,
+  workspaceName = 'demo',
+): { upstream: U; gateways: readonly G[] } {
+  let upstream: U | undefined;
+  let replicas: RedisReplicas<G> | undefined;
+  const gateways: G[] = [];
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    const source = { name: sourceName, transport: 'streamable-http', url: upstream.url };
+    const keys = [keyRecord(key, { access: 'write' })];
+    replicas = await start(count, { workspaces: [{ name: workspaceName, mcpSources: [source], keys }] });
+    gateways.push(...replicas.gateways);
+  }, 60_000);
+  afterAll(async () => {
+    await replicas?.stop();
+    await upstream?.close();
+  });
+  const running = (): U => {
+    if (upstream === undefined) throw new Error("this file's upstream is not running");
+    return upstream;
+  };
+  return { upstream: forwarding(running), gateways };
 }

@@ -104,6 +104,38 @@ export async function openSse(
 }
 
 /** Polls until `probe` holds, or fails after `timeoutMs`. */
+/** A modern (2026-07-28) subscriptions/listen on a gateway's /mcp with `key` for `notifications`,
+ * as JSON-RPC request `id`: the notification stream it opens. */
+export function openListen(
+  gatewayUrl: string,
+  key: string,
+  id: number | string,
+  notifications: Record<string, unknown>,
+): Promise<SseStream> {
+  return openSse(
+    `${gatewayUrl}/mcp`,
+    {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'subscriptions/listen',
+      authorization: `Bearer ${key}`,
+    },
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: {
+        notifications,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
+  );
+}
+
 export async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {

@@ -38,6 +38,19 @@ function workspace(name: string, rules: Record<string, unknown>[], issuers = [IS
 }
 
 /** The one workspace of a parsed config. */
+/** The rule `writers`: members of `group` whose token carries the scope mcp:write, with write access. */
+function scopedWriters(group: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'writers',
+    when: [
+      { claim: 'groups', contains: group },
+      { claim: 'scope', contains: 'mcp:write' },
+    ],
+    access: 'write',
+    ...extra,
+  };
+}
+
 function only(list: readonly WorkspaceConfig[]): WorkspaceConfig {
   const first = list[0];
   if (first === undefined) throw new Error('no workspace');
@@ -157,15 +170,7 @@ describe('step-up and the principal', () => {
   const team = () =>
     workspaces(
       workspace('team', [
-        {
-          name: 'writers',
-          when: [
-            { claim: 'groups', contains: 'staff' },
-            { claim: 'scope', contains: 'mcp:write' },
-          ],
-          access: 'write',
-          tools: ['demo__*'],
-        },
+        scopedWriters('staff', { tools: ['demo__*'] }),
         {
           name: 'admins',
           when: [
@@ -187,19 +192,7 @@ describe('step-up and the principal', () => {
     const writer = admitted(team(), { sub: 'a', groups: ['staff'], scope: 'mcp:write' });
     expect(writer.rule.name).toBe('writers');
     expect(writer.stepUp).toBeUndefined();
-    const outsider = workspaces(
-      workspace('w', [
-        {
-          name: 'writers',
-          when: [
-            { claim: 'groups', contains: 'admins' },
-            { claim: 'scope', contains: 'mcp:write' },
-          ],
-          access: 'write',
-        },
-        { name: 'readers' },
-      ]),
-    );
+    const outsider = workspaces(workspace('w', [scopedWriters('admins'), { name: 'readers' }]));
     expect(admitted(outsider, { sub: 'b', groups: ['staff'] }).stepUp).toBeUndefined();
   });
 
