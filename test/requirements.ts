@@ -302,6 +302,10 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 22: the embedded store ranks vectors from memory, rebuilt whenever any connection changed them',
   'knowledge:embeddings-per-workspace':
     "issue 22: a workspace's own embeddings replace the gateway-wide provider; false turns them off there",
+  'knowledge:collapse-documents':
+    'issue 39: search and query results are one entry per document by default (best chunk as snippet, the others counted and named); group_by chunk keeps one per chunk',
+  'knowledge:rank-independent-of-limit':
+    'issue 39: every search draws a fixed candidate pool, so limit 10 is exactly the head of limit 30, lexical and hybrid',
   'knowledge:fusion-convex': 'issue 22: hybrid fusion blends min-max-normalised lexical and cosine scores',
   'knowledge:fusion-rrf': 'issue 22: reciprocal rank fusion is available for comparison',
   'knowledge:fusion-one-list': 'issue 22: fusion of one-element lists gives finite scores',

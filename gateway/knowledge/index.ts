@@ -29,6 +29,8 @@ export {
   DEFAULT_LIMIT,
 } from './search-request.js';
 export type { ParsedSearchBody } from './search-request.js';
+export { CANDIDATE_POOL, GROUP_BY, OTHER_CHUNK_IDS_SHOWN, collapseByDocument } from './document-collapse.js';
+export type { GroupBy, DocumentEntry } from './document-collapse.js';
 export type { RetrievalMode, RetrievalFallback, Retrieval } from './retrieve.js';
 export { fuse, fuseRanked, DEFAULT_FUSION } from './hybrid-fusion.js';
 export { embedQuery } from './query-embedding.js';

@@ -13,7 +13,19 @@ import type { KnowledgeStore } from './knowledge-store.js';
 import { queryTerms } from './query-terms.js';
 import type { WorkspaceEmbeddings } from './embeddings/workspace-embeddings.js';
 import type { FoundBy, Fusion } from './hybrid-fusion.js';
-import { retrieve, type Retrieved, type RetrievalFallback, type RetrievalMode } from './retrieve.js';
+import {
+  retrieve,
+  type Retrieved,
+  type RetrievedHit,
+  type RetrievalFallback,
+  type RetrievalMode,
+} from './retrieve.js';
+import {
+  CANDIDATE_POOL,
+  collapseByDocument,
+  OTHER_CHUNK_IDS_SHOWN,
+  type GroupBy,
+} from './document-collapse.js';
 import { makeSnippet } from './snippet.js';
 import { chunkId } from './stable-ids.js';
 import { inSpan } from '../telemetry/tracing.js';
@@ -26,6 +38,8 @@ export interface SearchRequest {
   readonly snippetChars: number;
   /** lexical, semantic or hybrid; undefined: hybrid when the workspace has embeddings, else lexical. */
   readonly mode?: RetrievalMode | undefined;
+  /** One entry per document (default) or one per chunk. */
+  readonly groupBy?: GroupBy | undefined;
 }
 
 /** How a search was answered: shown when the workspace has embeddings or a mode was asked for. */
@@ -58,6 +72,10 @@ export interface SearchRecord {
   readonly updated_at: string | null;
   /** Which candidate lists found the chunk: lexical, semantic or lexical+semantic (with `retrieval`). */
   readonly found_by?: FoundBy;
+  /** With group_by document: how many other chunks of the document were among the candidates. */
+  readonly more_chunks?: number;
+  /** With group_by document: the best few of those chunks' ids, `;`-joined (null when none). */
+  readonly other_chunk_ids?: string | null;
 }
 
 export interface DocumentPage {
@@ -121,6 +139,43 @@ export class InvalidCursor extends Error {}
 export const PAGE_MAX_CHUNKS = 8;
 export const PAGE_MAX_CHARS = 8000;
 
+/** The record of one result: a chunk, or (with `others`) a document through its best chunk. */
+function searchRecord(
+  { hit, foundBy }: RetrievedHit,
+  rank: number,
+  terms: readonly string[],
+  snippetChars: number,
+  shown: boolean,
+  others: readonly number[] | undefined,
+): SearchRecord {
+  return {
+    rank,
+    doc_id: hit.docId,
+    chunk_id: chunkId(hit.docId, hit.chunkNo),
+    score: Number(hit.score.toPrecision(4)),
+    title: hit.title,
+    snippet: makeSnippet(hit.text, terms, snippetChars),
+    connector_id: hit.sourceId,
+    source_type: hit.sourceType,
+    url: hit.url ?? null,
+    updated_at: hit.updatedAt ?? null,
+    ...(shown ? { found_by: foundBy } : {}),
+    // Flat primitive columns, so a TOON body stays one table: a count and a `;`-joined id list.
+    ...(others === undefined
+      ? {}
+      : {
+          more_chunks: others.length,
+          other_chunk_ids:
+            others.length === 0
+              ? null
+              : others
+                  .slice(0, OTHER_CHUNK_IDS_SHOWN)
+                  .map((n) => chunkId(hit.docId, n))
+                  .join(';'),
+        }),
+  };
+}
+
 export class KnowledgeService {
   constructor(
     private readonly store: KnowledgeStore,
@@ -149,7 +204,7 @@ export class KnowledgeService {
       async (span) => {
         const terms = queryTerms(request.query);
         const workspace = principal.workspace.name;
-        // Each list offers a candidate pool three times the page; fusion and re-rank order it.
+        // Each list offers the same fixed pool whatever the limit, so rank never depends on it.
         const retrieved = await retrieve({
           store: this.store.workspace(workspace),
           workspace,
@@ -160,35 +215,30 @@ export class KnowledgeService {
             sourceId: request.connectorId,
             sourceType: request.sourceType,
           },
-          poolSize: Math.min(Math.max(request.limit * 3, 30), 300),
+          poolSize: CANDIDATE_POOL,
           mode: request.mode,
           embeddings: this.options.embeddings,
           fusion: this.options.fusion,
         });
         const shown = retrieved.embeddingsConfigured || request.mode !== undefined;
-        const hits = retrieved.hits.slice(0, request.limit);
-        const records = hits.map(({ hit, foundBy }, index) => ({
-          rank: index + 1,
-          doc_id: hit.docId,
-          chunk_id: chunkId(hit.docId, hit.chunkNo),
-          score: Number(hit.score.toPrecision(4)),
-          title: hit.title,
-          snippet: makeSnippet(hit.text, terms, request.snippetChars),
-          connector_id: hit.sourceId,
-          source_type: hit.sourceType,
-          url: hit.url ?? null,
-          updated_at: hit.updatedAt ?? null,
-          ...(shown ? { found_by: foundBy } : {}),
-        }));
+        const groupBy = request.groupBy ?? 'document';
+        const entries =
+          groupBy === 'chunk'
+            ? retrieved.hits.slice(0, request.limit).map((best) => ({ best, others: undefined }))
+            : collapseByDocument(retrieved.hits).slice(0, request.limit);
+        const records = entries.map(({ best, others }, index) =>
+          searchRecord(best, index + 1, terms, request.snippetChars, shown, others),
+        );
         const { requested, used, fallbackReason } = retrieved.retrieval;
         span.setAttribute('agw.query.terms', terms.length);
         span.setAttribute('agw.search.results', records.length);
         span.setAttribute('agw.search.mode', used);
+        span.setAttribute('agw.search.group_by', groupBy);
         if (fallbackReason !== null) span.setAttribute('agw.search.fallback', fallbackReason);
         return {
           terms,
           records,
-          texts: hits.map(({ hit }) => hit.text),
+          texts: entries.map(({ best }) => best.hit.text),
           retrieval: shown ? { requested, used, fallback_reason: fallbackReason } : undefined,
           question: retrieved.question,
         };

@@ -1,13 +1,15 @@
 // Validation of a knowledge search request (spec §2.1, §8): the /agent/search and /agent/query body,
 // and the arguments of the MCP `search` tool, which both faces parse here. Every rejected input gets
 // a 400 naming the field. Defaults: limit 10, options.snippet_chars 300 (bounds 40–2,000), options.mode
-// hybrid when the workspace has embeddings, else lexical.
+// hybrid when the workspace has embeddings, else lexical, options.group_by document (one entry per
+// document; chunk: one per chunk).
 import { z } from 'zod';
 import { canSeeSource, type Principal } from '../auth/index.js';
 import { SOURCE_TYPES, formatPath } from '../config/index.js';
 import { GatewayError } from '../errors/index.js';
 import type { SearchRequest } from './knowledge-service.js';
 import { RETRIEVAL_MODES } from './retrieve.js';
+import { GROUP_BY } from './document-collapse.js';
 import { noteAudit, noteDenial, noteTarget } from '../telemetry/audit-context.js';
 
 export const QUERY_MAX_CHARS = 2000;
@@ -39,6 +41,7 @@ const SearchBodySchema = z.strictObject({
         .max(SNIPPET_MAX, `must be at most ${SNIPPET_MAX}`)
         .default(SNIPPET_DEFAULT),
       mode: z.enum(RETRIEVAL_MODES, { error: `must be one of: ${RETRIEVAL_MODES.join(', ')}` }).optional(),
+      group_by: z.enum(GROUP_BY, { error: `must be one of: ${GROUP_BY.join(', ')}` }).optional(),
     })
     .default({ snippet_chars: SNIPPET_DEFAULT }),
 });
@@ -75,6 +78,7 @@ export function parseSearchBody(body: unknown): ParsedSearchBody {
       sourceType: value.source_type,
       snippetChars: value.options.snippet_chars,
       mode: value.options.mode,
+      groupBy: value.options.group_by ?? 'document',
     },
     responseFormat: value.options.response_format,
   };

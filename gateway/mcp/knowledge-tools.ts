@@ -9,6 +9,7 @@ import { GET_DOCUMENT_TOOL, SEARCH_TOOL } from '../discovery/index.js';
 import { isGatewayError } from '../errors/index.js';
 import {
   DocumentNotFound,
+  GROUP_BY,
   InvalidCursor,
   noteSearchScope,
   parseSearchBody,
@@ -49,7 +50,7 @@ export const KNOWLEDGE_TOOLS: readonly Tool[] = [
   {
     name: SEARCH_TOOL,
     description:
-      "Searches the workspace's connected knowledge and returns ranked snippets with their document ids and sources.",
+      "Searches the workspace's connected knowledge and returns ranked documents (one per document by default) with their best snippet, ids and sources.",
     inputSchema: {
       type: 'object',
       properties: {
@@ -64,6 +65,13 @@ export const KNOWLEDGE_TOOLS: readonly Tool[] = [
           default: SNIPPET_DEFAULT,
         },
         mode: MODE_PROPERTY,
+        group_by: {
+          type: 'string',
+          enum: [...GROUP_BY],
+          default: 'document',
+          description:
+            'document: one result per document, its best chunk as the snippet (more_chunks and other_chunk_ids name the rest); chunk: one result per chunk',
+        },
       },
       required: ['query'],
     },
@@ -98,10 +106,11 @@ export async function callKnowledgeTool(
   knowledge: KnowledgeService,
 ): Promise<McpResult> {
   if (name === SEARCH_TOOL) {
-    const { snippet_chars: snippetChars, mode, ...rest } = args;
+    const { snippet_chars: snippetChars, mode, group_by: groupBy, ...rest } = args;
     const options = {
       ...(snippetChars === undefined ? {} : { snippet_chars: snippetChars }),
       ...(mode === undefined ? {} : { mode }),
+      ...(groupBy === undefined ? {} : { group_by: groupBy }),
     };
     let parsed;
     try {

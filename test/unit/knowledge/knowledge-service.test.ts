@@ -102,6 +102,8 @@ describe('KnowledgeService.search', () => {
       source_type: 'files',
       url: 'revoke.md',
       updated_at: null,
+      more_chunks: 0,
+      other_chunk_ids: null,
     });
     for (const record of records) {
       expect(Object.values(record).every((v) => v === null || typeof v !== 'object')).toBe(true);
