@@ -67,11 +67,16 @@ async function search(
   key: string,
   mode?: string,
   query = QUESTION,
+  groupBy?: 'chunk',
 ): Promise<{ retrieval?: Record<string, unknown>; results: Result[] }> {
+  const options = {
+    ...(mode === undefined ? {} : { mode }),
+    ...(groupBy === undefined ? {} : { group_by: groupBy }),
+  };
   const response = await post('/agent/search', key, {
     query,
     limit: 10,
-    ...(mode === undefined ? {} : { options: { mode } }),
+    ...(Object.keys(options).length === 0 ? {} : { options }),
   });
   expect(response.status).toBe(200);
   return (await response.json()) as { retrieval?: Record<string, unknown>; results: Result[] };
@@ -131,8 +136,9 @@ describe('hybrid search with a real embedding model', () => {
   });
 
   it('knowledge:hybrid-readme-question — the breaker chunk ranks higher by meaning than by words', async () => {
-    const lexical = await search(reader.key, 'lexical');
-    const hybrid = await search(reader.key);
+    // Chunk ranks, compared one chunk per row: by document, the breaker chunk is no document's best.
+    const lexical = await search(reader.key, 'lexical', QUESTION, 'chunk');
+    const hybrid = await search(reader.key, undefined, QUESTION, 'chunk');
     expect(hybrid.retrieval).toEqual({ requested: 'hybrid', used: 'hybrid', fallback_reason: null });
     const lexicalRank = lexical.results.findIndex(isBreaker);
     const hybridRank = hybrid.results.findIndex(isBreaker);
@@ -188,6 +194,29 @@ describe('hybrid search with a real embedding model', () => {
       params: { name: 'search', arguments: { query: QUESTION, mode: 'vectors' } },
     });
     expect(JSON.stringify(await bad.json())).toMatch(/mode must be one of: lexical, semantic, hybrid/);
+  });
+
+  it('knowledge:rank-independent-of-limit — with the real model, hybrid at limit 10 is the head of limit 30', async () => {
+    for (const groupBy of ['chunk', 'document']) {
+      const at = async (limit: number) => {
+        const response = await post('/agent/search', reader.key, {
+          query: QUESTION,
+          limit,
+          options: { mode: 'hybrid', group_by: groupBy },
+        });
+        const body = (await response.json()) as {
+          retrieval: Record<string, unknown>;
+          results: (Result & { doc_id: string; score: number })[];
+        };
+        expect(body.retrieval['used']).toBe('hybrid');
+        return body.results.map((r) => [r.rank, r.doc_id, r.chunk_id, r.score]);
+      };
+      const ten = await at(10);
+      const thirty = await at(30);
+      // The handbook has five documents: by document both lists hold them all, in one order.
+      expect(thirty.length).toBe(groupBy === 'chunk' ? 30 : 5);
+      expect(ten, groupBy).toEqual(thirty.slice(0, 10));
+    }
   });
 
   it('knowledge:hybrid-unchanged-without-embeddings — a workspace with embeddings: false answers as before', async () => {

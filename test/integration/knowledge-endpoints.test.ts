@@ -135,7 +135,8 @@ describe('POST /agent/search', () => {
       await post('/agent/search', reader.key, {
         query: 'zephyr turbine rotor inspected',
         limit: 20,
-        options: { snippet_chars: 80, response_format: 'json' },
+        // One per chunk: the long manual's many chunks are the snippets to check.
+        options: { snippet_chars: 80, response_format: 'json', group_by: 'chunk' },
       })
     ).json()) as { results: Result[] };
     expect(body.results.length).toBeGreaterThan(1);
@@ -196,6 +197,7 @@ describe('POST /agent/search', () => {
     ['fractional limit', { query: 'ok', limit: 2.5 }, 'limit'],
     ['snippet_chars 10', { query: 'ok', options: { snippet_chars: 10 } }, 'options.snippet_chars'],
     ['response_format xml', { query: 'ok', options: { response_format: 'xml' } }, 'options.response_format'],
+    ['group_by page', { query: 'ok', options: { group_by: 'page' } }, 'options.group_by'],
     ['unknown source_type', { query: 'ok', source_type: 'ftp' }, 'source_type'],
     ['a workspace field', { query: 'ok', workspace: 'beta' }, '(root)'],
   ])('knowledge:validation — %s is a 400 naming the field', async (_label, body, path) => {
@@ -210,6 +212,84 @@ describe('POST /agent/search', () => {
     expect((await post('/agent/search', reader.key, { query: `revoke ${'y'.repeat(1993)}` })).status).toBe(
       200,
     );
+  });
+});
+
+interface Grouped extends Result {
+  more_chunks?: number;
+  other_chunk_ids?: string | null;
+}
+
+describe('documents, not fragments', () => {
+  const QUERY = 'zephyr turbine rotor inspected before flight';
+
+  it('knowledge:collapse-documents — the long manual takes one row of one TOON table; group_by chunk gives it many', async () => {
+    const response = await post('/agent/search', reader.key, { query: QUERY, limit: 20 });
+    const text = await response.text();
+    // Uniform primitive columns: the results are one tabular block, the collapse columns last.
+    expect(text).toMatch(/^results\[\d+\]\{rank,doc_id,chunk_id,.*,more_chunks,other_chunk_ids\}:$/m);
+    const grouped = (decode(text) as unknown as { results: Grouped[] }).results;
+    expect(new Set(grouped.map((r) => r.doc_id)).size).toBe(grouped.length);
+    const manual = grouped.find((r) => r.url === 'manual.txt')!;
+    expect(manual.more_chunks).toBeGreaterThan(3);
+    const others = manual.other_chunk_ids!.split(';');
+    expect(others).toHaveLength(3);
+
+    const chunks = (await (
+      await post('/agent/search', reader.key, {
+        query: QUERY,
+        limit: 20,
+        options: { group_by: 'chunk', response_format: 'json' },
+      })
+    ).json()) as { results: Grouped[] };
+    const manualChunks = chunks.results.filter((r) => r.doc_id === manual.doc_id);
+    expect(manualChunks.length).toBeGreaterThan(5);
+    expect(chunks.results.every((r) => !('more_chunks' in r))).toBe(true);
+    // The best chunk is the document's row; its next best are the ids it names.
+    expect(manualChunks[0]?.chunk_id).toBe(manual.chunk_id);
+    expect(manualChunks.slice(1, 4).map((r) => r.chunk_id)).toEqual(others);
+
+    // The named chunks are reachable through get_document's pages.
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    do {
+      const page = await getDocumentPage(h.url, reader.key, manual.doc_id, cursor);
+      for (const chunk of page.chunks) seen.add(chunk.chunk_id);
+      cursor = page.next_cursor;
+    } while (cursor !== undefined);
+    for (const id of others) expect(seen.has(id)).toBe(true);
+  });
+
+  it('knowledge:collapse-documents — the MCP search tool takes group_by; query sources are documents', async () => {
+    const call = async (args: Record<string, unknown>) =>
+      (
+        (await (
+          await mcpPost(h.url, reader.key, {
+            method: 'tools/call',
+            params: { name: 'search', arguments: { query: QUERY, limit: 5, ...args } },
+          })
+        ).json()) as { result: { structuredContent: { results: Grouped[] } } }
+      ).result.structuredContent.results;
+    const byDocument = await call({});
+    expect(new Set(byDocument.map((r) => r.doc_id)).size).toBe(byDocument.length);
+    expect(byDocument.every((r) => typeof r.more_chunks === 'number')).toBe(true);
+    const byChunk = await call({ group_by: 'chunk' });
+    expect(byChunk).toHaveLength(5);
+    expect(new Set(byChunk.map((r) => r.doc_id)).size).toBeLessThan(5);
+    const bad = await mcpPost(h.url, reader.key, {
+      method: 'tools/call',
+      params: { name: 'search', arguments: { query: QUERY, group_by: 'page' } },
+    });
+    expect(JSON.stringify(await bad.json())).toMatch(/group_by must be one of: document, chunk/);
+
+    const answer = (await (
+      await post('/agent/query', reader.key, { query: QUERY, options: { response_format: 'json' } })
+    ).json()) as { citations: { chunk_id: string }[]; sources: Grouped[] };
+    expect(answer.sources.length).toBeGreaterThan(0);
+    expect(new Set(answer.sources.map((s) => s.doc_id)).size).toBe(answer.sources.length);
+    expect(answer.citations.length).toBeGreaterThan(0);
+    for (const citation of answer.citations)
+      expect(answer.sources.map((s) => s.chunk_id)).toContain(citation.chunk_id);
   });
 });
 
