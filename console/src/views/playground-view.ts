@@ -1,5 +1,6 @@
 // The search and query playground: POST /agent/search shows ranked snippets; POST /agent/query shows
-// the answer with its numbered citations and the records behind it. Results are announced.
+// the answer with its numbered citations and the records behind it. Results are announced. Results
+// are one per document unless "one per chunk" is chosen; a document's other matching chunks are counted.
 import { el, replace, show, when } from '../dom.js';
 import type { View, ViewContext } from '../view.js';
 import { failure } from './failure.js';
@@ -15,6 +16,8 @@ interface SearchRecord {
   readonly source_type: string;
   readonly url: string | null;
   readonly updated_at: string | null;
+  /** Present when results are grouped by document. */
+  readonly more_chunks?: number;
 }
 
 interface SearchBody {
@@ -30,6 +33,11 @@ interface QueryBody {
   readonly sources: readonly SearchRecord[];
 }
 
+function moreChunks(r: SearchRecord): string {
+  const more = r.more_chunks ?? 0;
+  return more === 0 ? '' : ` · ${more} more matching chunk${more === 1 ? '' : 's'}`;
+}
+
 function record(r: SearchRecord): HTMLElement {
   return el(
     'li',
@@ -39,7 +47,7 @@ function record(r: SearchRecord): HTMLElement {
     el(
       'p',
       { class: 'meta' },
-      `${r.connector_id} (${r.source_type}) · ${show(r.url)} · score ${r.score.toPrecision(3)} · ${r.chunk_id} · ${when(r.updated_at)}`,
+      `${r.connector_id} (${r.source_type}) · ${show(r.url)} · score ${r.score.toPrecision(3)} · ${r.chunk_id}${moreChunks(r)} · ${when(r.updated_at)}`,
     ),
   );
 }
@@ -69,7 +77,11 @@ async function run(
   const body = {
     query: text('query'),
     limit: Number(text('limit') || 10),
-    options: { snippet_chars: Number(text('snippet') || 300), ...(mode === '' ? {} : { mode }) },
+    options: {
+      snippet_chars: Number(text('snippet') || 300),
+      ...(mode === '' ? {} : { mode }),
+      group_by: text('group') || 'document',
+    },
   };
   replace(out, el('p', { class: 'muted' }, action === 'query' ? 'Answering…' : 'Searching…'));
   try {
@@ -137,6 +149,12 @@ export const playgroundView: View = {
       el('option', { value: 'semantic' }, 'semantic'),
       el('option', { value: 'hybrid' }, 'hybrid'),
     );
+    const group = el(
+      'select',
+      { id: 'pg-group', name: 'group' },
+      el('option', { value: 'document' }, 'one per document'),
+      el('option', { value: 'chunk' }, 'one per chunk'),
+    );
     const form = el(
       'form',
       { class: 'stack', novalidate: false },
@@ -155,6 +173,7 @@ export const playgroundView: View = {
           el('input', { id: 'pg-snippet', name: 'snippet', type: 'number', min: 40, max: 2000, value: 300 }),
         ),
         field('pg-mode', 'Mode', mode),
+        field('pg-group', 'Grouping', group),
       ),
       el(
         'div',
