@@ -12,21 +12,10 @@ import { meaningAnswer } from './meaning-answer.js';
 import type { KnowledgeStore } from './knowledge-store.js';
 import { queryTerms } from './query-terms.js';
 import type { WorkspaceEmbeddings } from './embeddings/workspace-embeddings.js';
-import type { FoundBy, Fusion } from './hybrid-fusion.js';
-import {
-  retrieve,
-  type Retrieved,
-  type RetrievedHit,
-  type RetrievalFallback,
-  type RetrievalMode,
-} from './retrieve.js';
-import {
-  CANDIDATE_POOL,
-  collapseByDocument,
-  OTHER_CHUNK_IDS_SHOWN,
-  type GroupBy,
-} from './document-collapse.js';
-import { makeSnippet } from './snippet.js';
+import type { Fusion } from './hybrid-fusion.js';
+import { retrieve, type Retrieved, type RetrievalFallback, type RetrievalMode } from './retrieve.js';
+import { CANDIDATE_POOL, collapseByDocument, type GroupBy } from './document-collapse.js';
+import { searchRecord, type SearchRecord } from './search-record.js';
 import { chunkId } from './stable-ids.js';
 import { inSpan } from '../telemetry/tracing.js';
 
@@ -50,6 +39,8 @@ export interface RetrievalRecord {
   readonly fallback_reason: RetrievalFallback | null;
 }
 
+export type { SearchRecord } from './search-record.js';
+
 export interface SearchOutcome {
   readonly terms: string[];
   readonly records: SearchRecord[];
@@ -57,25 +48,6 @@ export interface SearchOutcome {
   /** Present when the workspace has embeddings or the request named a mode. */
   readonly retrieval: RetrievalRecord | undefined;
   readonly question: Retrieved['question'];
-}
-
-export interface SearchRecord {
-  readonly rank: number;
-  readonly doc_id: string;
-  readonly chunk_id: string;
-  readonly score: number;
-  readonly title: string;
-  readonly snippet: string;
-  readonly connector_id: string;
-  readonly source_type: string;
-  readonly url: string | null;
-  readonly updated_at: string | null;
-  /** Which candidate lists found the chunk: lexical, semantic or lexical+semantic (with `retrieval`). */
-  readonly found_by?: FoundBy;
-  /** With group_by document: how many other chunks of the document were among the candidates. */
-  readonly more_chunks?: number;
-  /** With group_by document: the best few of those chunks' ids, `;`-joined (null when none). */
-  readonly other_chunk_ids?: string | null;
 }
 
 export interface DocumentPage {
@@ -138,43 +110,6 @@ export class InvalidCursor extends Error {}
 /** Upper bounds of one get_document page. */
 export const PAGE_MAX_CHUNKS = 8;
 export const PAGE_MAX_CHARS = 8000;
-
-/** The record of one result: a chunk, or (with `others`) a document through its best chunk. */
-function searchRecord(
-  { hit, foundBy }: RetrievedHit,
-  rank: number,
-  terms: readonly string[],
-  snippetChars: number,
-  shown: boolean,
-  others: readonly number[] | undefined,
-): SearchRecord {
-  return {
-    rank,
-    doc_id: hit.docId,
-    chunk_id: chunkId(hit.docId, hit.chunkNo),
-    score: Number(hit.score.toPrecision(4)),
-    title: hit.title,
-    snippet: makeSnippet(hit.text, terms, snippetChars),
-    connector_id: hit.sourceId,
-    source_type: hit.sourceType,
-    url: hit.url ?? null,
-    updated_at: hit.updatedAt ?? null,
-    ...(shown ? { found_by: foundBy } : {}),
-    // Flat primitive columns, so a TOON body stays one table: a count and a `;`-joined id list.
-    ...(others === undefined
-      ? {}
-      : {
-          more_chunks: others.length,
-          other_chunk_ids:
-            others.length === 0
-              ? null
-              : others
-                  .slice(0, OTHER_CHUNK_IDS_SHOWN)
-                  .map((n) => chunkId(hit.docId, n))
-                  .join(';'),
-        }),
-  };
-}
 
 export class KnowledgeService {
   constructor(
@@ -345,13 +280,20 @@ export class KnowledgeService {
     }
   }
 
-  async getDocument(principal: Principal, docId: string, cursor: string | undefined): Promise<DocumentPage> {
+  /** A page of one document: from its start, from where `cursor` left off, or from chunk number
+   * `fromChunk` (a search's `other_chunk_ids` name chunks a client may want to jump to). */
+  async getDocument(
+    principal: Principal,
+    docId: string,
+    cursor: string | undefined,
+    fromChunk?: number,
+  ): Promise<DocumentPage> {
     const store = this.store.workspace(principal.workspace.name);
     const document = await store.getDocument(docId);
     if (document === undefined) throw new DocumentNotFound(docId);
     if (!this.visibleSources(principal).includes(document.sourceId))
       throw new DocumentNotFound(docId, document.sourceId);
-    let from = 0;
+    let from = fromChunk ?? 0;
     if (cursor !== undefined) {
       const decoded = decodeCursor(cursor);
       if (decoded === undefined || decoded.docId !== docId)

@@ -12,6 +12,7 @@ import {
   GROUP_BY,
   InvalidCursor,
   noteSearchScope,
+  parseChunkId,
   parseSearchBody,
   RETRIEVAL_MODES,
   SNIPPET_DEFAULT,
@@ -36,12 +37,17 @@ export const KNOWLEDGE_TOOLS: readonly Tool[] = [
   {
     name: GET_DOCUMENT_TOOL,
     description:
-      'Returns bounded chunks of one document by its doc_id (from search results). Pass next_cursor back as cursor for the next page.',
+      'Returns bounded chunks of one document by its doc_id (from search results), from its start or from chunk_id. Pass next_cursor back as cursor for the next page.',
     inputSchema: {
       type: 'object',
       properties: {
         doc_id: { type: 'string' },
         cursor: { type: 'string', description: 'next_cursor of the previous page' },
+        chunk_id: {
+          type: 'string',
+          description:
+            "start the page at this chunk of the document (e.g. one of a search result's other_chunk_ids) instead of its first; not with cursor",
+        },
       },
       required: ['doc_id'],
     },
@@ -129,12 +135,22 @@ export async function callKnowledgeTool(
   }
   const docId = args['doc_id'];
   const cursor = args['cursor'];
+  const startAt = args['chunk_id'];
   if (typeof docId !== 'string' || docId === '')
     throw invalid('Invalid arguments: doc_id must be a non-empty string.');
   if (cursor !== undefined && typeof cursor !== 'string')
     throw invalid('Invalid arguments: cursor must be a string.');
+  let fromChunk: number | undefined;
+  if (startAt !== undefined) {
+    const chunk = typeof startAt === 'string' ? parseChunkId(startAt) : undefined;
+    if (chunk === undefined || chunk.docId !== docId)
+      throw invalid('Invalid arguments: chunk_id must be a chunk id of doc_id (doc_id#c<n>).');
+    if (cursor !== undefined)
+      throw invalid('Invalid arguments: chunk_id and cursor cannot be used together.');
+    fromChunk = chunk.chunkNo;
+  }
   try {
-    return toolResult(await knowledge.getDocument(principal, docId, cursor));
+    return toolResult(await knowledge.getDocument(principal, docId, cursor, fromChunk));
   } catch (error) {
     if (error instanceof DocumentNotFound) {
       // A document of a data source the key cannot see: told to the auditor, never the caller.

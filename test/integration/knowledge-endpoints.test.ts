@@ -258,6 +258,32 @@ describe('documents, not fragments', () => {
       cursor = page.next_cursor;
     } while (cursor !== undefined);
     for (const id of others) expect(seen.has(id)).toBe(true);
+
+    // …or at once: get_document starts a page at a named chunk and pages on from there.
+    const jump = async (args: Record<string, unknown>) =>
+      (await (
+        await mcpPost(h.url, reader.key, {
+          method: 'tools/call',
+          params: { name: 'get_document', arguments: { doc_id: manual.doc_id, ...args } },
+        })
+      ).json()) as {
+        result?: { structuredContent: { chunks: { chunk_id: string; n: number }[]; next_cursor?: string } };
+        error?: { message: string };
+      };
+    const from = await jump({ chunk_id: others[2] });
+    expect(from.result?.structuredContent.chunks[0]?.chunk_id).toBe(others[2]);
+    const n = from.result!.structuredContent.chunks.at(-1)!.n;
+    if (from.result?.structuredContent.next_cursor !== undefined) {
+      const next = await jump({ cursor: from.result.structuredContent.next_cursor });
+      expect(next.result?.structuredContent.chunks[0]?.n).toBe(n + 1);
+    }
+    // A well-formed chunk id of another document, and one that is not a chunk id at all.
+    expect((await jump({ chunk_id: `d_${'A'.repeat(22)}#c0` })).error?.message).toMatch(
+      /chunk_id must be a chunk id of doc_id/,
+    );
+    expect((await jump({ chunk_id: 'c3' })).error?.message).toMatch(/chunk_id must be a chunk id of doc_id/);
+    const both = await jump({ chunk_id: others[0], cursor: 'x' });
+    expect(both.error?.message).toMatch(/chunk_id and cursor cannot be used together/);
   });
 
   it('knowledge:collapse-documents — the MCP search tool takes group_by; query sources are documents', async () => {
