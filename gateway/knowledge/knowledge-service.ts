@@ -1,5 +1,6 @@
 // What the agent endpoints and the gateway's own MCP tools ask of the knowledge layer: ranked
-// snippets with provenance, an answer with the records behind it, and bounded pages of one document.
+// documents (or chunks) with provenance, an answer with the records behind it, and bounded pages of
+// one document.
 // The workspace and the visible sources always come from the principal (spec §1, §5.2).
 import { canSeeSource, type Principal } from '../auth/index.js';
 import type { AnswererConfig } from '../config/index.js';
