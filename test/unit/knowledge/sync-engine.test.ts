@@ -261,7 +261,16 @@ describe('SyncEngine', () => {
     await source.reached.promise;
 
     expect(engine.state('acme', 'docs').status).toBe('syncing');
-    expect(engine.state('acme', 'docs').progress).toEqual({ done: 100, total: undefined });
+    // Progress counts every item (it used to move in steps of 50); a first sync knows no total.
+    expect(engine.state('acme', 'docs').progress).toEqual({ done: 110, total: undefined });
+    expect(engine.state('acme', 'docs').indexing).toMatchObject({
+      phase: 'sync',
+      documentsDone: 110,
+      documentsTotal: undefined,
+      chunksDone: 110,
+      chunksTotal: undefined,
+      etaSeconds: undefined,
+    });
     expect(await engine.sync('acme', docs)).toBeUndefined();
     // Other sources, and the same source name in another workspace, are not blocked.
     const other = new SyncEngine(store, new MemorySourceLock(), captureLogger(), () => ({
