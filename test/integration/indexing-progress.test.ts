@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../gateway/cli/cli-main.js';
 import { startEmbeddings, type RunningEmbeddings } from '../infra/embeddings-server.js';
 import { keyRecord, newKey } from '../support/gateway-document.js';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
@@ -141,5 +142,28 @@ describe('indexing progress', () => {
     expect(note).toMatchObject({ title: '', url: 'd000042.txt' });
     const [breaker] = await search('breaker opens upstream failing');
     expect(breaker).toMatchObject({ title: 'circuit-breakers.txt', url: 'circuit-breakers.txt' });
+  });
+
+  it('knowledge:refresh-202 — the CLI asks a refresh and follows it to its end (agent-gateway sources --refresh --wait)', async () => {
+    await writeFile(join(dir, 'd999999.txt'), body(999_999));
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = {
+      out: (line: string) => out.push(line),
+      err: (line: string) => err.push(line),
+      now: () => new Date(),
+      env: { AGW_API_KEY: writer.key },
+    };
+    expect(await runCli(['sources', '--url', h.url, '--refresh', 'notes', '--wait'], io)).toBe(0);
+    expect(err).toEqual([]);
+    expect(out[0]).toMatch(/^notes: refresh (started|queued)$/);
+    const total = FILES + 7;
+    expect(out.at(-1)).toBe(`notes (files): ready · documents ${total}/${total} · chunks ${total}/${total}`);
+    out.length = 0;
+    expect(await runCli(['sources', '--url', h.url], io)).toBe(0);
+    expect(out).toEqual([`notes (files): ready · documents ${total}/${total} · chunks ${total}/${total}`]);
+    // The key comes from the environment only.
+    expect(await runCli(['sources', '--url', h.url], { ...io, env: {} })).toBe(2);
+    expect(err.at(-1)).toContain('AGW_API_KEY');
   });
 });
