@@ -41,12 +41,14 @@ export class EmbeddingPasses {
   /** The embedding pass after a successful sync (or resuming a stopped one), when the workspace has
    * embeddings. Its failure is reported in the source's vector state and logged, never fails the
    * sync, and arms a resumption (unless the source changed or left, or the engine stopped). */
-  async run(workspace: string, source: DataSourceConfig): Promise<void> {
+  async run(workspace: string, source: DataSourceConfig, given?: AbortSignal): Promise<void> {
     const key = `${workspace}/${source.name}`;
     this.retries.disarm(key);
+    // The sync's own, or taken before the pass: a config change ends it (and a new one begins), so
+    // a pass of old settings never arms a resumption.
+    const lifetime = given ?? this.host.lifetime(key);
     const before = this.host.state(workspace, source.name).vectors;
-    const final = await this.embedPass(workspace, source);
-    const lifetime = this.host.lifetime(key);
+    const final = await this.embedPass(workspace, source, lifetime);
     if (final?.status !== 'failed') {
       this.retries.clear(key);
       return;
@@ -70,13 +72,16 @@ export class EmbeddingPasses {
   }
 
   /** One embedding pass: the vector state it ended with, or undefined when there are no embeddings. */
-  private async embedPass(workspace: string, source: DataSourceConfig): Promise<VectorState | undefined> {
+  private async embedPass(
+    workspace: string,
+    source: DataSourceConfig,
+    lifetime: AbortSignal,
+  ): Promise<VectorState | undefined> {
     const provider = this.embeddings?.provider(workspace);
     if (this.embeddings === undefined || provider === undefined) {
       this.host.update(workspace, source.name, { vectors: undefined });
       return undefined;
     }
-    const lifetime = this.host.lifetime(`${workspace}/${source.name}`);
     const limitMs = this.embeddings.passTimeoutMs(workspace);
     const limit = limitMs === undefined ? undefined : AbortSignal.timeout(limitMs);
     const signal = limit === undefined ? lifetime : AbortSignal.any([lifetime, limit]);

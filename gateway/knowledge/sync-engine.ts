@@ -62,7 +62,7 @@ export class SyncEngine {
   /** Per source: aborted when its config changes or leaves, or the engine stops. */
   private readonly lifetimes = new Map<string, AbortController>();
   /** Sources with an asked-for sync that has not started yet: shown as syncing meanwhile. */
-  private readonly requested = new Set<string>();
+  private readonly requested = new Map<string, symbol>();
   private readonly retries: PassRetries;
   private readonly clock: Clock;
   private readonly passes: EmbeddingPasses;
@@ -108,6 +108,8 @@ export class SyncEngine {
     this.lifetimes.get(key)?.abort();
     this.lifetimes.delete(key);
     this.retries.clear(key);
+    // An asked-for sync still waiting was for the old settings: it gives up (see requestSync).
+    this.requested.delete(key);
   }
 
   private update(workspace: string, source: string, change: Partial<SyncState>): void {
@@ -144,22 +146,29 @@ export class SyncEngine {
     const key = `${workspace}/${source.name}`;
     if (this.requested.has(key)) return 'queued';
     const running = this.state(workspace, source.name).status === 'syncing';
-    this.requested.add(key);
+    // This request's own mark: a later request (after a config change) is never unmarked by it.
+    const mark = Symbol(key);
+    this.requested.set(key, mark);
+    const mine = () => this.requested.get(key) === mark;
     const deadline = Date.now() + REQUEST_WAIT_MS;
     const attempt = async (): Promise<void> => {
       for (;;) {
         const report = await this.lock.tryWith(key, () => {
-          const run = this.run(workspace, source);
+          if (!mine()) return Promise.resolve(undefined);
+          // Marked syncing before unmarked, so no follower sees a gap.
+          this.update(workspace, source.name, { status: 'syncing' });
           this.requested.delete(key);
-          return run;
+          return this.run(workspace, source);
         });
-        if (report !== undefined || this.stopped || Date.now() >= deadline) return;
+        if (report !== undefined || !mine() || this.stopped || Date.now() >= deadline) return;
         await new Promise((resolve) => setTimeout(resolve, REQUEST_POLL_MS));
       }
     };
     void attempt()
       .catch(() => undefined)
-      .finally(() => this.requested.delete(key));
+      .finally(() => {
+        if (mine()) this.requested.delete(key);
+      });
     return running ? 'queued' : 'started';
   }
 
@@ -270,7 +279,7 @@ export class SyncEngine {
         lastReport: { ...report },
       });
       this.logger.info({ workspace, source: source.name, ...report, documents }, 'data source synced');
-      await this.passes.run(workspace, source);
+      await this.passes.run(workspace, source, signal);
       this.update(workspace, source.name, { status: 'idle' });
       count(
         'agw.sync.documents',
