@@ -337,6 +337,23 @@ export const REQUIREMENTS: Record<string, string> = {
   'knowledge:sync-embed-failure':
     'issue 22: a failed embedding pass leaves the sync a success, the failure shown without secrets, resumed next sync',
   'knowledge:sync-without-embeddings': 'issue 22: without a provider a sync does no embedding work',
+  'knowledge:embed-resumes-after-provider-failure':
+    'issue 39: a pass stopped by a failing provider resumes by itself once it recovers: ready, each chunk once, no new sync',
+  'knowledge:embed-resumes-after-pass-limit':
+    'issue 39: a pass cut by passTimeoutMs resumes where it stopped until every chunk is embedded',
+  'knowledge:embed-resume-stops-with-engine': 'issue 39: stop() drops a pending resumption',
+  'knowledge:embed-resume-ends-with-config-change':
+    'issue 39: a source that leaves the config is not resumed',
+  'knowledge:pass-retry-backoff':
+    'issue 39: resumptions wait 5 s doubling to 5 min (jittered) while passes make no headway, one timer per source',
+  'knowledge:rate-meter':
+    'issue 39: a rate and time left only once enough has happened and the total is known',
+  'knowledge:progress-embedding-pass':
+    'issue 39: /agent/sources shows chunks done of the total, a rate and time left while a pass runs',
+  'knowledge:refresh-202':
+    'issue 39: a data source refresh answers 202 at once and is followed on /agent/sources to its end',
+  'knowledge:id-like-file-name-no-title':
+    'issue 39: an id-like file name is not a title (not embedded, not weighted); a meaningful one is',
   'knowledge:chunk-hits': 'issue 22: both stores return chunks by key under the filters, in key order',
   'knowledge:hybrid-sources-progress':
     'issue 22: /agent/sources shows every chunk embedded by the real model',

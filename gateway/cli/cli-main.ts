@@ -1,4 +1,5 @@
-// The `agent-gateway` command line: serve, operator, validate-config, key create|revoke|list|hash.
+// The `agent-gateway` command line: serve, operator, validate-config, key create|revoke|list|hash,
+// sources.
 // Each command's module is imported when that command runs (issue 26): `serve` never loads the
 // operator and its Kubernetes client, and `key list` loads neither the gateway nor the operator.
 import { processIo, type CliIo } from './cli-io.js';
@@ -36,6 +37,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./serve-command.js')).serveCommand(rest, io);
       case 'operator':
         return await (await import('./operator-command.js')).operatorCommand(rest, io);
+      case 'sources':
+        return await (await import('./sources-command.js')).sourcesCommand(rest, io);
       case 'validate-config':
         return await (await import('./validate-command.js')).validateCommand(rest, io);
       case 'key': {

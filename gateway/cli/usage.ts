@@ -39,6 +39,14 @@ export const COMMAND_USAGE = {
   'key hash': `usage: agent-gateway key hash
 
   Reads a key on stdin and prints its keyId and keyHash (for an ApiKey with your own key).`,
+  sources: `usage: agent-gateway sources --url URL [--refresh ID [--wait]]
+
+  Lists a running gateway's sources as the API key in AGW_API_KEY sees them, one line each: state,
+  documents and chunks done of the total, rate, time left and errors.
+  --url URL      the gateway, e.g. http://127.0.0.1:8080
+  --refresh ID   ask for a sync of source ID (a data source answers at once) or re-list an MCP source
+  --wait         with --refresh: print the source's progress every second until it stops syncing;
+                 exit 0 when ready, 1 otherwise`,
   version:
     'usage: agent-gateway version   (the version and the Node it runs on; --version: the version alone)',
 } as const;

@@ -37,5 +37,9 @@ export const EmbeddingsSchema = z.strictObject({
   /** The whole budget of a search's question embedding (retries included); past it the search
    * answers lexically and says so. */
   queryTimeoutMs: wholeBetween(50, 60_000).default(2_000),
+  /** The longest one embedding pass of a data source may run; a pass that reaches it stops and
+   * resumes by itself a few seconds later where it stopped. Absent: no limit (each request still
+   * has `timeoutMs`). */
+  passTimeoutMs: wholeBetween(10_000, 86_400_000).optional(),
 });
 export type EmbeddingsConfig = z.infer<typeof EmbeddingsSchema>;

@@ -3,7 +3,8 @@
 // with progress reported after each page. Chunks that already have one are never sent again, so a
 // re-sync of unchanged content makes no embedding call; a changed model or length re-embeds all.
 // A failure stops the pass and is reported; the text index is untouched, so everything stays
-// searchable lexically, and the next sync carries on from where this one stopped.
+// searchable lexically, and the next pass (the sync engine resumes a stopped one by itself, issue 39)
+// carries on from where this one stopped.
 import { EmbeddingFailed, type EmbeddingProvider } from './embeddings/embedding-provider.js';
 import type { EmbeddingSpace, VectorState, WorkspaceStore } from './knowledge-store.js';
 
@@ -36,6 +37,8 @@ export async function embedSource(input: EmbedSourceInput): Promise<VectorState>
   input.onProgress(state('embedding'));
   try {
     for (;;) {
+      // Stopped between pages too (a time limit, shutdown), not only inside a provider call.
+      if (input.signal?.aborted === true) throw new EmbeddingFailed('aborted');
       const page = await store.chunksWithoutVector(sourceId, space, input.pageSize);
       if (page.length === 0) break;
       const vectors = await provider.embed(

@@ -10,6 +10,8 @@ export type {
   DocumentInput,
   ChunkInput,
   SyncState,
+  SyncCounts,
+  IndexingProgress,
   StoredDocument,
   StoredChunk,
   EmbeddingSpace,

@@ -63,6 +63,35 @@ export interface SyncState {
   readonly progress: { readonly done: number; readonly total: number | undefined } | undefined;
   /** The source's chunk vectors when its workspace has embeddings (undefined otherwise). */
   readonly vectors: VectorState | undefined;
+  /** Live figures of a running sync or embedding pass (issue 39); undefined when neither runs. */
+  readonly indexing?: IndexingProgress | undefined;
+  /** What the last successful sync run changed (issue 39: a refresh answers before it ends). */
+  readonly lastReport?: SyncCounts | undefined;
+}
+
+/** Documents a sync run added, updated, found unchanged and removed. */
+export interface SyncCounts {
+  readonly added: number;
+  readonly updated: number;
+  readonly unchanged: number;
+  readonly removed: number;
+}
+
+/** What a running sync (documents) or embedding pass (chunks) has done of what, and how fast. */
+export interface IndexingProgress {
+  readonly phase: 'sync' | 'embedding';
+  readonly documentsDone: number;
+  /** Counted by the connector before reading (files), else the documents indexed before this sync;
+   * undefined when unknown (a first sync, or more done than that estimate). */
+  readonly documentsTotal: number | undefined;
+  /** Sync: chunks (re)written by this run so far; embedding: chunks with a vector. */
+  readonly chunksDone: number;
+  /** Sync: unknown; embedding: all chunks of the source. */
+  readonly chunksTotal: number | undefined;
+  /** Documents (sync) or chunks (embedding) per second since the phase started; undefined early on. */
+  readonly ratePerSecond: number | undefined;
+  /** Seconds left at that rate; undefined when the total or the rate is unknown. */
+  readonly etaSeconds: number | undefined;
 }
 
 /** Embedding progress of one source: `embedded` of `chunks` have a vector of the current model. */
@@ -73,6 +102,8 @@ export interface VectorState {
   readonly chunks: number;
   /** Why the last embedding pass stopped, in words with no key, endpoint or content. */
   readonly lastError: string | undefined;
+  /** When a pass that stopped resumes by itself (ISO time); undefined when none is due. */
+  readonly retryAt?: string | undefined;
 }
 
 /** The model and vector length a vector was made with. Vectors of two spaces are never compared. */

@@ -1,26 +1,33 @@
 // Syncs data sources into the KnowledgeStore (issue 4): incremental by content hash, removes items
 // that disappeared (only after a complete listing, so a failing connector never deletes anything),
 // one sync per source at a time (SourceLock), on a schedule and on demand, with progress and state
-// for /agent/sources. A failing connector leaves what is already indexed searchable.
+// for /agent/sources. A failing connector leaves what is already indexed searchable. No time limit
+// cuts a listing (connectors time out each request); config change, removal and stop() abort it. An
+// embedding pass that stops resumes by itself with backoff (pass-retries.ts, issue 39).
 import type { DataSourceConfig, GatewayConfig } from '../config/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import { chunkText } from './chunker.js';
 import { ConnectorError, type Connector } from './connectors/index.js';
 import { findReachDenied } from '../reach/index.js';
-import type { KnowledgeStore, SyncState } from './knowledge-store.js';
-import { embedSource } from './embed-source.js';
-import { EmbeddingFailed } from './embeddings/embedding-provider.js';
+import type { IndexingProgress, KnowledgeStore, SyncCounts, SyncState } from './knowledge-store.js';
+import { EmbeddingPasses } from './embedding-pass.js';
 import type { WorkspaceEmbeddings } from './embeddings/workspace-embeddings.js';
+import { PassRetries } from './pass-retries.js';
+import { RateMeter } from './rate-meter.js';
+import type { BackoffShape } from './embeddings/retry-schedule.js';
+import { systemClock, type Clock } from './embeddings/token-bucket.js';
 import type { SourceLock } from './source-lock.js';
 import { contentHash, documentId } from './stable-ids.js';
 import { count } from '../telemetry/metrics.js';
 import { inSpan } from '../telemetry/tracing.js';
 
-export interface SyncReport {
-  readonly added: number;
-  readonly updated: number;
-  readonly unchanged: number;
-  readonly removed: number;
+export type SyncReport = SyncCounts;
+
+export interface SyncEngineOptions {
+  /** Waits before a stopped embedding pass resumes (default 5 s doubling to 5 min, jittered). */
+  readonly passRetry?: BackoffShape;
+  readonly random?: () => number;
+  readonly clock?: Clock;
 }
 
 export type ConnectorFactory = (source: DataSourceConfig, workspace: string) => Connector;
@@ -28,6 +35,9 @@ export type ConnectorFactory = (source: DataSourceConfig, workspace: string) => 
 /** Quiet time after the last change notification before a sync starts. */
 const CHANGE_DELAY_MS = 300;
 const noop = (): void => undefined;
+/** How long an asked-for sync waits for a running one (maybe in another replica) before giving up. */
+const REQUEST_WAIT_MS = 10 * 60_000;
+const REQUEST_POLL_MS = 250;
 
 const IDLE: SyncState = {
   status: 'idle',
@@ -42,9 +52,6 @@ const IDLE: SyncState = {
 /** A space no provider has (dimensions 0): `vectorProgress` in it counts chunks and nothing else. */
 const NO_SPACE = { model: '', dimensions: 0 } as const;
 
-/** Chunks embedded per page of the embedding pass (progress is reported after each). */
-const EMBED_PAGE_MIN = 64;
-
 export class SyncEngine {
   private readonly states = new Map<string, SyncState>();
   private readonly timers = new Map<
@@ -52,6 +59,13 @@ export class SyncEngine {
     { handle: NodeJS.Timeout; fingerprint: string; unwatch: () => void }
   >();
   private stopped = false;
+  /** Per source: aborted when its config changes or leaves, or the engine stops. */
+  private readonly lifetimes = new Map<string, AbortController>();
+  /** Sources with an asked-for sync that has not started yet: shown as syncing meanwhile. */
+  private readonly requested = new Map<string, symbol>();
+  private readonly retries: PassRetries;
+  private readonly clock: Clock;
+  private readonly passes: EmbeddingPasses;
 
   constructor(
     private readonly store: KnowledgeStore,
@@ -59,10 +73,43 @@ export class SyncEngine {
     private readonly logger: Logger,
     private readonly connectors: ConnectorFactory,
     private readonly embeddings?: WorkspaceEmbeddings,
-  ) {}
+    options: SyncEngineOptions = {},
+  ) {
+    this.retries = new PassRetries(options.passRetry, options.random);
+    this.clock = options.clock ?? systemClock;
+    const host = {
+      state: (workspace: string, source: string) => this.state(workspace, source),
+      update: (workspace: string, source: string, change: Partial<SyncState>) =>
+        this.update(workspace, source, change),
+      lifetime: (key: string) => this.lifetime(key),
+      stopped: () => this.stopped,
+    };
+    this.passes = new EmbeddingPasses(host, store, lock, logger, this.retries, this.clock, embeddings);
+  }
 
   state(workspace: string, source: string): SyncState {
-    return this.states.get(`${workspace}/${source}`) ?? IDLE;
+    const key = `${workspace}/${source}`;
+    const state = this.states.get(key) ?? IDLE;
+    // An asked-for sync waiting for a running one: a client following it must not see it done.
+    return this.requested.has(key) && state.status !== 'syncing' ? { ...state, status: 'syncing' } : state;
+  }
+
+  private lifetime(key: string): AbortSignal {
+    let controller = this.lifetimes.get(key);
+    if (controller === undefined) {
+      controller = new AbortController();
+      this.lifetimes.set(key, controller);
+    }
+    return controller.signal;
+  }
+
+  /** The source's config changed or left, or the engine stops: its listing, pass and retry end. */
+  private end(key: string): void {
+    this.lifetimes.get(key)?.abort();
+    this.lifetimes.delete(key);
+    this.retries.clear(key);
+    // An asked-for sync still waiting was for the old settings: it gives up (see requestSync).
+    this.requested.delete(key);
   }
 
   private update(workspace: string, source: string, change: Partial<SyncState>): void {
@@ -89,6 +136,40 @@ export class SyncEngine {
       if (report !== undefined || Date.now() >= deadline || this.stopped) return report;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+  }
+
+  /** Asks for a sync of the source and returns at once (POST …/refresh answers 202): `started` when
+   * it starts now; `queued` when one is running, so another runs after it (content changed since
+   * that one began is picked up), or one is already waiting. The source shows as syncing until the
+   * asked-for run ends. */
+  requestSync(workspace: string, source: DataSourceConfig): 'started' | 'queued' {
+    const key = `${workspace}/${source.name}`;
+    if (this.requested.has(key)) return 'queued';
+    const running = this.state(workspace, source.name).status === 'syncing';
+    // This request's own mark: a later request (after a config change) is never unmarked by it.
+    const mark = Symbol(key);
+    this.requested.set(key, mark);
+    const mine = () => this.requested.get(key) === mark;
+    const deadline = Date.now() + REQUEST_WAIT_MS;
+    const attempt = async (): Promise<void> => {
+      for (;;) {
+        const report = await this.lock.tryWith(key, () => {
+          if (!mine()) return Promise.resolve(undefined);
+          // Marked syncing before unmarked, so no follower sees a gap.
+          this.update(workspace, source.name, { status: 'syncing' });
+          this.requested.delete(key);
+          return this.run(workspace, source);
+        });
+        if (report !== undefined || !mine() || this.stopped || Date.now() >= deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, REQUEST_POLL_MS));
+      }
+    };
+    void attempt()
+      .catch(() => undefined)
+      .finally(() => {
+        if (mine()) this.requested.delete(key);
+      });
+    return running ? 'queued' : 'started';
   }
 
   /** One sync run, traced: counts only (documents added, updated, unchanged, removed). */
@@ -122,17 +203,39 @@ export class SyncEngine {
   private async runOnce(workspace: string, source: DataSourceConfig): Promise<SyncReport> {
     const store = this.store.workspace(workspace);
     const startedAt = new Date().toISOString();
+    const key = `${workspace}/${source.name}`;
+    const signal = this.lifetime(key);
     this.update(workspace, source.name, {
       status: 'syncing',
       lastSyncAt: startedAt,
       progress: { done: 0, total: undefined },
+      indexing: undefined,
     });
     const report = { added: 0, updated: 0, unchanged: 0, removed: 0 };
     try {
       const known = await store.documentHashes(source.name);
       const seen = new Set<string>();
       let done = 0;
-      for await (const item of this.connectors(source, workspace).items(AbortSignal.timeout(30 * 60_000))) {
+      let chunksDone = 0;
+      // The total: counted by the connector before reading, else what the last sync indexed (an
+      // estimate, dropped once passed); unknown on a first sync.
+      let counted: number | undefined;
+      const meter = new RateMeter(0, this.clock);
+      const report$ = (): void => {
+        const estimate = counted ?? (known.size > 0 ? known.size : undefined);
+        const total = estimate !== undefined && estimate >= done ? estimate : undefined;
+        this.update(workspace, source.name, {
+          progress: { done, total },
+          indexing: syncProgress(done, total, chunksDone, meter),
+        });
+      };
+      const items = this.connectors(source, workspace).items(signal, {
+        total: (count) => {
+          counted = count;
+          report$();
+        },
+      });
+      for await (const item of items) {
         const docId = documentId(workspace, source.name, item.externalId);
         const hash = contentHash(item.title, item.body, item.url ?? '', item.updatedAt ?? '');
         seen.add(docId);
@@ -140,6 +243,7 @@ export class SyncEngine {
         if (previous === hash) report.unchanged += 1;
         else {
           const chunks = chunkText(item.body);
+          chunksDone += chunks.length;
           await store.upsertDocument(
             {
               docId,
@@ -158,7 +262,7 @@ export class SyncEngine {
           else report.updated += 1;
         }
         done += 1;
-        if (done % 50 === 0) this.update(workspace, source.name, { progress: { done, total: undefined } });
+        report$();
       }
       const gone = [...known.keys()].filter((docId) => !seen.has(docId));
       report.removed = await store.deleteDocuments(source.name, gone);
@@ -171,9 +275,11 @@ export class SyncEngine {
         lastError: undefined,
         documents,
         progress: undefined,
+        indexing: undefined,
+        lastReport: { ...report },
       });
       this.logger.info({ workspace, source: source.name, ...report, documents }, 'data source synced');
-      await this.embed(workspace, source);
+      await this.passes.run(workspace, source, signal);
       this.update(workspace, source.name, { status: 'idle' });
       count(
         'agw.sync.documents',
@@ -188,11 +294,13 @@ export class SyncEngine {
       const message =
         denied !== undefined
           ? denied.message
-          : error instanceof ConnectorError
-            ? error.message
-            : error instanceof Error
-              ? `${error.name}: ${(error as NodeJS.ErrnoException).code ?? 'sync failed'}`
-              : 'sync failed';
+          : signal.aborted
+            ? 'sync stopped: the source changed or left the config, or the gateway is stopping'
+            : error instanceof ConnectorError
+              ? error.message
+              : error instanceof Error
+                ? `${error.name}: ${(error as NodeJS.ErrnoException).code ?? 'sync failed'}`
+                : 'sync failed';
       const documents = await store.countDocuments(source.name).catch(() => 0);
       this.update(workspace, source.name, {
         lastFinishedAt: new Date().toISOString(),
@@ -201,6 +309,7 @@ export class SyncEngine {
         lastError: message,
         documents,
         progress: undefined,
+        indexing: undefined,
       });
       this.logger.warn(
         { workspace, source: source.name, err: message },
@@ -215,64 +324,6 @@ export class SyncEngine {
    * is ever in (so nothing else is counted). */
   private async chunkCount(store: ReturnType<KnowledgeStore['workspace']>, source: string): Promise<number> {
     return (await store.vectorProgress(source, NO_SPACE)).chunks;
-  }
-
-  /** The embedding pass after a successful sync, when the workspace has embeddings. Its failure is
-   * reported in the source's vector state and logged; it never fails the sync. */
-  private async embed(workspace: string, source: DataSourceConfig): Promise<void> {
-    const provider = this.embeddings?.provider(workspace);
-    if (this.embeddings === undefined || provider === undefined) {
-      this.update(workspace, source.name, { vectors: undefined });
-      return;
-    }
-    const signal = AbortSignal.timeout(30 * 60_000);
-    let space;
-    try {
-      space = await this.embeddings.space(workspace, signal);
-    } catch (error) {
-      const message = error instanceof EmbeddingFailed ? error.message : 'embeddings failed: unreachable';
-      this.update(workspace, source.name, {
-        vectors: { status: 'failed', model: provider.model, embedded: 0, chunks: 0, lastError: message },
-      });
-      this.logger.warn({ workspace, source: source.name, err: message }, 'embedding pass failed');
-      return;
-    }
-    if (space === undefined) return;
-    const started = performance.now();
-    const before = this.state(workspace, source.name).vectors;
-    const final = await inSpan(
-      `knowledge.embed ${source.name}`,
-      { attributes: { 'agw.workspace': workspace, 'agw.source': source.name } },
-      async (span) => {
-        const result = await embedSource({
-          store: this.store.workspace(workspace),
-          sourceId: source.name,
-          provider,
-          space,
-          pageSize: EMBED_PAGE_MIN,
-          signal,
-          onProgress: (vectors) => this.update(workspace, source.name, { vectors }),
-        });
-        span.setAttributes({ 'agw.embed.chunks': result.chunks, 'agw.embed.embedded': result.embedded });
-        return result;
-      },
-    );
-    this.update(workspace, source.name, { vectors: final });
-    const fields = {
-      workspace,
-      source: source.name,
-      model: final.model,
-      embedded: final.embedded,
-      chunks: final.chunks,
-      ms: Math.round(performance.now() - started),
-    };
-    if (final.status === 'failed')
-      this.logger.warn(
-        { ...fields, err: final.lastError },
-        'embedding pass failed; lexical search still serves',
-      );
-    else if (before?.embedded !== final.embedded || before.chunks !== final.chunks)
-      this.logger.info(fields, 'data source embedded');
   }
 
   /** (Re)schedules the config's data sources: a new or changed source syncs now and then every
@@ -290,17 +341,23 @@ export class SyncEngine {
         });
       }
     }
+    const replaced = new Set<string>();
     for (const [key, timer] of this.timers) {
       if (wanted.get(key)?.fingerprint !== timer.fingerprint) {
         clearInterval(timer.handle);
         timer.unwatch();
         this.timers.delete(key);
+        // Its running listing or pass (old settings) stops, and a pending resumption is dropped.
+        this.end(key);
+        if (wanted.has(key)) replaced.add(key);
       }
     }
     for (const [key, { workspace, source, fingerprint }] of wanted) {
       if (this.timers.has(key)) continue;
       const run = () => void this.sync(workspace, source).catch(() => undefined);
-      run();
+      // A changed source syncs with its new settings once the stopped run has let go of it.
+      if (replaced.has(key)) this.requestSync(workspace, source);
+      else run();
       const handle = setInterval(run, source.syncIntervalMs);
       handle.unref();
       const changes = this.debounced(workspace, source);
@@ -347,5 +404,23 @@ export class SyncEngine {
       timer.unwatch();
     }
     this.timers.clear();
+    for (const key of [...this.lifetimes.keys()]) this.end(key);
+    this.retries.close();
   }
+}
+
+function syncProgress(
+  done: number,
+  total: number | undefined,
+  chunksDone: number,
+  meter: RateMeter,
+): IndexingProgress {
+  return {
+    phase: 'sync',
+    documentsDone: done,
+    documentsTotal: total,
+    chunksDone,
+    chunksTotal: undefined,
+    ...meter.pace(done, total),
+  };
 }

@@ -44,6 +44,30 @@ export interface SourceRecord {
   readonly embedding_model: string | null;
   /** Why the last embedding pass stopped, with no key, endpoint or content. */
   readonly embedding_error: string | null;
+  /** When a stopped embedding pass resumes by itself (ISO time); null when none is due. */
+  readonly embedding_retry_at: string | null;
+  /** Data sources (issue 39): what runs now, `sync` (documents) or `embedding` (chunks); null idle. */
+  readonly progress_phase: 'sync' | 'embedding' | null;
+  /** Documents read of the total: during a sync, the items done and the total counted first (files
+   * connector) or indexed by the previous sync (others; null on a first sync, or once passed);
+   * otherwise both are the documents indexed. */
+  readonly documents_done: number | null;
+  readonly documents_total: number | null;
+  /** Chunks done of the total: during a sync, chunks (re)written so far (total null); during and
+   * after an embedding pass, chunks with a vector of all chunks; without embeddings, both the chunks
+   * indexed. */
+  readonly chunks_done: number | null;
+  readonly chunks_total: number | null;
+  /** Documents (sync) or chunks (embedding) per second since the phase began; null when idle or too
+   * early to tell. */
+  readonly rate_per_s: number | null;
+  /** Seconds left at that rate; null when idle or when the total or rate is unknown. */
+  readonly eta_s: number | null;
+  /** What the last successful sync changed: documents added, updated, unchanged and removed. */
+  readonly last_added: number | null;
+  readonly last_updated: number | null;
+  readonly last_unchanged: number | null;
+  readonly last_removed: number | null;
 }
 
 const NO_EMBEDDINGS = {
@@ -51,7 +75,59 @@ const NO_EMBEDDINGS = {
   embedding_progress: null,
   embedding_model: null,
   embedding_error: null,
+  embedding_retry_at: null,
 } as const;
+
+type ProgressColumns = Pick<
+  SourceRecord,
+  | 'progress_phase'
+  | 'documents_done'
+  | 'documents_total'
+  | 'chunks_done'
+  | 'chunks_total'
+  | 'rate_per_s'
+  | 'eta_s'
+  | 'last_added'
+  | 'last_updated'
+  | 'last_unchanged'
+  | 'last_removed'
+>;
+
+const NO_PROGRESS: ProgressColumns = {
+  progress_phase: null,
+  documents_done: null,
+  documents_total: null,
+  chunks_done: null,
+  chunks_total: null,
+  rate_per_s: null,
+  eta_s: null,
+  last_added: null,
+  last_updated: null,
+  last_unchanged: null,
+  last_removed: null,
+};
+
+/** The progress columns of a data source: live figures while a sync or pass runs, else what is
+ * indexed (and embedded). */
+export function progressColumns(state: SyncState): ProgressColumns {
+  const live = state.indexing;
+  const report = state.lastReport;
+  const known = state.lastSyncAt !== undefined;
+  const chunks = state.vectors?.chunks ?? state.chunks;
+  return {
+    progress_phase: live?.phase ?? null,
+    documents_done: live !== undefined ? live.documentsDone : known ? state.documents : null,
+    documents_total: live !== undefined ? (live.documentsTotal ?? null) : known ? state.documents : null,
+    chunks_done: live !== undefined ? live.chunksDone : (state.vectors?.embedded ?? chunks ?? null),
+    chunks_total: live !== undefined ? (live.chunksTotal ?? null) : (chunks ?? null),
+    rate_per_s: live?.ratePerSecond ?? null,
+    eta_s: live?.etaSeconds ?? null,
+    last_added: report?.added ?? null,
+    last_updated: report?.updated ?? null,
+    last_unchanged: report?.unchanged ?? null,
+    last_removed: report?.removed ?? null,
+  };
+}
 
 export function sourceRecord(
   source: McpSourceConfig,
@@ -86,6 +162,7 @@ export function sourceRecord(
     prefix: source.prefix,
     call_list_floor_ms: source.callListFloorMs,
     ...NO_EMBEDDINGS,
+    ...NO_PROGRESS,
   };
 }
 
@@ -130,6 +207,8 @@ export function dataSourceRecord(source: DataSourceConfig, state: SyncState): So
           embedding_progress: `${state.vectors.embedded}/${state.vectors.chunks}`,
           embedding_model: state.vectors.model,
           embedding_error: state.vectors.lastError ?? null,
+          embedding_retry_at: state.vectors.retryAt ?? null,
         }),
+    ...progressColumns(state),
   };
 }

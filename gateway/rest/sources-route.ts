@@ -1,6 +1,8 @@
 // GET /agent/sources: the connected sources of the caller's workspace that its key may see — MCP
 // sources with live status and data sources with sync state. POST /agent/sources/:id/refresh
-// re-discovers an MCP source or syncs a data source now (needs write access).
+// re-discovers an MCP source (answered when done: it is quick) or starts a sync of a data source and
+// answers 202 at once (issue 39: a big source takes minutes); the caller follows GET /agent/sources.
+// Needs write access.
 import type { FastifyInstance } from 'fastify';
 import { canSeeSource, canSeeTool, hasAccess } from '../auth/index.js';
 import { toolNames, type ToolCatalog } from '../discovery/index.js';
@@ -14,6 +16,9 @@ import { dataSourceRecord, sourceRecord } from './source-records.js';
 const NEEDS_WRITE = new GatewayError('forbidden', 'Refreshing a source needs an API key with write access.', {
   headers: { 'www-authenticate': 'Bearer realm="agent-gateway", error="insufficient_scope", scope="write"' },
 });
+
+/** Where a refresh's progress is followed (the Location of its 202). */
+const SOURCES_PATH = '/agent/sources';
 
 /** `local`: this replica's memory only; `redis`: shared with the other replicas; `redis-unavailable`:
  * configured but unreachable right now (serving from local state). */
@@ -96,13 +101,15 @@ export function registerSourcesRoutes(
     }
     const data = workspace.dataSources.find((s) => s.name === id && canSeeSource(principal, s.name));
     if (data === undefined) throw new GatewayError('not_found', 'No source with this id in your workspace.');
-    // On-demand sync; when one is already running its state is reported instead of starting another.
-    // `sync` counts what this run changed; it is null when the run failed or the source stayed busy
-    // with another sync for a minute. A sync already running is waited for, then this one runs.
-    const report = await sync.syncFresh(workspace.name, data).catch(() => undefined);
+    // On-demand sync, answered before it ends: `started`, or `queued` when one is running (this one
+    // runs after it, so a change made meanwhile is seen). The record shows `syncing` until it ends,
+    // then what it changed (`last_added`…) and the embedding pass; GET /agent/sources follows it.
+    const started = sync.requestSync(workspace.name, data);
+    void reply.code(202).header('location', SOURCES_PATH);
     return sendAgentBody(request, reply, {
       source: dataSourceRecord(data, sync.state(workspace.name, data.name)),
-      sync: report ?? null,
+      sync: started,
+      follow: SOURCES_PATH,
     });
   });
 }

@@ -278,10 +278,20 @@ describe('GET /agent/activity', () => {
         finished_at: expect.any(String) as unknown,
         progress: null,
         error_class: null,
+        // Idle (issue 39): what is indexed, done of done; no phase, rate or time left.
+        phase: null,
+        documents_done: 3,
+        documents_total: 3,
+        chunks_done: expect.any(Number) as unknown,
+        chunks_total: expect.any(Number) as unknown,
+        rate_per_s: null,
+        eta_s: null,
       },
     ]);
     const docs = body.sync[0]!;
     expect(docs['chunks']).toBeGreaterThanOrEqual(3);
+    expect(docs['chunks_done']).toBe(docs['chunks']);
+    expect(docs['chunks_total']).toBe(docs['chunks']);
     expect(Date.parse(docs['finished_at'] as string)).toBeGreaterThanOrEqual(
       Date.parse(docs['started_at'] as string),
     );

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyRecord, newKey } from '../support/gateway-document.js';
 import { startWorkspace, type Harness } from '../support/gateway-harness.js';
+import { refreshAndWait } from '../support/refresh-source.js';
 
 const key = newKey();
 let h: Harness;
@@ -116,11 +117,8 @@ describe('files connector follows changes', () => {
       ],
     });
     await h.waitForRevision(revision);
-    const refreshed = await fetch(`${h.url}/agent/sources/unwatched/refresh?response_format=json`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${writer.key}` },
-    });
-    expect(((await refreshed.json()) as { sync: unknown }).sync).toMatchObject({ added: 1 });
+    const refreshed = await refreshAndWait(h.url, writer.key, 'unwatched');
+    expect(refreshed.source).toMatchObject({ status: 'ready', last_added: 1 });
     expect(await titles('stork exporter', 'unwatched')).toEqual(['Stork notes']);
   });
 });

@@ -295,7 +295,7 @@ describe('the chart, offline', () => {
     const values = schema.properties.knowledge.properties.embeddings.properties;
     for (const [field, bounds] of Object.entries(contract.properties)) {
       if (bounds.minimum === undefined) continue;
-      const optional = field === 'dimensions' || field === 'requestsPerMinute';
+      const optional = ['dimensions', 'requestsPerMinute', 'passTimeoutMs'].includes(field);
       expect(values[field], field).toMatchObject({
         minimum: optional ? 0 : bounds.minimum,
         maximum: bounds.maximum,

@@ -10,6 +10,7 @@ import { keyRecord, newKeys } from '../support/gateway-document.js';
 import { mcpPost, startHarness, type Harness } from '../support/gateway-harness.js';
 import { getDocumentPage } from '../support/mcp-clients.js';
 import { writeTree } from '../support/file-tree.js';
+import { refreshAndWait } from '../support/refresh-source.js';
 
 const [reader, writer, otherWorkspace, noDocs] = newKeys(4);
 let h: Harness;
@@ -480,14 +481,8 @@ describe('sync', () => {
     );
     await unlink(join(dir, 'alpha', 'breakers.html'));
     await writeFile(join(dir, 'alpha', 'new.md'), '# Quokka notes\n\nThe quokka checklist is new.\n');
-    const refreshed = await fetch(`${h.url}/agent/sources/handbook/refresh?response_format=json`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${writer.key}` },
-    });
-    expect(refreshed.status).toBe(200);
-    expect(
-      ((await refreshed.json()) as { source: { status: string; documents: number } }).source,
-    ).toMatchObject({ status: 'ready', documents: 4 });
+    const refreshed = await refreshAndWait(h.url, writer.key, 'handbook');
+    expect(refreshed.source).toMatchObject({ status: 'ready', documents: 4 });
     expect((await firstDoc('quokka checklist')).title).toBe('Quokka notes');
     expect((await firstDoc('replica refused second')).title).toBe('Revoking keys');
     const breaker = (await (

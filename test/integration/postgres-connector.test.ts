@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
 import { keyRecord, newKeys } from '../support/gateway-document.js';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
+import { refreshAndWait } from '../support/refresh-source.js';
 
 const [reader, writer] = newKeys(2);
 let server: PostgresServer;
@@ -39,13 +40,18 @@ async function settled(source: string): Promise<Record<string, unknown>> {
   }
 }
 
+/** Refreshes a source (202), follows it until done, and reads what the sync changed from the record. */
 async function refresh(source: string): Promise<{ source: Record<string, unknown>; sync: unknown }> {
-  const response = await fetch(`${h.url}/agent/sources/${source}/refresh?response_format=json`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${writer.key}` },
-  });
-  expect(response.status).toBe(200);
-  return (await response.json()) as { source: Record<string, unknown>; sync: unknown };
+  const { source: row } = await refreshAndWait(h.url, writer.key, source);
+  return {
+    source: row,
+    sync: {
+      added: row['last_added'],
+      updated: row['last_updated'],
+      unchanged: row['last_unchanged'],
+      removed: row['last_removed'],
+    },
+  };
 }
 
 async function search(query: string, connector: string) {

@@ -9,8 +9,15 @@ export interface SourceItem {
   readonly updatedAt: string | undefined;
 }
 
+/** What a connector may tell the sync engine while it lists (progress, issue 39). */
+export interface ListingHooks {
+  /** The number of items this listing will consider, when the connector knows it before reading
+   * them (the files connector walks the tree first). Items it then skips are not yielded. */
+  total?(count: number): void;
+}
+
 export interface Connector {
-  items(signal: AbortSignal): AsyncIterable<SourceItem>;
+  items(signal: AbortSignal, hooks?: ListingHooks): AsyncIterable<SourceItem>;
   /** Calls `changed` when the source may have changed (e.g. a file was written); returns a stop
    * function. Sources without change notification rely on their sync schedule alone. */
   watch?(changed: () => void): () => void;

@@ -42,10 +42,15 @@ export function filesConnector(source: FilesSource, bounds?: FileBounds): Connec
   // resolve against the working directory, as the embedded file documents.
   const root = bounds === undefined ? resolve(source.path) : source.path;
   return {
-    async *items(signal): AsyncGenerator<SourceItem> {
+    async *items(signal, hooks): AsyncGenerator<SourceItem> {
       const confinement = await confineRoot(root, bounds);
       const base = confinement.realRoot;
-      for await (const rel of walk(base, base, source, signal)) {
+      // The tree is walked before any file is read, so the sync can show done of a known total.
+      const paths: string[] = [];
+      for await (const rel of walk(base, base, source, signal)) paths.push(rel);
+      hooks?.total?.(paths.length);
+      for (const rel of paths) {
+        signal.throwIfAborted();
         const read = await readConfined(join(base, rel), confinement, source.maxFileBytes).catch(
           () => undefined,
         );

@@ -6,7 +6,7 @@ import { httpConnector } from './http-connector.js';
 import { mcpResourcesConnector } from './mcp-resources-connector.js';
 import { postgresConnector } from './postgres-connector.js';
 
-export type { Connector, SourceItem } from './connector.js';
+export type { Connector, ListingHooks, SourceItem } from './connector.js';
 export type { ConnectorContext } from './connector-context.js';
 export { matchesGlobs, globToRegExp } from './glob-match.js';
 export { extractText } from './text-extract.js';

@@ -1,6 +1,8 @@
 // Turns a file's bytes into a title and plain text by type: Markdown (first heading), HTML (tags and
 // scripts stripped, <title>), JSON (flattened `key: value` lines, a title/name field), plain text.
-import { basename, extname } from 'node:path';
+// With none of these, the file's name is the title when it means something (file-name-title.ts).
+import { extname } from 'node:path';
+import { fileNameTitle } from './file-name-title.js';
 
 export interface Extracted {
   readonly title: string;
@@ -62,7 +64,7 @@ function fromMarkdown(text: string, fallback: string): Extracted {
 }
 
 export function extractText(path: string, text: string): Extracted {
-  const fallback = basename(path);
+  const fallback = fileNameTitle(path);
   switch (extname(path).toLowerCase()) {
     case '.html':
     case '.htm':

@@ -71,6 +71,11 @@ export class WorkspaceEmbeddings {
     return this.entry(workspace)?.provider;
   }
 
+  /** How long one embedding pass of the workspace may run (`passTimeoutMs`); undefined: no limit. */
+  passTimeoutMs(workspace: string): number | undefined {
+    return this.entry(workspace)?.config.passTimeoutMs;
+  }
+
   /** A fingerprint of the workspace's embeddings settings ('' when off): a sync is due when it moves. */
   fingerprint(config: GatewayConfig, workspace: string): string {
     const settings = embeddingsFor(config, workspace);

@@ -76,6 +76,9 @@ export const WorkspaceEmbeddingsSpecSchema = z
       .describe(
         `Budget in ms of a search’s question embedding, retries included; past it the search answers lexically (default ${defaultOf(fields.queryTimeoutMs)}).`,
       ),
+    passTimeoutMs: fields.passTimeoutMs.describe(
+      'The longest one embedding pass of a data source may run, in ms; a pass that reaches it stops and resumes by itself where it stopped (unset: no limit; each request still has timeoutMs).',
+    ),
   })
   .describe(
     'This workspace’s embeddings provider for hybrid search, replacing the gateway-wide one. If it cannot be used (invalid, its Secret missing, its host refused by the admin policy) the workspace gets none rather than the gateway-wide one, and its Ready message says why.',

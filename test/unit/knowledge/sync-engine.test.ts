@@ -12,6 +12,7 @@ import {
   type ConnectorFactory,
   type SourceItem,
 } from '../../../gateway/knowledge/index.js';
+import { until } from '../../support/until.js';
 import { captureLogger, type LoggedLine } from '../support/capture-logger.js';
 import { knowledgeConfig } from './knowledge-fixtures.js';
 
@@ -261,7 +262,16 @@ describe('SyncEngine', () => {
     await source.reached.promise;
 
     expect(engine.state('acme', 'docs').status).toBe('syncing');
-    expect(engine.state('acme', 'docs').progress).toEqual({ done: 100, total: undefined });
+    // Progress counts every item (it used to move in steps of 50); a first sync knows no total.
+    expect(engine.state('acme', 'docs').progress).toEqual({ done: 110, total: undefined });
+    expect(engine.state('acme', 'docs').indexing).toMatchObject({
+      phase: 'sync',
+      documentsDone: 110,
+      documentsTotal: undefined,
+      chunksDone: 110,
+      chunksTotal: undefined,
+      etaSeconds: undefined,
+    });
     expect(await engine.sync('acme', docs)).toBeUndefined();
     // Other sources, and the same source name in another workspace, are not blocked.
     const other = new SyncEngine(store, new MemorySourceLock(), captureLogger(), () => ({
@@ -294,6 +304,43 @@ describe('SyncEngine', () => {
     source.release.resolve();
     await first;
     expect(await fresh).toEqual({ added: 1, updated: 0, unchanged: 1, removed: 0 });
+  });
+
+  it('knowledge:refresh-202 — requestSync starts at once and shows syncing; while one runs it queues one more, shown syncing until that one ends', async () => {
+    source.items = [item('a.md', 'alpha')];
+    expect(engine.requestSync('acme', docs)).toBe('started');
+    expect(engine.state('acme', 'docs').status).toBe('syncing');
+    await until('the started sync to end', () =>
+      Promise.resolve(engine.state('acme', 'docs').status === 'idle' ? true : undefined),
+    );
+    expect(engine.state('acme', 'docs').lastReport).toEqual({
+      added: 1,
+      updated: 0,
+      unchanged: 0,
+      removed: 0,
+    });
+
+    source.pauseAt = 0;
+    const first = engine.sync('acme', docs);
+    await source.reached.promise;
+    source.items = [item('a.md', 'alpha'), item('b.md', 'bravo')];
+    expect(engine.requestSync('acme', docs)).toBe('queued');
+    expect(engine.requestSync('acme', docs)).toBe('queued');
+    const listings = source.signals.length;
+    source.pauseAt = undefined;
+    source.release.resolve();
+    await first;
+    // The running sync ended; the queued one has not: a follower still sees syncing.
+    expect(engine.state('acme', 'docs').status).toBe('syncing');
+    await until('the queued sync to end', () =>
+      Promise.resolve(engine.state('acme', 'docs').status === 'idle' ? true : undefined),
+    );
+    // One more listing (the two requests made one), which saw the change made meanwhile.
+    expect(source.signals.length).toBe(listings + 1);
+    expect(engine.state('acme', 'docs')).toMatchObject({
+      documents: 2,
+      lastReport: { added: 1, updated: 0, unchanged: 1, removed: 0 },
+    });
   });
 
   it('syncFresh gives up after its wait when the source stays busy', async () => {

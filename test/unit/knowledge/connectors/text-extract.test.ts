@@ -1,6 +1,6 @@
 // Title and plain text by file type (issue 4): Markdown takes its first heading, HTML loses tags,
 // scripts and styles and decodes entities, JSON becomes `key: value` lines; the file name is the
-// fallback title.
+// fallback title (when it means something: file-name-title.test.ts).
 import { describe, expect, it } from 'vitest';
 import { extractText } from '../../../../gateway/knowledge/connectors/index.js';
 
@@ -91,9 +91,9 @@ describe('extractText: JSON', () => {
   });
 
   it('falls back to the file name for untitled, non-object or invalid JSON', () => {
-    expect(extractText('p.json', '{"id":1}')).toEqual({ title: 'p.json', body: 'id: 1' });
+    expect(extractText('part.json', '{"id":1}')).toEqual({ title: 'part.json', body: 'id: 1' });
     expect(extractText('list.json', '[{"title":"x"}]')).toEqual({ title: 'list.json', body: '[0].title: x' });
-    expect(extractText('p.json', '{"title":7}').title).toBe('p.json');
+    expect(extractText('part.json', '{"title":7}').title).toBe('part.json');
     expect(extractText('bad.json', '{not json')).toEqual({ title: 'bad.json', body: '{not json' });
   });
 });
