@@ -10,17 +10,76 @@ function stem(term: string): string {
   return term.length > 5 ? term.slice(0, term.length - 2) : term;
 }
 
-/** Fraction of distinct terms present, and the shortest word window holding all present terms. */
-export function termFeatures(text: string, terms: readonly string[]): { coverage: number; window: number } {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-  const prefixes = terms.map(stem);
-  // One pass over the words, so the events come in position order (term order within a word).
+const WORD_CHAR = /^[\p{L}\p{N}_]$/u;
+
+/** Whether one code point is a word character: the class the word split below uses. */
+function isWordCodePoint(code: number): boolean {
+  if (code < 128)
+    return (
+      (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 95 || (code >= 65 && code <= 90)
+    );
+  return WORD_CHAR.test(String.fromCodePoint(code));
+}
+
+/** Whether every code point of `prefix` is a word character (a prefix with any other character,
+ * or an empty one, is left to the word split, which decides it the same way for any input). */
+function wordOnly(prefix: string): boolean {
+  if (prefix === '') return false;
+  for (const char of prefix) if (!isWordCodePoint(char.codePointAt(0) as number)) return false;
+  return true;
+}
+
+/** (word position, term index) for every word of `lower` that starts with a prefix, in position
+ * order (term order within a word), found by splitting `lower` into words. */
+function eventsBySplit(lower: string, prefixes: readonly string[]): [number, number][] {
+  const words = lower.match(/[\p{L}\p{N}_]+/gu) ?? [];
   const events: [number, number][] = [];
   words.forEach((word, position) => {
     prefixes.forEach((prefix, index) => {
       if (word.startsWith(prefix)) events.push([position, index]);
     });
   });
+  return events;
+}
+
+/** The same events without building the words: each prefix is looked up with indexOf, a hit counts
+ * where no word character precedes it, and one scan up to the last hit turns offsets into word
+ * positions. Rerank runs this for every candidate of every search (200 × ~500 characters). */
+function eventsByScan(lower: string, prefixes: readonly string[]): [number, number][] {
+  const hits: [number, number][] = [];
+  prefixes.forEach((prefix, index) => {
+    for (let at = lower.indexOf(prefix); at >= 0; at = lower.indexOf(prefix, at + 1)) hits.push([at, index]);
+  });
+  if (hits.length === 0) return hits;
+  hits.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const events: [number, number][] = [];
+  let next = 0;
+  let words = 0;
+  let inWord = false;
+  for (let i = 0; next < hits.length && i < lower.length;) {
+    const code = lower.codePointAt(i) as number;
+    const word = isWordCodePoint(code);
+    // A hit at a word's first character is an event of that word (the prefix is all word
+    // characters, so it lies inside the word); a hit anywhere else is inside a word, or off a
+    // code point boundary, and is not.
+    while (next < hits.length && (hits[next] as [number, number])[0] <= i) {
+      const [at, index] = hits[next] as [number, number];
+      if (at === i && word && !inWord) events.push([words, index]);
+      next += 1;
+    }
+    if (word && !inWord) words += 1;
+    inWord = word;
+    i += code > 0xffff ? 2 : 1;
+  }
+  return events;
+}
+
+/** Fraction of distinct terms present, and the shortest word window holding all present terms. */
+export function termFeatures(text: string, terms: readonly string[]): { coverage: number; window: number } {
+  const lower = text.toLowerCase();
+  const prefixes = terms.map(stem);
+  // Events come in position order (term order within a word).
+  const events = prefixes.every(wordOnly) ? eventsByScan(lower, prefixes) : eventsBySplit(lower, prefixes);
   const present = new Set(events.map(([, index]) => index)).size;
   let window = Number.POSITIVE_INFINITY;
   const counts = new Map<number, number>();

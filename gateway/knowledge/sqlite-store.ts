@@ -20,7 +20,7 @@ import type {
   VectorHit,
   WorkspaceStore,
 } from './knowledge-store.js';
-import { prunedRanking, provenTop } from './bm25-pruning.js';
+import { PRUNED_TOP_MAX, prunedRanking, provenTop } from './bm25-pruning.js';
 import { chunkFromRow, documentFromRow, hitFromRow, inKeyOrder, type Row } from './store-rows.js';
 import { prepareVectors, SqliteVectors, VECTOR_SCHEMA, type VectorStatements } from './sqlite-vectors.js';
 import { VectorCaches, type VectorCache, type VectorIndexOptions } from './vector-cache.js';
@@ -265,7 +265,7 @@ class SqliteWorkspaceStore implements WorkspaceStore {
   /** The best `count` FTS rows (every match when negative), scoring only the rows that can reach them. */
   private top(terms: readonly string[], count: number): Row[] {
     const match = terms.map(quote).join(' OR ');
-    if (count > 0 && terms.length > 1) {
+    if (count > 0 && count <= PRUNED_TOP_MAX && terms.length > 1) {
       const matches = terms.map((term) => Number((this.fts.matches.get(quote(term)) as Row)['n']));
       const rowBound = Number((this.statements.maxChunkId.get() as Row)['n']);
       const pruned = prunedRanking(matches, rowBound);
