@@ -5,15 +5,12 @@
 // command line that happens to contain the question's words ranks below prose about it (issue 8.15).
 import { proseOnly, proseShare } from './code-spans.js';
 import type { SearchHit } from './knowledge-store.js';
-
-function stem(term: string): string {
-  return term.length > 5 ? term.slice(0, term.length - 2) : term;
-}
+import { termPrefix } from './query-terms.js';
 
 /** Fraction of distinct terms present, and the shortest word window holding all present terms. */
 export function termFeatures(text: string, terms: readonly string[]): { coverage: number; window: number } {
   const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-  const prefixes = terms.map(stem);
+  const prefixes = terms.map(termPrefix);
   // One pass over the words, so the events come in position order (term order within a word).
   const events: [number, number][] = [];
   words.forEach((word, position) => {

@@ -5,13 +5,11 @@
 // it, it does not answer it. Inline code counts in full: in reference docs the setting named in
 // code is often the answer (a half weight for code lost answers on the answer set). A term in the
 // label of the sentence's section (its heading, its list item's bold lead) adds half its weight.
+import { termPrefix } from './query-terms.js';
+
 const WORD = /[\p{L}\p{N}_]+/gu;
 /** What a term in the section's label adds, against 1 for the term in the sentence itself. */
 const LABEL_SHARE = 0.5;
-
-export function stemOf(term: string): string {
-  return term.length > 5 ? term.slice(0, term.length - 2) : term;
-}
 
 export interface SentenceWords {
   /** Every word of the sentence. */
@@ -38,7 +36,7 @@ export function sentenceWords(text: string, label = ''): SentenceWords {
 }
 
 function has(words: Set<string>, term: string): boolean {
-  const stem = stemOf(term);
+  const stem = termPrefix(term);
   for (const word of words) if (word.startsWith(stem)) return true;
   return false;
 }
