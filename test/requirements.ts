@@ -358,7 +358,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'knowledge:hybrid-sources-progress':
     'issue 22: /agent/sources shows every chunk embedded by the real model',
   'knowledge:hybrid-readme-question':
-    "issue 22: the README's question ranks the breaker chunk higher hybrid than lexical",
+    "issues 22, 39: the README's question finds the breaker chunk in the top three, lexical and hybrid",
   'knowledge:hybrid-answer-by-meaning':
     'issue 22: answers by meaning quote the cited chunks verbatim (real model)',
   'knowledge:hybrid-mcp-search': 'issue 22: the MCP search tool takes a mode and reports how it searched',

@@ -6,7 +6,8 @@
 // best sentence covers three of twenty terms still gets an answer. When no sentence covers any term
 // but chunks were retrieved, the lead sentence of the best chunk is the answer: retrieval ranked it
 // first, and a cited sentence is more use than "nothing found" next to a list of sources.
-import { proseOnly } from './code-spans.js';
+import { sentencesWithContext } from './answer-sentences.js';
+import { coveredCount, sentenceWords, termWeights, weightedCoverage } from './sentence-weights.js';
 
 export interface AnswerSentence {
   readonly text: string;
@@ -23,37 +24,15 @@ export interface CandidateChunk {
 const MAX_SENTENCES = 3;
 const LAMBDA = 0.7;
 
-function words(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
-}
-
-function stemMatches(word: string, term: string): boolean {
-  const stem = term.length > 5 ? term.slice(0, term.length - 2) : term;
-  return word.startsWith(stem);
-}
-
 function similarity(a: Set<string>, b: Set<string>): number {
   let shared = 0;
   for (const word of a) if (b.has(word)) shared += 1;
   return shared / Math.max(1, Math.min(a.size, b.size));
 }
 
+/** The quotable sentences of a chunk, in order (answer-sentences.ts says what is quotable). */
 export function splitSentences(text: string): string[] {
-  // A sentence ends at . ! or ? followed by whitespace, so "2.5 GB" inside a sentence does not split it.
-  // Paragraphs and Markdown heading lines are separate blocks first, so a heading without a full stop
-  // does not swallow the sentence after it. Fenced code blocks are not prose and are dropped first.
-  return (
-    proseOnly(text)
-      .split(/\n\s*\n|\n(?=\s*#)|(?<=^\s*#[^\n]*)\n/mu)
-      .map((block) => block.replace(/\s+/g, ' ').trim())
-      .flatMap((block) => block.split(/(?<=[.!?]["')\]]?)\s+/u))
-      .map((s) => s.trim())
-      // Fragments (a cut-off tail, a table cell) are not sentences worth citing.
-      .filter(
-        (s) =>
-          s.length >= 20 && s.length <= 600 && s.split(' ').length >= 6 && /^[\p{L}\p{N}"'*`(-]/u.test(s),
-      )
-  );
+  return sentencesWithContext(text).map((s) => s.text);
 }
 
 export function extractiveAnswer(
@@ -61,21 +40,31 @@ export function extractiveAnswer(
   chunks: readonly CandidateChunk[],
 ): AnswerSentence[] {
   const scored = chunks.flatMap((chunk) =>
-    splitSentences(chunk.text).map((text) => {
-      const sentenceWords = words(text);
-      const covered = terms.filter((term) =>
-        [...sentenceWords].some((word) => stemMatches(word, term)),
-      ).length;
-      return { text, chunkId: chunk.chunkId, rank: chunk.rank, words: sentenceWords, covered };
+    sentencesWithContext(chunk.text).map(({ text, context }) => {
+      const parts = sentenceWords(text, context);
+      return {
+        text,
+        chunkId: chunk.chunkId,
+        rank: chunk.rank,
+        words: parts.all,
+        parts,
+        covered: coveredCount(parts, terms),
+      };
     }),
   );
   if (terms.length === 0 || scored.length === 0) return [];
   const best = scored.reduce((max, c) => Math.max(max, c.covered), 0);
   if (best === 0) return leadSentence(scored);
+  // Qualifying counts terms; ranking weighs them (sentence-weights.ts): rare terms over common ones,
+  // nothing for words inside quotation marks, and a share for the section label that names them.
   const floor = Math.max(1, Math.ceil(best / 2));
+  const weights = termWeights(
+    scored.map((c) => c.parts),
+    terms,
+  );
   const candidates = scored.map((c) => ({
     ...c,
-    relevance: c.covered < floor ? 0 : c.covered / terms.length + 0.1 / (1 + c.rank),
+    relevance: c.covered < floor ? 0 : weightedCoverage(c.parts, terms, weights) + 0.1 / (1 + c.rank),
   }));
   // The same sentence often appears in two overlapping chunks: keep its first (best-ranked) copy.
   const seen = new Set<string>();

@@ -12,9 +12,12 @@ import {
   type CandidateChunk,
 } from './extractive-answer.js';
 
-/** Chunks whose sentences are considered, best-ranked first, and the most sentences embedded. */
-export const MEANING_CHUNKS = 5;
-export const MEANING_MAX_SENTENCES = 40;
+/** Chunks whose sentences are considered, best-ranked first, and the most sentences embedded: the
+ * answering section is among the first eight chunks more often than the first five (issue 39's
+ * answer set: cites rate, train split, semantic 0.58 -> 0.65, hybrid 0.69 -> 0.73), for 60 % more
+ * sentences to embed per question. */
+export const MEANING_CHUNKS = 8;
+export const MEANING_MAX_SENTENCES = 64;
 const MAX_ANSWER_SENTENCES = 3;
 /** A sentence qualifies when its similarity lies in the top share of the candidates' range. */
 const QUALIFYING_SHARE = 0.6;

@@ -5,10 +5,8 @@
 // command line that happens to contain the question's words ranks below prose about it (issue 8.15).
 import { proseOnly, proseShare } from './code-spans.js';
 import type { SearchHit } from './knowledge-store.js';
+import { termPrefix } from './query-terms.js';
 
-function stem(term: string): string {
-  return term.length > 5 ? term.slice(0, term.length - 2) : term;
-}
 
 const WORD_CHAR = /^[\p{L}\p{N}_]$/u;
 
@@ -77,7 +75,7 @@ function eventsByScan(lower: string, prefixes: readonly string[]): [number, numb
 /** Fraction of distinct terms present, and the shortest word window holding all present terms. */
 export function termFeatures(text: string, terms: readonly string[]): { coverage: number; window: number } {
   const lower = text.toLowerCase();
-  const prefixes = terms.map(stem);
+  const prefixes = terms.map(termPrefix);
   // Events come in position order (term order within a word).
   const events = prefixes.every(wordOnly) ? eventsByScan(lower, prefixes) : eventsBySplit(lower, prefixes);
   const present = new Set(events.map(([, index]) => index)).size;

@@ -23,6 +23,8 @@ export class DiskEmbeddingCache implements EmbeddingProvider {
   ) {
     mkdirSync(join(path, '..'), { recursive: true });
     this.db = new DatabaseSync(path);
+    // Several benchmarks (and helpers' runs) share the file: wait for another writer's commit.
+    this.db.exec('PRAGMA busy_timeout = 60000');
     this.db.exec('CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)');
   }
 

@@ -12,6 +12,7 @@ import { retrievalBench } from './retrieval-bench.js';
 import { vectorBench } from './vector-bench.js';
 import { hybridBench } from './hybrid-bench.js';
 import { hybridLatencyBench } from './hybrid-latency-bench.js';
+import { answersBench } from './answers-bench.js';
 import { toolSearchBench } from './tool-search-bench.js';
 import { oauthBench } from './oauth-bench.js';
 import { slowKeysBench } from './slow-keys-bench.js';
@@ -27,6 +28,7 @@ if (only === undefined || only === 'knowledge' || only === 'postgres') await pgR
 if (only === undefined || only === 'vectors') await vectorBench();
 if (only === undefined || only === 'hybrid') await hybridBench();
 if (only === undefined || only === 'hybrid' || only === 'hybrid-latency') await hybridLatencyBench();
+if (only === undefined || only === 'answers') await answersBench();
 if (only === undefined || only === 'tools') await toolSearchBench();
 if (only === undefined || only === 'oauth') await oauthBench();
 if (only === undefined || only === 'oauth' || only === 'oauth-slow-keys') await slowKeysBench();
