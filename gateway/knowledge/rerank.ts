@@ -7,7 +7,6 @@ import { proseOnly, proseShare } from './code-spans.js';
 import type { SearchHit } from './knowledge-store.js';
 import { termPrefix } from './query-terms.js';
 
-
 const WORD_CHAR = /^[\p{L}\p{N}_]$/u;
 
 /** Whether one code point is a word character: the class the word split below uses. */

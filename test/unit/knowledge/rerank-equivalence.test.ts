@@ -1,14 +1,16 @@
 // Pins the re-rank's features to the word-split definition they had before the split was replaced
 // by an indexOf scan (issue 39 goal 5): the same coverage and window for any text and terms, so the
-// speed-up cannot move a result. The reference below is the earlier implementation, verbatim.
+// speed-up cannot move a result. The reference below is the earlier implementation, verbatim, except
+// that it takes each term's prefix from termPrefix (the inflection rule the answers work of issue 39
+// added), which is what is matched, not how.
 import { describe, expect, it } from 'vitest';
 import { rerank, termFeatures } from '../../../gateway/knowledge/rerank.js';
 import type { SearchHit } from '../../../gateway/knowledge/index.js';
+import { termPrefix } from '../../../gateway/knowledge/query-terms.js';
 
 function referenceFeatures(text: string, terms: readonly string[]): { coverage: number; window: number } {
-  const stem = (term: string) => (term.length > 5 ? term.slice(0, term.length - 2) : term);
   const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-  const prefixes = terms.map(stem);
+  const prefixes = terms.map(termPrefix);
   const events: [number, number][] = [];
   words.forEach((word, position) => {
     prefixes.forEach((prefix, index) => {
