@@ -46,6 +46,10 @@ export interface SearchOutcome {
   readonly terms: string[];
   readonly records: SearchRecord[];
   readonly texts: string[];
+  /** The best-ranked `limit` chunks in chunk order, whatever the grouping: what an extractive answer
+   * is drawn from (a document's answering passage is often not its best chunk). Their documents are
+   * always among `records`: a document's best chunk ranks no lower than any other of its chunks. */
+  readonly passages: { readonly chunkId: string; readonly docId: string; readonly text: string }[];
   /** Present when the workspace has embeddings or the request named a mode. */
   readonly retrieval: RetrievalRecord | undefined;
   readonly question: Retrieved['question'];
@@ -77,7 +81,9 @@ export interface QueryResult {
   /** Why the configured chat model's answer was not used (the extractive one was), or null. */
   readonly fallback_reason: AnswerFailure | null;
   readonly answer: string;
-  readonly citations: readonly { n: number; chunk_id: string; text: string }[];
+  /** `chunk_id` is the quoted chunk; `doc_id` its document, always one of `sources` (by default a
+   * source is a document shown by its best chunk, and the quoted chunk may be another of its chunks). */
+  readonly citations: readonly { n: number; chunk_id: string; doc_id: string; text: string }[];
   readonly sources: readonly SearchRecord[];
   /** How the sources were found and (for the extractive answer) how its sentences were chosen:
    * present when the workspace has embeddings or the request named a mode. */
@@ -175,6 +181,11 @@ export class KnowledgeService {
           terms,
           records,
           texts: entries.map(({ best }) => best.hit.text),
+          passages: retrieved.hits.slice(0, request.limit).map(({ hit }) => ({
+            chunkId: chunkId(hit.docId, hit.chunkNo),
+            docId: hit.docId,
+            text: hit.text,
+          })),
           retrieval: shown ? { requested, used, fallback_reason: fallbackReason } : undefined,
           question: retrieved.question,
         };
@@ -187,7 +198,7 @@ export class KnowledgeService {
     request: SearchRequest,
     answererConfig?: AnswererConfig,
   ): Promise<QueryResult> {
-    const { terms, records, texts, retrieval, question } = await this.search(principal, request);
+    const { terms, records, texts, passages, retrieval, question } = await this.search(principal, request);
     const describe = (sentencesBy: 'meaning' | 'word_overlap' | null) =>
       retrieval === undefined ? {} : { retrieval: { ...retrieval, sentences_by: sentencesBy } };
     let fallback: AnswerFailure | null = null;
@@ -210,7 +221,7 @@ export class KnowledgeService {
           answer,
           citations: cited.map((n) => {
             const record = records[n - 1] as SearchRecord;
-            return { n, chunk_id: record.chunk_id, text: record.snippet };
+            return { n, chunk_id: record.chunk_id, doc_id: record.doc_id, text: record.snippet };
           }),
           sources: records,
           ...describe(null),
@@ -227,17 +238,19 @@ export class KnowledgeService {
         );
       }
     }
-    const chunks = records.map((record, index) => ({
-      chunkId: record.chunk_id,
-      text: texts[index] as string,
+    const chunks = passages.map((passage, index) => ({
+      chunkId: passage.chunkId,
+      text: passage.text,
       rank: index,
     }));
+    const docOf = new Map(passages.map((passage) => [passage.chunkId, passage.docId]));
     const byMeaning =
       question === undefined ? undefined : await this.meaningSentences(principal, question.vector, chunks);
     const sentences = byMeaning ?? extractiveAnswer(terms, chunks);
     const citations = sentences.map((sentence, index) => ({
       n: index + 1,
       chunk_id: sentence.chunkId,
+      doc_id: docOf.get(sentence.chunkId) as string,
       text: sentence.text,
     }));
     const answer =

@@ -311,12 +311,15 @@ describe('documents, not fragments', () => {
 
     const answer = (await (
       await post('/agent/query', reader.key, { query: QUERY, options: { response_format: 'json' } })
-    ).json()) as { citations: { chunk_id: string }[]; sources: Grouped[] };
+    ).json()) as { citations: { chunk_id: string; doc_id: string }[]; sources: Grouped[] };
     expect(answer.sources.length).toBeGreaterThan(0);
     expect(new Set(answer.sources.map((s) => s.doc_id)).size).toBe(answer.sources.length);
     expect(answer.citations.length).toBeGreaterThan(0);
-    for (const citation of answer.citations)
-      expect(answer.sources.map((s) => s.chunk_id)).toContain(citation.chunk_id);
+    // A citation quotes a chunk of a listed document (not necessarily the document's best chunk).
+    for (const citation of answer.citations) {
+      expect(answer.sources.map((s) => s.doc_id)).toContain(citation.doc_id);
+      expect(citation.chunk_id.startsWith(`${citation.doc_id}#c`)).toBe(true);
+    }
   });
 });
 
@@ -371,17 +374,27 @@ describe('POST /agent/query', () => {
     ).json()) as {
       answer: string;
       answerer: string;
-      citations: { n: number; chunk_id: string; text: string }[];
+      citations: { n: number; chunk_id: string; doc_id: string; text: string }[];
       sources: Result[];
     };
     expect(body.answerer).toBe('extractive');
     expect(body.citations.length).toBeGreaterThan(0);
     for (const citation of body.citations) {
       expect(body.answer).toContain(`${citation.text} [${citation.n}]`);
-      const source = body.sources.find((s) => s.chunk_id === citation.chunk_id);
+      // The quoted chunk is a chunk of a listed source document, and holds the sentence verbatim.
+      const source = body.sources.find((s) => s.doc_id === citation.doc_id);
       expect(source).toBeDefined();
-      const page = await getDocumentPage(h.url, reader.key, source!.doc_id);
-      const chunk = page.chunks.find((c) => c.chunk_id === citation.chunk_id);
+      expect(citation.chunk_id.startsWith(`${source!.doc_id}#c`)).toBe(true);
+      const quoted = (await (
+        await mcpPost(h.url, reader.key, {
+          method: 'tools/call',
+          params: {
+            name: 'get_document',
+            arguments: { doc_id: source!.doc_id, chunk_id: citation.chunk_id },
+          },
+        })
+      ).json()) as { result: { structuredContent: { chunks: { chunk_id: string; text: string }[] } } };
+      const chunk = quoted.result.structuredContent.chunks.find((c) => c.chunk_id === citation.chunk_id);
       expect(chunk?.text.replace(/\s+/g, ' ')).toContain(citation.text);
     }
   });

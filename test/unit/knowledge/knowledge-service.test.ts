@@ -223,7 +223,12 @@ describe('KnowledgeService.query with a chat answerer', () => {
     const result = await twin.query(reader, request('revoke key'), answererConfig);
     expect(result).toMatchObject({ answerer: 'openai-compatible', model: 'twin', fallback_reason: null });
     expect(result.citations).toEqual([
-      { n: 2, chunk_id: result.sources[1]?.chunk_id, text: result.sources[1]?.snippet },
+      {
+        n: 2,
+        chunk_id: result.sources[1]?.chunk_id,
+        doc_id: result.sources[1]?.doc_id,
+        text: result.sources[1]?.snippet,
+      },
     ]);
   });
 
