@@ -9,10 +9,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { validateConfig, type GatewayConfig } from '../../gateway/config/index.js';
 import {
+  CANDIDATE_POOL,
   KnowledgeService,
-  makeSnippet,
-  queryTerms,
-  retrieve,
   SqliteKnowledgeStore,
   WorkspaceEmbeddings,
   type EmbeddingProvider,
@@ -35,10 +33,6 @@ const INDEX = { ...DEFAULT_VECTOR_INDEX, build: 'inline' as const };
 /** Issue 39 goal 5, at 100k chunks on the embedded store, the question's embedding excluded. */
 const GOALS = { hybridP95: 30, lexicalP95: 15, chunks: 100_000 };
 
-/** HYBRID_LATENCY_POOL=200: each list offers a fixed pool of that many candidates and the page is
- * one record per document (the shape issue 39 gives search), measured through retrieve() until the
- * service itself searches that way; unset: through KnowledgeService as it is. */
-const POOL = Number(process.env['HYBRID_LATENCY_POOL'] ?? 0);
 /** HYBRID_LATENCY_SIZES=100000 and HYBRID_LATENCY_PG=off narrow a run (profiling, before/after pairs). */
 const SIZES = (process.env['HYBRID_LATENCY_SIZES'] ?? '10000,100000').split(',').map(Number);
 const WITH_PG = process.env['HYBRID_LATENCY_PG'] !== 'off';
@@ -50,34 +44,6 @@ interface Request {
   readonly sourceType: undefined;
   readonly snippetChars: number;
   readonly mode: RetrievalMode;
-}
-
-/** One search with a fixed candidate pool, collapsed to one record per document, `limit` records with
- * snippets: what KnowledgeService.search does once issue 39's collapse lands. */
-async function pooledSearch(
-  store: KnowledgeStore,
-  embeddings: WorkspaceEmbeddings,
-  request: Request,
-): Promise<RetrievalMode> {
-  const terms = queryTerms(request.query);
-  const retrieved = await retrieve({
-    store: store.workspace('bench'),
-    workspace: 'bench',
-    query: request.query,
-    terms,
-    filters: { allowedSourceIds: ['src'], sourceId: undefined, sourceType: undefined },
-    poolSize: POOL,
-    mode: request.mode,
-    embeddings,
-  });
-  const seen = new Set<string>();
-  for (const { hit } of retrieved.hits) {
-    if (seen.size === request.limit) break;
-    if (seen.has(hit.docId)) continue;
-    seen.add(hit.docId);
-    makeSnippet(hit.text, terms, request.snippetChars);
-  }
-  return retrieved.retrieval.used;
 }
 
 /** The p95 of each mode at the goal's size on the embedded store, for the verdict line. */
@@ -142,9 +108,7 @@ async function measure(label: string, store: KnowledgeStore, chunks: number): Pr
     mode,
   });
   const search = async (query: string, mode: RetrievalMode): Promise<RetrievalMode | undefined> =>
-    POOL > 0
-      ? pooledSearch(store, embeddings, request(query, mode))
-      : (await service.search(principal, request(query, mode))).retrieval?.used;
+    (await service.search(principal, request(query, mode))).retrieval?.used;
   const firstStarted = performance.now();
   await search(queries[0] as string, 'hybrid');
   const first = performance.now() - firstStarted;
@@ -192,10 +156,7 @@ export async function hybridLatencyBench(): Promise<void> {
   console.log(
     '\n== Search latency by mode (issue 22: lexical, semantic, hybrid; question embedding excluded) ==',
   );
-  const pool =
-    POOL > 0
-      ? `a fixed pool of ${POOL} candidates per list, one record per document (through retrieve())`
-      : 'the candidate pool KnowledgeService takes (through KnowledgeService)';
+  const pool = `KnowledgeService's fixed pool of ${CANDIDATE_POOL} candidates per list, one record per document`;
   console.log(
     `conditions: Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg()
       .map((n) => n.toFixed(1))
