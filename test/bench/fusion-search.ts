@@ -219,24 +219,131 @@ function search(start: Linear): Linear {
   return best;
 }
 
+/** One query's union of candidates, ready for any semantic weight (the product's rule: lexical
+ * over the best lexical, cosine above the floor; a lexical-only chunk's cosine is the semantic
+ * list's last one, a semantic-only chunk's lexical part 0). */
+interface Prepared {
+  set: string;
+  half: Row['half'];
+  f: Features;
+  doc: Int32Array;
+  lex: Float64Array;
+  sem: Float64Array;
+  relevant: number;
+  lexicalRr: number;
+}
+
+function prepare(row: Row, floor: number): Prepared {
+  const s1 = row.lex[0]?.[2] ?? 1;
+  const last = row.sem.at(-1)?.[2] ?? floor;
+  const bySem = new Map(row.sem.map((h) => [h[0] * 4096 + h[1], h[2]]));
+  const doc: number[] = [];
+  const lex: number[] = [];
+  const sem: number[] = [];
+  const seen = new Set<number>();
+  for (const h of row.lex) {
+    const k = h[0] * 4096 + h[1];
+    seen.add(k);
+    doc.push(h[0]);
+    lex.push(h[2] / s1);
+    sem.push(Math.max(0, (bySem.get(k) ?? last) - floor));
+  }
+  for (const h of row.sem) {
+    if (seen.has(h[0] * 4096 + h[1])) continue;
+    doc.push(h[0]);
+    lex.push(0);
+    sem.push(Math.max(0, h[2] - floor));
+  }
+  return {
+    set: row.set,
+    half: row.half,
+    f: features(row),
+    doc: Int32Array.from(doc),
+    lex: Float64Array.from(lex),
+    sem: Float64Array.from(sem),
+    relevant: row.relevant,
+    lexicalRr: rr(row, lexicalRule(row)),
+  };
+}
+
+function fastRr(p: Prepared, w: number): number {
+  // Ties go to the earlier entry (lexical rank, then semantic rank), as in the product.
+  let best = -1;
+  let bestAt = -1;
+  for (let i = 0; i < p.doc.length; i += 1) {
+    const score = (p.lex[i] as number) + w * (p.sem[i] as number);
+    if (p.doc[i] === p.relevant && score > best) {
+      best = score;
+      bestAt = i;
+    }
+  }
+  if (best < 0) return 0;
+  const above = new Set<number>();
+  for (let i = 0; i < p.doc.length; i += 1) {
+    if (p.doc[i] === p.relevant) continue;
+    const score = (p.lex[i] as number) + w * (p.sem[i] as number);
+    if (score > best || (score === best && i < bestAt)) {
+      above.add(p.doc[i] as number);
+      if (above.size >= 10) return 0;
+    }
+  }
+  return 1 / (above.size + 1);
+}
+
+type Weight = (f: Features) => number;
+
+function fastTable(prepared: readonly Prepared[], rules: Record<string, Weight>): void {
+  for (const half of ['train', 'held-out'] as const) {
+    console.log(`\n${half}: ${SETS.map((s) => s.padStart(18)).join('')}`);
+    for (const [name, weight] of Object.entries(rules)) {
+      const cells = SETS.map((set) => {
+        const mine = prepared.filter((p) => p.set === set && p.half === half);
+        const m = mine.reduce((a, p) => a + fastRr(p, weight(p.f)), 0) / mine.length;
+        const l = mine.reduce((a, p) => a + p.lexicalRr, 0) / mine.length;
+        return `${m.toFixed(3)} ${(m / l).toFixed(3)}×`.padStart(18);
+      });
+      console.log(`${name.padEnd(40)}${cells.join('')}`);
+    }
+  }
+}
+
+if (process.argv[3] === 'fast') {
+  const floor = Number(process.env['F'] ?? 0.2);
+  const prepared = rows.map((r) => prepare(r, floor));
+  const rules: Record<string, Weight> = {};
+  for (const w of (process.env['W'] ?? '1,2,3').split(',').map(Number)) rules[`fixed ${w}`] = () => w;
+  // The rule chosen (gateway/knowledge/adaptive-fusion.ts semanticWeight), and others tried.
+  rules['chosen: shape × coverage'] = (f) =>
+    f.stopShare > 0 || f.terms >= 4 ? (f.lexCoverage < 1 ? 3 : 1) : f.lexCoverage < 1 ? 0.2 : 0;
+  rules['shape only (2 / 0)'] = (f) => (f.stopShare > 0 || f.terms >= 4 ? 2 : 0);
+  rules['coverage only (2 / 0.3)'] = (f) => (f.lexCoverage < 1 ? 2 : 0.3);
+  rules['agreement (3 × top-10 overlap)'] = (f) => 3 * f.agreement;
+  rules['top cosine (8 × (top − 0.45))'] = (f) => Math.max(0, 8 * (f.semTop - 0.45));
+  fastTable(prepared, rules);
+  process.exit(0);
+}
+
 const base: Record<string, Rule> = {
   lexical: lexicalRule,
   semantic: semanticRule,
   'convex 0.6 min-max (pool 200)': convexMinMax(0.6),
   'rrf 60': rrf(60),
 };
-for (const w of [0.2, 0.4, 0.6, 1])
-  for (const complete of ['zero', 'floor', 'exact'] as const)
-    base[`fixed w ${w} floor 0.2 ${complete}`] = linearRule({
-      b0: w,
-      agree: 0,
-      stop: 0,
-      semTop: 0,
-      coverage: 0,
-      gap: 0,
-      floor: 0.2,
-      complete,
-    });
+// A grid of fixed weights and floors: W=1,2 F=0.1,0.2 C=floor,exact (environment).
+const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',');
+for (const w of list('W', '1,2').map(Number))
+  for (const floor of list('F', '0.2').map(Number))
+    for (const complete of list('C', 'floor') as Params['complete'][])
+      base[`fixed w ${w} floor ${floor} ${complete}`] = linearRule({
+        b0: w,
+        agree: 0,
+        stop: 0,
+        semTop: 0,
+        coverage: 0,
+        gap: 0,
+        floor,
+        complete,
+      });
 table(base, 'train');
 if (process.argv[3] === 'search') {
   const found = search({
