@@ -345,6 +345,7 @@ for (const w of list('W', '1,2').map(Number))
         complete,
       });
 table(base, 'train');
+table(base, 'held-out');
 if (process.argv[3] === 'search') {
   const found = search({
     b0: 0.5,
