@@ -1,8 +1,10 @@
-// Hybrid retrieval quality (issue 22): MRR@10, nDCG@10 and R@10 of lexical, semantic and hybrid
-// search (several fusion rules) on two known-item sets, manpages-dev and Debian package descriptions,
-// with the real all-MiniLM-L6-v2 served by test/infra/embeddings; plus the embedding pass's
-// throughput against that server and the re-sync that makes no embedding call. Every mode runs
-// through the gateway's own KnowledgeService on the embedded store, in the same run.
+// Hybrid retrieval quality (issues 22, 39): MRR@10, nDCG@10 and R@10 of lexical, semantic and hybrid
+// search (the adaptive default beside the old fixed blend and RRF) on four known-item sets
+// (manpages-dev and Debian package descriptions, each natural-language and keyword-style; their
+// train and held-out halves apart, with the issue-39 goal lines), with the real all-MiniLM-L6-v2
+// served by test/infra/embeddings; plus the embedding pass's throughput against that server and the
+// re-sync that makes no embedding call. Every mode runs through the gateway's own KnowledgeService
+// on the embedded store, in the same run.
 import { cpus, loadavg } from 'node:os';
 import { embedSource } from '../../gateway/knowledge/embed-source.js';
 import {
@@ -235,7 +237,7 @@ async function queryEmbeddingLatency(set: KnownItemSet, http: EmbeddingProvider)
 }
 
 export async function hybridBench(): Promise<void> {
-  console.log('\n== Hybrid retrieval benchmark (issue 22: lexical vs semantic vs hybrid) ==');
+  console.log('\n== Hybrid retrieval benchmark (issues 22, 39: lexical vs semantic vs hybrid) ==');
   const { server, http } = await startBenchEmbeddings();
   try {
     console.log(
