@@ -1,31 +1,27 @@
-// Fuses the lexical and the semantic candidate lists of one search into one ranking (issue 22). Two
-// rules are implemented so the benchmark can compare them on the same run: reciprocal rank fusion
-// (ranks only) and a convex blend of min-max-normalised scores (the re-ranked BM25 score and the
-// cosine). Which one search uses, and with what weight, was decided by measurement: DEFAULT_FUSION.
+// Fuses the lexical and the semantic candidate lists of one search into one ranking (issues 22, 39).
+// Three rules, so the benchmark can compare them in one run: reciprocal rank fusion (ranks only), a
+// convex blend of min-max-normalised scores (tool search's rule), and the adaptive rule document
+// search uses (adaptive-fusion.ts), which weighs the semantic list per query by how far it can be
+// trusted. Which one search uses was decided by measurement: DEFAULT_FUSION.
+import {
+  adaptiveScores,
+  type FoundBy,
+  type FusedHit,
+  type QueryShape,
+  type SemanticCandidate,
+} from './adaptive-fusion.js';
+
+export type { FoundBy, FusedHit, SemanticCandidate } from './adaptive-fusion.js';
 import type { SearchHit } from './knowledge-store.js';
 
-export type FoundBy = 'lexical' | 'semantic' | 'lexical+semantic';
-
-export type Fusion =
+/** The rules that need nothing but the two ranked lists (tool search uses these). */
+export type RankFusion =
   { readonly kind: 'rrf'; readonly k: number } | { readonly kind: 'convex'; readonly lexicalWeight: number };
 
-export interface SemanticCandidate {
-  readonly hit: SearchHit;
-  readonly similarity: number;
-}
+export type Fusion = RankFusion | { readonly kind: 'adaptive' };
 
-export interface FusedHit {
-  readonly hit: SearchHit;
-  readonly score: number;
-  readonly foundBy: FoundBy;
-}
-
-/** The rule search uses, chosen by measurement (npm run bench -- hybrid, all-MiniLM-L6-v2): of RRF
- * (k 60) and convex blends with lexical weights 0.3-0.7, the 0.6 blend was best on both known-item
- * sets, MRR@10 1.070x lexical on manpages-dev and 1.041x on Debian package descriptions; RRF was
- * 1.005x and 1.003x, and blends that lean on the (weaker) semantic list fell below lexical (0.3:
- * 0.977x on manpages). docs/benchmarks.md#hybrid-retrieval. */
-export const DEFAULT_FUSION: Fusion = { kind: 'convex', lexicalWeight: 0.6 };
+/** The rule document search uses: adaptive-fusion.ts says how it was chosen and what it measured. */
+export const DEFAULT_FUSION: Fusion = { kind: 'adaptive' };
 
 function key(hit: SearchHit): string {
   return `${hit.chunkNo}:${hit.docId}`;
@@ -58,12 +54,15 @@ export interface Fused<T> {
   readonly foundBy: FoundBy;
 }
 
-/** One ranking of both lists' chunks, best first; ties by lexical rank, then semantic rank. */
+/** One ranking of both lists' chunks, best first; ties by lexical rank, then semantic rank. A
+ * chunk's score depends on the two lists only, never on how many results are shown afterwards. */
 export function fuse(
   lexical: readonly SearchHit[],
   semantic: readonly SemanticCandidate[],
   fusion: Fusion = DEFAULT_FUSION,
+  shape: QueryShape = { terms: [], words: 0 },
 ): FusedHit[] {
+  if (fusion.kind === 'adaptive') return adaptiveScores(lexical, semantic, shape);
   return fuseRanked(
     lexical.map((hit) => ({ item: hit, score: hit.score })),
     semantic.map((candidate) => ({ item: candidate.hit, score: candidate.similarity })),
@@ -77,7 +76,7 @@ export function fuseRanked<T>(
   lexical: readonly Scored<T>[],
   semantic: readonly Scored<T>[],
   keyOf: (item: T) => string,
-  fusion: Fusion = DEFAULT_FUSION,
+  fusion: RankFusion,
 ): Fused<T>[] {
   const entries = new Map<string, Entry<T>>();
   const lexicalScores = normalised(lexical.map((candidate) => candidate.score));

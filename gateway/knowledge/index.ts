@@ -38,7 +38,7 @@ export { fuse, fuseRanked, DEFAULT_FUSION } from './hybrid-fusion.js';
 export { embedQuery } from './query-embedding.js';
 export { unitVector, dotAt } from './vector-math.js';
 export type { QueryVector } from './query-embedding.js';
-export type { Fusion, FoundBy, Scored, Fused } from './hybrid-fusion.js';
+export type { Fusion, RankFusion, FoundBy, Scored, Fused } from './hybrid-fusion.js';
 export { meaningAnswer } from './meaning-answer.js';
 export { SyncEngine } from './sync-engine.js';
 export type { SyncReport, ConnectorFactory } from './sync-engine.js';

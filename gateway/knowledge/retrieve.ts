@@ -121,10 +121,10 @@ export async function retrieve(input: RetrieveInput): Promise<Retrieved> {
   const hits: RetrievedHit[] =
     requested === 'semantic'
       ? semantic.map(({ hit, similarity }) => ({ hit: { ...hit, score: similarity }, foundBy: 'semantic' }))
-      : fuse(lexical, semantic, input.fusion ?? DEFAULT_FUSION).map(({ hit, score, foundBy }) => ({
-          hit: { ...hit, score },
-          foundBy,
-        }));
+      : fuse(lexical, semantic, input.fusion ?? DEFAULT_FUSION, {
+          terms: input.terms,
+          words: (input.query.match(/[\p{L}\p{N}_]+/gu) ?? []).length,
+        }).map(({ hit, score, foundBy }) => ({ hit: { ...hit, score }, foundBy }));
   return {
     hits,
     retrieval: { requested, used: requested, fallbackReason: null },

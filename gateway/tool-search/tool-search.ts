@@ -9,7 +9,7 @@ import {
   unitVector,
   fuseRanked,
   type FoundBy,
-  type Fusion,
+  type RankFusion,
   type RetrievalFallback,
   type RetrievalMode,
   type WorkspaceEmbeddings,
@@ -55,9 +55,9 @@ export interface ToolSearchRequest {
 /** How tool search fuses words and meaning, chosen on the odd half of the tool-retrieval set (npm
  * run bench -- tools, all-MiniLM-L6-v2) among RRF and convex blends 0.3-0.7: 0.4 and 0.5 had the
  * best R@5 there (0.822), 0.4 the better R@1 of the two. Tools lean more on meaning than documents
- * (DEFAULT_FUSION, 0.6): a tool's text is a name and a sentence or two, so a task rarely shares its
+ * (whose fixed blend was 0.6 before the adaptive rule): a tool's text is a name and a sentence or two, so a task rarely shares its
  * words. */
-export const TOOL_FUSION: Fusion = { kind: 'convex', lexicalWeight: 0.4 };
+export const TOOL_FUSION: RankFusion = { kind: 'convex', lexicalWeight: 0.4 };
 
 /** Candidates each list contributes to a fusion. */
 function poolSize(limit: number): number {
@@ -83,14 +83,14 @@ function semanticRanking(
 }
 
 export interface ToolSearchOptions {
-  readonly fusion?: Fusion;
+  readonly fusion?: RankFusion;
   readonly clock?: VectorClock;
   readonly logger?: Logger;
 }
 
 export class ToolSearch {
   readonly vectors: ToolVectors;
-  private readonly fusion: Fusion;
+  private readonly fusion: RankFusion;
 
   constructor(
     private readonly embeddings: WorkspaceEmbeddings | undefined,

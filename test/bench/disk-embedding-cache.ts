@@ -16,15 +16,16 @@ export class DiskEmbeddingCache implements EmbeddingProvider {
 
   constructor(
     private readonly inner: EmbeddingProvider,
-    path = join(
-      process.env['AGW_EMBED_CACHE'] ?? join(homedir(), '.cache', 'agw-embeddings'),
-      'bench-vectors.sqlite',
-    ),
+    // AGW_BENCH_VECTORS: another file (a private copy while another run writes the shared one).
+    path = process.env['AGW_BENCH_VECTORS'] ??
+      join(
+        process.env['AGW_EMBED_CACHE'] ?? join(homedir(), '.cache', 'agw-embeddings'),
+        'bench-vectors.sqlite',
+      ),
   ) {
     mkdirSync(join(path, '..'), { recursive: true });
-    this.db = new DatabaseSync(path);
-    // Several benchmarks (and helpers' runs) share the file: wait for another writer's commit.
-    this.db.exec('PRAGMA busy_timeout = 60000');
+    // Two benchmark processes may share the file: wait for the other's write instead of failing.
+    this.db = new DatabaseSync(path, { timeout: 60_000 });
     this.db.exec('CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)');
   }
 
@@ -55,12 +56,19 @@ export class DiskEmbeddingCache implements EmbeddingProvider {
       const put = this.db.prepare('INSERT OR REPLACE INTO vectors (key, vector) VALUES (?, ?)');
       const byText = new Map<string, Float32Array>();
       this.db.exec('BEGIN');
-      missing.forEach((text, i) => {
-        const vector = vectors[i] as Float32Array;
-        byText.set(text, vector);
-        put.run(this.key(text), new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength));
-      });
-      this.db.exec('COMMIT');
+      try {
+        missing.forEach((text, i) => {
+          const vector = vectors[i] as Float32Array;
+          byText.set(text, vector);
+          put.run(this.key(text), new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength));
+        });
+        this.db.exec('COMMIT');
+      } catch (error) {
+        // A transaction left open would hold the file's lock and fail every later call (and every
+        // other process sharing the file).
+        this.db.exec('ROLLBACK');
+        throw error;
+      }
       return texts.map((text, i) => found[i] ?? (byText.get(text) as Float32Array));
     }
     return found as Float32Array[];

@@ -1,9 +1,10 @@
-// Hybrid retrieval quality (issue 22): MRR@10, nDCG@10 and R@10 of lexical, semantic and hybrid
-// search (several fusion rules) on two known-item sets, manpages-dev and Debian package descriptions,
-// with the real all-MiniLM-L6-v2 served by test/infra/embeddings; plus the embedding pass's
-// throughput against that server and the re-sync that makes no embedding call. Every mode runs
-// through the gateway's own KnowledgeService on the embedded store, in the same run.
-import { execFileSync } from 'node:child_process';
+// Hybrid retrieval quality (issues 22, 39): MRR@10, nDCG@10 and R@10 of lexical, semantic and hybrid
+// search (the adaptive default beside the old fixed blend and RRF) on four known-item sets
+// (manpages-dev and Debian package descriptions, each natural-language and keyword-style; their
+// train and held-out halves apart, with the issue-39 goal lines), with the real all-MiniLM-L6-v2
+// served by test/infra/embeddings; plus the embedding pass's throughput against that server and the
+// re-sync that makes no embedding call. Every mode runs through the gateway's own KnowledgeService
+// on the embedded store, in the same run.
 import { cpus, loadavg } from 'node:os';
 import { embedSource } from '../../gateway/knowledge/embed-source.js';
 import {
@@ -13,28 +14,32 @@ import {
   WorkspaceEmbeddings,
   type EmbeddingProvider,
 } from '../../gateway/knowledge/index.js';
-import { CONVEX_SWEEP, embeddingsBenchConfig, RRF_60, SEMANTIC, type Variant } from './retrieval-variants.js';
+import { embeddingsBenchConfig, RRF_60, SEMANTIC, type Variant } from './retrieval-variants.js';
+import { hybridSets, type Half, type KnownItemSet } from './hybrid-sets.js';
 import { startBenchEmbeddings } from './bench-embeddings.js';
-import { loadDebianDescriptions, installDescriptions } from './debian-descriptions-corpus.js';
 import { DiskEmbeddingCache } from './disk-embedding-cache.js';
 import { benchPrincipal, docRank } from './knowledge-bench-support.js';
-import { corpusAvailable, loadManPages } from './manpages-corpus.js';
 import { ingest } from './retrieval-bench.js';
-
-interface KnownItemSet {
-  readonly name: string;
-  readonly docs: readonly { id: string; title: string; body: string }[];
-  readonly queries: readonly { text: string; relevant: string }[];
-}
 
 const VARIANTS: readonly Variant[] = [
   { label: 'lexical (BM25 + re-rank)', mode: 'lexical' },
   SEMANTIC,
+  { label: 'hybrid (default: adaptive)', mode: 'hybrid' },
+  {
+    label: 'hybrid convex, lexical 0.6 (old)',
+    mode: 'hybrid',
+    fusion: { kind: 'convex', lexicalWeight: 0.6 },
+  },
   RRF_60,
-  ...CONVEX_SWEEP,
 ];
 
-function quality(ranks: readonly (number | undefined)[]): { mrr: number; ndcg: number; r10: number } {
+interface Quality {
+  readonly mrr: number;
+  readonly ndcg: number;
+  readonly r10: number;
+}
+
+function quality(ranks: readonly (number | undefined)[]): Quality {
   const top = ranks.map((r) => (r !== undefined && r <= 10 ? r : undefined));
   return {
     mrr: top.reduce<number>((s, r) => s + (r === undefined ? 0 : 1 / r), 0) / ranks.length,
@@ -44,30 +49,7 @@ function quality(ranks: readonly (number | undefined)[]): { mrr: number; ndcg: n
   };
 }
 
-function sets(): KnownItemSet[] {
-  const found: KnownItemSet[] = [];
-  if (!corpusAvailable() && process.getuid?.() === 0)
-    execFileSync('apt-get', ['install', '-y', '-q', 'manpages-dev'], { stdio: 'ignore' });
-  if (corpusAvailable()) {
-    const pages = loadManPages();
-    found.push({
-      name: `manpages-dev 6.03 sections 2+3 (${pages.length} pages, NAME description → page)`,
-      docs: pages.map((p) => ({ id: p.id, title: p.id, body: p.body })),
-      queries: pages.map((p) => ({ text: p.query, relevant: p.id })),
-    });
-  } else console.log('manpages-dev: skipped (install the Debian package manpages-dev)');
-  if (installDescriptions()) {
-    const { items, md5 } = loadDebianDescriptions();
-    found.push({
-      name: `Debian 12 package descriptions (Translation-en md5 ${md5.slice(0, 8)}…, ${items.length} packages, synopsis → package)`,
-      docs: items.map((i) => ({ id: i.id, title: i.title, body: i.body })),
-      queries: items.map((i) => ({ text: i.query, relevant: i.id })),
-    });
-  } else console.log('Debian descriptions: skipped (run as root with network to the Debian mirror)');
-  return found;
-}
-
-async function embedAll(
+export async function embedAll(
   store: SqliteKnowledgeStore,
   provider: EmbeddingProvider,
   dimensions: number,
@@ -93,17 +75,27 @@ async function embedAll(
   return { chunks: state.chunks, ms: performance.now() - started };
 }
 
-async function measureSet(
-  set: KnownItemSet,
+interface SetResult {
+  readonly set: KnownItemSet;
+  /** Per variant label, per half. */
+  readonly quality: Map<string, Record<Half, Quality>>;
+}
+
+const HALVES: readonly Half[] = ['train', 'held-out'];
+
+/** Every variant over every query of the sets of one corpus (they share the documents). */
+async function measureCorpus(
+  sets: readonly KnownItemSet[],
   provider: DiskEmbeddingCache,
   dimensions: number,
-): Promise<void> {
+): Promise<SetResult[]> {
+  const first = sets[0] as KnownItemSet;
   const store = new SqliteKnowledgeStore(':memory:');
-  await ingest(store, set.docs);
+  await ingest(store, first.docs);
   const sentBefore = provider.sent;
   const { chunks, ms } = await embedAll(store, provider, dimensions);
   console.log(
-    `\n${set.name}: ${set.queries.length} queries, ${chunks} chunks; embedding pass ${(ms / 1000).toFixed(1)} s, ${provider.sent - sentBefore} texts sent to the model (the rest from the benchmark's disk cache)`,
+    `\n${first.name.split(' (')[0]}: ${first.docs.length} documents, ${chunks} chunks; embedding pass ${(ms / 1000).toFixed(1)} s, ${provider.sent - sentBefore} texts sent to the model (the rest from the benchmark's disk cache)`,
   );
   const config = embeddingsBenchConfig(provider.model, {
     dataSources: [{ name: 'src', type: 'files', path: '.' }],
@@ -113,38 +105,87 @@ async function measureSet(
     () => provider,
   );
   const principal = benchPrincipal();
-  let lexicalMrr = 0;
-  for (const variant of VARIANTS) {
-    const service = new KnowledgeService(store, {
-      embeddings,
-      ...(variant.fusion === undefined ? {} : { fusion: variant.fusion }),
-    });
-    const ranks: (number | undefined)[] = [];
-    let fallbacks = 0;
-    for (const query of set.queries) {
-      const { records, retrieval } = await service.search(principal, {
-        query: query.text,
-        limit: 60,
-        connectorId: undefined,
-        sourceType: undefined,
-        snippetChars: 40,
-        mode: variant.mode,
+  const results: SetResult[] = [];
+  for (const set of sets) {
+    const result: SetResult = { set, quality: new Map() };
+    for (const variant of VARIANTS) {
+      const service = new KnowledgeService(store, {
+        embeddings,
+        ...(variant.fusion === undefined ? {} : { fusion: variant.fusion }),
       });
-      if (retrieval?.used !== variant.mode) fallbacks += 1;
-      ranks.push(
-        docRank(
-          records.map((r) => r.doc_id),
-          documentId('bench', 'src', query.relevant),
-        ),
-      );
+      const ranks: Record<Half, (number | undefined)[]> = { train: [], 'held-out': [] };
+      let fallbacks = 0;
+      for (const query of set.queries) {
+        const { records, retrieval } = await service.search(principal, {
+          query: query.text,
+          limit: 60,
+          connectorId: undefined,
+          sourceType: undefined,
+          snippetChars: 40,
+          mode: variant.mode,
+        });
+        if (retrieval?.used !== variant.mode) fallbacks += 1;
+        ranks[query.half].push(
+          docRank(
+            records.map((r) => r.doc_id),
+            documentId('bench', 'src', query.relevant),
+          ),
+        );
+      }
+      if (fallbacks > 0) console.log(`  ${variant.label}: ${fallbacks} queries fell back to lexical`);
+      result.quality.set(variant.label, {
+        train: quality(ranks.train),
+        'held-out': quality(ranks['held-out']),
+      });
     }
-    const q = quality(ranks);
-    if (variant.mode === 'lexical') lexicalMrr = q.mrr;
-    console.log(
-      `  ${variant.label.padEnd(32)} MRR@10 ${q.mrr.toFixed(3)}  nDCG@10 ${q.ndcg.toFixed(3)}  R@10 ${q.r10.toFixed(3)}  ×lexical MRR ${(q.mrr / lexicalMrr).toFixed(3)}${fallbacks > 0 ? `  (${fallbacks} fell back to lexical)` : ''}`,
-    );
+    results.push(result);
+    printSet(result);
   }
   await store.close();
+  return results;
+}
+
+function printSet({ set, quality: byVariant }: SetResult): void {
+  const count = (half: Half) => set.queries.filter((q) => q.half === half).length;
+  console.log(
+    `\n${set.name}: ${set.queries.length} queries (train ${count('train')}, held-out ${count('held-out')})`,
+  );
+  console.log(
+    `  ${''.padEnd(34)}${HALVES.map((h) => `${h}: MRR@10 nDCG@10  R@10  ×lexical`.padEnd(42)).join('')}`,
+  );
+  const lexical = byVariant.get(VARIANTS[0]?.label as string) as Record<Half, Quality>;
+  for (const [label, q] of byVariant) {
+    const cells = HALVES.map((h) => {
+      const { mrr, ndcg, r10 } = q[h];
+      return `${' '.repeat(h.length + 2)}${mrr.toFixed(3)}  ${ndcg.toFixed(3)}  ${r10.toFixed(3)}  ${(mrr / lexical[h].mrr).toFixed(3)}`.padEnd(
+        42,
+      );
+    });
+    console.log(`  ${label.padEnd(34)}${cells.join('')}`);
+  }
+}
+
+/** The issue-39 goals, on the held-out halves (the train halves chose the rule). */
+function printGoals(results: readonly SetResult[]): void {
+  const ratio = (r: SetResult, half: Half) => {
+    const q = (label: string) => (r.quality.get(label) as Record<Half, Quality>)[half].mrr;
+    return q(VARIANTS[2]?.label as string) / q(VARIANTS[0]?.label as string);
+  };
+  const line = (goal: string, wanted: number, which: readonly SetResult[]) => {
+    const cells = which.map(
+      (r) =>
+        `${r.set.corpus} ${r.set.style} ${ratio(r, 'held-out').toFixed(3)}× (train ${ratio(r, 'train').toFixed(3)}×)`,
+    );
+    const met = which.every((r) => ratio(r, 'held-out') >= wanted);
+    console.log(`goal: ${goal}: ${met ? 'met' : 'NOT met'} — ${cells.join('; ')}`);
+  };
+  console.log('');
+  line('hybrid ≥ 1.00× lexical MRR@10 on every set (held-out)', 1, results);
+  line(
+    'hybrid ≥ 1.10× lexical MRR@10 on natural-language sets (held-out)',
+    1.1,
+    results.filter((r) => r.set.style === 'natural'),
+  );
 }
 
 /** Throughput of the embedding pass straight against the model server (no disk cache), and the
@@ -196,16 +237,21 @@ async function queryEmbeddingLatency(set: KnownItemSet, http: EmbeddingProvider)
 }
 
 export async function hybridBench(): Promise<void> {
-  console.log('\n== Hybrid retrieval benchmark (issue 22: lexical vs semantic vs hybrid) ==');
+  console.log('\n== Hybrid retrieval benchmark (issues 22, 39: lexical vs semantic vs hybrid) ==');
   const { server, http } = await startBenchEmbeddings();
   try {
     console.log(
       `conditions: Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg()[0]?.toFixed(1)}; embedded SQLite store in memory; ${server.model} (${server.dimensions} dims) from test/infra/embeddings; chunks of ~1,200 characters embedded as "title\\n\\ntext"; known-item sets: one relevant document per query, ranks over distinct documents of the top 60 chunks`,
     );
     const disk = new DiskEmbeddingCache(http);
-    const found = sets();
-    for (const set of found) await measureSet(set, disk, server.dimensions);
-    const debian = found.find((s) => s.name.startsWith('Debian'));
+    const found = hybridSets();
+    const results: SetResult[] = [];
+    for (const corpus of ['manpages', 'debian'] as const) {
+      const mine = found.filter((s) => s.corpus === corpus);
+      if (mine.length > 0) results.push(...(await measureCorpus(mine, disk, server.dimensions)));
+    }
+    printGoals(results);
+    const debian = found.find((s) => s.corpus === 'debian' && s.style === 'natural');
     if (debian !== undefined) {
       await ingestionBench(debian, http, server.dimensions, 300);
       await queryEmbeddingLatency(debian, http);

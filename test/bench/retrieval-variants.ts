@@ -2,18 +2,22 @@
 // convex sweep beside each benchmark's own lexical and default rows), and the validated config of
 // the one `bench` workspace they run under with embeddings on the given model.
 import { validateConfig, type GatewayConfig } from '../../gateway/config/index.js';
-import type { Fusion, RetrievalMode } from '../../gateway/knowledge/index.js';
+import type { Fusion, RankFusion, RetrievalMode } from '../../gateway/knowledge/index.js';
 
-export interface Variant {
+export interface Variant<F extends Fusion = Fusion> {
   readonly label: string;
   readonly mode: RetrievalMode;
-  readonly fusion?: Fusion;
+  readonly fusion?: F;
 }
 
-export const SEMANTIC: Variant = { label: 'semantic (cosine)', mode: 'semantic' };
-export const RRF_60: Variant = { label: 'hybrid RRF k=60', mode: 'hybrid', fusion: { kind: 'rrf', k: 60 } };
+export const SEMANTIC: Variant<RankFusion> = { label: 'semantic (cosine)', mode: 'semantic' };
+export const RRF_60: Variant<RankFusion> = {
+  label: 'hybrid RRF k=60',
+  mode: 'hybrid',
+  fusion: { kind: 'rrf', k: 60 },
+};
 /** Convex fusion at lexical weights 0.3 … 0.7. */
-export const CONVEX_SWEEP: readonly Variant[] = [0.3, 0.4, 0.5, 0.6, 0.7].map((w) => ({
+export const CONVEX_SWEEP: readonly Variant<RankFusion>[] = [0.3, 0.4, 0.5, 0.6, 0.7].map((w) => ({
   label: `hybrid convex lexical ${w.toFixed(1)}`,
   mode: 'hybrid',
   fusion: { kind: 'convex', lexicalWeight: w },

@@ -11,6 +11,7 @@ import { pgRetrievalBench } from './pg-retrieval-bench.js';
 import { retrievalBench } from './retrieval-bench.js';
 import { vectorBench } from './vector-bench.js';
 import { hybridBench } from './hybrid-bench.js';
+import { hybridDump } from './hybrid-dump.js';
 import { hybridLatencyBench } from './hybrid-latency-bench.js';
 import { answersBench } from './answers-bench.js';
 import { toolSearchBench } from './tool-search-bench.js';
@@ -42,3 +43,5 @@ if (only === undefined || only === 'otel') await otelBench();
 if (only === undefined || only === 'cluster') await clusterBench();
 // The profile is a diagnosis, not a measurement: only on request.
 if (only === 'profile') await profileBench();
+// The fusion rule's offline search data (test/bench/hybrid-dump.ts): only on request.
+if (only === 'hybrid-dump') await hybridDump();

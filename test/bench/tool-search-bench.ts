@@ -15,7 +15,7 @@ import { namespacedToolName, type CatalogTool } from '../../gateway/discovery/in
 import {
   WorkspaceEmbeddings,
   type EmbeddingProvider,
-  type Fusion,
+  type RankFusion,
   type RetrievalMode,
 } from '../../gateway/knowledge/index.js';
 import { DISCLOSURE_TOOLS } from '../../gateway/mcp/disclosure-tools.js';
@@ -32,7 +32,7 @@ import {
   type ToolRetrievalSet,
 } from './tool-retrieval/tool-retrieval-set.js';
 
-const VARIANTS: readonly Variant[] = [
+const VARIANTS: readonly Variant<RankFusion>[] = [
   { label: 'lexical (field-weighted BM25)', mode: 'lexical' },
   SEMANTIC,
   RRF_60,
@@ -83,7 +83,7 @@ function remembering(inner: EmbeddingProvider): EmbeddingProvider & { sent: numb
   return provider;
 }
 
-async function warmSearch(provider: EmbeddingProvider, tools: readonly CatalogTool[], fusion?: Fusion) {
+async function warmSearch(provider: EmbeddingProvider, tools: readonly CatalogTool[], fusion?: RankFusion) {
   const config = embeddingsBenchConfig(provider.model);
   const embeddings = new WorkspaceEmbeddings(
     () => config,
