@@ -148,7 +148,7 @@ function printGoals(): void {
 async function truncate(server: PostgresServer): Promise<void> {
   const admin = new pg.Client(server.admin);
   await admin.connect();
-  await admin.query('TRUNCATE documents, chunks, chunk_vectors, vector_epochs');
+  await admin.query('TRUNCATE documents, chunks, chunk_vectors, vector_epochs CASCADE');
   await admin.end();
 }
 

@@ -13,7 +13,7 @@ import { ingest, percentile, score, syntheticCorpus } from './retrieval-bench.js
 async function reset(server: PostgresServer): Promise<void> {
   const admin = new pg.Client(server.admin);
   await admin.connect();
-  await admin.query('TRUNCATE documents, chunks, chunk_vectors');
+  await admin.query('TRUNCATE documents, chunks, chunk_vectors CASCADE');
   await admin.end();
 }
 
