@@ -158,7 +158,7 @@ describe('hybrid search with a real embedding model', () => {
     const response = await post('/agent/query', reader.key, { query: QUESTION });
     const body = (await response.json()) as {
       answer: string;
-      citations: { n: number; chunk_id: string; text: string }[];
+      citations: { n: number; chunk_id: string; doc_id: string; text: string }[];
       sources: { chunk_id: string; doc_id: string }[];
       retrieval: Record<string, unknown>;
     };
@@ -166,9 +166,11 @@ describe('hybrid search with a real embedding model', () => {
     expect(body.citations.length).toBeGreaterThan(0);
     for (const citation of body.citations) {
       expect(body.answer).toContain(`${citation.text} [${citation.n}]`);
-      // The quoted sentence is in the chunk it cites, word for word (whitespace aside).
-      const source = body.sources.find((s) => s.chunk_id === citation.chunk_id);
+      // The quoted sentence is in the chunk it cites, word for word (whitespace aside), and that chunk
+      // is a chunk of a listed source document (not necessarily the one the record shows).
+      const source = body.sources.find((s) => s.doc_id === citation.doc_id);
       expect(source).toBeDefined();
+      expect(citation.chunk_id.startsWith(`${citation.doc_id}#c`)).toBe(true);
       const page = await getDocumentPage(h.url, reader.key, source?.doc_id);
       let chunk = page.chunks.find((c) => c.chunk_id === citation.chunk_id);
       for (let cursor = page.next_cursor; chunk === undefined && cursor !== undefined;) {
