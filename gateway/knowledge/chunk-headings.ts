@@ -1,7 +1,7 @@
 // The Markdown heading path in effect where each chunk starts (issue 39 goal 3): a chunk cut from the
 // middle of a section carries no heading of its own, yet its section's name is often what a question
-// asks about. ATX (`## Name`) and setext (`Name` over `===`/`---`) headings count; `#` lines inside
-// fenced code do not. A body with no heading line gets no path at all, so plain text (man pages,
+// asks about. ATX (`## Name`) and setext (`Name` over `===`/`---`) headings count when they open the
+// body or follow a blank line; `#` lines inside fenced code do not. A body with no heading line gets no path at all, so plain text (man pages,
 // package descriptions) is indexed exactly as before.
 
 export const HEADING_SEPARATOR = ' › ';
@@ -56,7 +56,9 @@ export function markdownHeadings(body: string): Heading[] {
       blank = false;
       continue;
     }
-    const atx = ATX.exec(line);
+    // A heading line counts only where written Markdown puts one: first in the body or after a blank
+    // line. Plain text has `#` lines too (a C synopsis's "# include <asm/ldt.h>" in man pages).
+    const atx = blank ? ATX.exec(line) : null;
     const setext = SETEXT.exec(line);
     if (atx !== null) {
       const text = plainHeading(atx[2] as string);
