@@ -92,8 +92,19 @@ export function headingPaths(body: string, starts: readonly number[]): (string |
   });
 }
 
-/** What a chunk's title is indexed as: its document's title, then its heading path. Both stores index
- * this, so they rank alike; results still show the document's own title. */
+/** What a chunk's title is indexed as: its document's title, then the segments of its heading path
+ * that say something the title does not (a segment whose words are all in the title, such as the
+ * page's own `#` heading, is left out). Both stores index this, so they rank alike; results still
+ * show the document's own title. A repeated title word would lift every chunk of the page above
+ * the one that answers in PostgreSQL, whose ts_rank has no inverse document frequency and counts
+ * each occurrence (the README's "revoke an API key" fell below a chunk of docs/api.md). */
 export function indexedTitle(title: string, heading: string | undefined): string {
-  return heading === undefined || heading === '' ? title : `${title} ${heading}`;
+  if (heading === undefined || heading === '') return title;
+  const titleWords = new Set(title.toLowerCase().match(WORD) ?? []);
+  const rest = heading
+    .split(HEADING_SEPARATOR)
+    .filter((segment) => !(segment.toLowerCase().match(WORD) ?? []).every((word) => titleWords.has(word)));
+  return rest.length === 0 ? title : `${title} ${rest.join(HEADING_SEPARATOR)}`;
 }
+
+const WORD = /[\p{L}\p{N}_]+/gu;

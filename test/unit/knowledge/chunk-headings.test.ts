@@ -78,6 +78,12 @@ describe('heading paths', () => {
     expect(chunks.map((c) => c.text).join('')).not.toContain('›');
     expect(indexedTitle('Docs', mid?.heading)).toBe('Docs Configuration › Time-outs and breakers');
     expect(indexedTitle('Docs', undefined)).toBe('Docs');
+    // Segments the title already says are not indexed twice (the page's own # heading, "HTTP API").
+    expect(indexedTitle('Configuration', mid?.heading)).toBe('Configuration Time-outs and breakers');
+    expect(indexedTitle('HTTP API and MCP', 'HTTP API and MCP › HTTP API › Keys')).toBe(
+      'HTTP API and MCP Keys',
+    );
+    expect(indexedTitle('Guide', 'Guide')).toBe('Guide');
   });
 
   it('knowledge:heading-plain-text — man page text (a "# include" synopsis line) gets no heading and chunks as before', () => {
