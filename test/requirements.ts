@@ -354,6 +354,14 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 39: a data source refresh answers 202 at once and is followed on /agent/sources to its end',
   'knowledge:id-like-file-name-no-title':
     'issue 39: an id-like file name is not a title (not embedded, not weighted); a meaningful one is',
+  'knowledge:heading-path':
+    'issue 39: each Markdown chunk carries the heading path in effect where it starts (nested, setext, code fences ignored)',
+  'knowledge:heading-plain-text':
+    'issue 39: a body with no Markdown heading lines gets no heading path; chunks unchanged',
+  'knowledge:heading-store':
+    'issue 39: both stores keep a chunk heading, return it on hits and rank a heading match alike',
+  'knowledge:heading-migration':
+    'issue 39: an existing SQLite file without chunks.heading gets the column on open',
   'knowledge:chunk-hits': 'issue 22: both stores return chunks by key under the filters, in key order',
   'knowledge:hybrid-sources-progress':
     'issue 22: /agent/sources shows every chunk embedded by the real model',

@@ -1,6 +1,7 @@
 // Splits a document body into overlapping chunks (knowledge doc §7): ~1,200 characters, split on
 // paragraphs, then sentences, then a hard cut, with ~150 characters of overlap; each chunk keeps its
-// character offsets in the body.
+// character offsets in the body, and, in a Markdown body, the heading path in effect where it starts.
+import { headingPaths } from './chunk-headings.js';
 import type { ChunkInput } from './knowledge-store.js';
 
 export interface ChunkOptions {
@@ -42,5 +43,13 @@ export function chunkText(body: string, options: ChunkOptions = DEFAULT_CHUNKING
     if (space > 0 && space < end) next = space + 1;
     start = next;
   }
-  return chunks;
+  // A chunk starts at its trimmed text: a heading line it opens with is its own, not its context.
+  const paths = headingPaths(
+    text,
+    chunks.map((chunk) => text.indexOf(chunk.text, chunk.charStart)),
+  );
+  return chunks.map((chunk, index) => {
+    const heading = paths[index];
+    return heading === undefined ? chunk : { ...chunk, heading };
+  });
 }

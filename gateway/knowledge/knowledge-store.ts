@@ -18,6 +18,9 @@ export interface ChunkInput {
   readonly text: string;
   readonly charStart: number;
   readonly charEnd: number;
+  /** The Markdown heading path in effect where the chunk starts ("Setup › Time-outs"); none in a
+   * body with no headings. Indexed with the title, not part of the chunk's text (chunk-headings.ts). */
+  readonly heading?: string | undefined;
 }
 
 export interface SearchFilters {
@@ -37,6 +40,8 @@ export interface SearchHit {
   readonly sourceId: string;
   readonly sourceType: string;
   readonly updatedAt: string | undefined;
+  /** The chunk's heading path (ChunkInput.heading); undefined when it has none. */
+  readonly heading?: string | undefined;
 }
 
 export interface StoredDocument extends DocumentInput {

@@ -5,6 +5,7 @@
 // operation runs in a transaction that sets `agw.workspace`, and the policies show nothing else.
 // Vectors are ranked in gateway memory (pg-vectors.ts) or by pgvector (pgvector-search.ts).
 import pg from 'pg';
+import { indexedTitle } from './chunk-headings.js';
 import { workspaceIsolation } from './pg-isolation.js';
 import type {
   ChunkInput,
@@ -46,6 +47,8 @@ CREATE TABLE IF NOT EXISTS chunks (
   tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', text), 'B')) STORED,
   UNIQUE (workspace_id, doc_id, chunk_no));
 CREATE INDEX IF NOT EXISTS chunks_tsv ON chunks USING gin (tsv);
+-- Issue 39: the chunk's Markdown heading path (chunks.title indexes it after the document's title).
+ALTER TABLE chunks ADD COLUMN IF NOT EXISTS heading text;
 ${workspaceIsolation('documents', 'chunks')}
 `;
 
@@ -153,18 +156,19 @@ class PgWorkspaceStore implements WorkspaceStore {
       );
       if (chunks.length > 0) {
         await client.query(
-          `INSERT INTO chunks (workspace_id, doc_id, source_id, source_type, chunk_no, title, text, char_start, char_end)
-           SELECT $1, $2, $3, $4, * FROM unnest($5::int[], $6::text[], $7::text[], $8::int[], $9::int[])`,
+          `INSERT INTO chunks (workspace_id, doc_id, source_id, source_type, chunk_no, title, text, char_start, char_end, heading)
+           SELECT $1, $2, $3, $4, * FROM unnest($5::int[], $6::text[], $7::text[], $8::int[], $9::int[], $10::text[])`,
           [
             ws,
             document.docId,
             document.sourceId,
             document.sourceType,
             chunks.map((c) => c.chunkNo),
-            chunks.map(() => document.title),
+            chunks.map((c) => indexedTitle(document.title, c.heading)),
             chunks.map((c) => c.text),
             chunks.map((c) => c.charStart),
             chunks.map((c) => c.charEnd),
+            chunks.map((c) => c.heading ?? null),
           ],
         );
       }
@@ -220,7 +224,7 @@ class PgWorkspaceStore implements WorkspaceStore {
            WHERE c.workspace_id = $1 AND c.tsv @@ q AND c.source_id = ANY($3)
              AND ($4::text IS NULL OR c.source_id = $4) AND ($5::text IS NULL OR c.source_type = $5)
            ORDER BY score DESC, c.id LIMIT $6)
-         SELECT c.doc_id, c.chunk_no, c.text, d.title, d.url, d.source_id, d.source_type, d.updated_at, top.score
+         SELECT c.doc_id, c.chunk_no, c.text, c.heading, d.title, d.url, d.source_id, d.source_type, d.updated_at, top.score
          FROM top JOIN chunks c ON c.id = top.id
          JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
          WHERE c.workspace_id = $1
@@ -292,7 +296,7 @@ class PgWorkspaceStore implements WorkspaceStore {
     if (keys.length === 0 || filters.allowedSourceIds.length === 0) return Promise.resolve([]);
     return this.scoped(async (client) => {
       const { rows } = await client.query<Row>(
-        `SELECT c.doc_id, c.chunk_no, c.text, d.title, d.url, d.source_id, d.source_type, d.updated_at
+        `SELECT c.doc_id, c.chunk_no, c.text, c.heading, d.title, d.url, d.source_id, d.source_type, d.updated_at
          FROM unnest($2::text[], $3::int[]) AS k (doc_id, chunk_no)
          JOIN chunks c ON c.workspace_id = $1 AND c.doc_id = k.doc_id AND c.chunk_no = k.chunk_no
          JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id

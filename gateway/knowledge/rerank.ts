@@ -100,7 +100,9 @@ export function rerank(hits: readonly SearchHit[], terms: readonly string[]): Se
   return hits
     .map((hit, index) => {
       const prose = proseOnly(hit.text);
-      const { coverage, window } = termFeatures(`${hit.title} ${prose}`, terms);
+      // The heading path counts like the title: a chunk cut mid-section is still about its section.
+      const label = hit.heading === undefined ? hit.title : `${hit.title} ${hit.heading}`;
+      const { coverage, window } = termFeatures(`${label} ${prose}`, terms);
       const proximity = Number.isFinite(window) ? 0.3 * Math.min(1, (terms.length * 3) / window) : 0;
       const codeDamping = 0.4 + 0.6 * proseShare(hit.text, prose);
       return {

@@ -20,6 +20,7 @@ import type {
   VectorHit,
   WorkspaceStore,
 } from './knowledge-store.js';
+import { indexedTitle } from './chunk-headings.js';
 import { PRUNED_TOP_MAX, prunedRanking, provenTop } from './bm25-pruning.js';
 import { chunkFromRow, documentFromRow, hitFromRow, inKeyOrder, type Row } from './store-rows.js';
 import { prepareVectors, SqliteVectors, VECTOR_SCHEMA, type VectorStatements } from './sqlite-vectors.js';
@@ -36,9 +37,17 @@ CREATE TABLE IF NOT EXISTS documents (
 CREATE INDEX IF NOT EXISTS documents_source ON documents (workspace_id, source_id);
 CREATE TABLE IF NOT EXISTS chunks (
   id INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL, doc_id TEXT NOT NULL, chunk_no INTEGER NOT NULL,
-  text TEXT NOT NULL, char_start INTEGER NOT NULL, char_end INTEGER NOT NULL,
+  text TEXT NOT NULL, char_start INTEGER NOT NULL, char_end INTEGER NOT NULL, heading TEXT,
   UNIQUE (workspace_id, doc_id, chunk_no));
 `;
+
+/** Adds what later versions put in the schema to a database an earlier version made: chunks.heading
+ * (issue 39), null for chunks indexed before it, until their document next changes. */
+function migrate(db: DatabaseSync): void {
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('chunks') as Row[];
+  if (!columns.some((column) => column['name'] === 'heading'))
+    db.exec('ALTER TABLE chunks ADD COLUMN heading TEXT');
+}
 
 /** The name of a workspace's own FTS table (an identifier derived from the id, never the id itself). */
 export function ftsTable(workspaceId: string): string {
@@ -92,7 +101,7 @@ function prepare(db: DatabaseSync): Statements {
          content_hash = excluded.content_hash, body_chars = excluded.body_chars, chunk_count = excluded.chunk_count`,
     ),
     insertChunk: db.prepare(
-      'INSERT INTO chunks (workspace_id, doc_id, chunk_no, text, char_start, char_end) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO chunks (workspace_id, doc_id, chunk_no, text, char_start, char_end, heading) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     chunkRowIds: db.prepare('SELECT id FROM chunks WHERE workspace_id = ? AND doc_id = ?'),
     deleteChunks: db.prepare('DELETE FROM chunks WHERE workspace_id = ? AND doc_id = ?'),
@@ -104,7 +113,7 @@ function prepare(db: DatabaseSync): Statements {
     // Step two of a search: details of the ranked candidate chunks, with the caller's filters.
     // CROSS JOIN keeps the planner driving from the candidate ids (primary-key lookups), not a scan.
     hitDetails: db.prepare(
-      `SELECT c.id, c.doc_id, c.chunk_no, c.text, d.title, d.url, d.source_id, d.source_type, d.updated_at
+      `SELECT c.id, c.doc_id, c.chunk_no, c.text, c.heading, d.title, d.url, d.source_id, d.source_type, d.updated_at
        FROM json_each(?) AS candidate CROSS JOIN chunks c ON c.id = candidate.value
        JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
        WHERE c.workspace_id = ?
@@ -113,7 +122,7 @@ function prepare(db: DatabaseSync): Statements {
     ),
     // Hits named by (doc_id, chunk_no), e.g. from a vector search, with the caller's filters.
     keyedHits: db.prepare(
-      `SELECT c.doc_id, c.chunk_no, c.text, d.title, d.url, d.source_id, d.source_type, d.updated_at
+      `SELECT c.doc_id, c.chunk_no, c.text, c.heading, d.title, d.url, d.source_id, d.source_type, d.updated_at
        FROM json_each(?) AS k CROSS JOIN chunks c
          ON c.workspace_id = ? AND c.doc_id = json_extract(k.value, '$[0]') AND c.chunk_no = json_extract(k.value, '$[1]')
        JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
@@ -218,8 +227,13 @@ class SqliteWorkspaceStore implements WorkspaceStore {
             chunk.text,
             chunk.charStart,
             chunk.charEnd,
+            chunk.heading ?? null,
           );
-          this.fts.insert.run(result.lastInsertRowid, document.title, chunk.text);
+          this.fts.insert.run(
+            result.lastInsertRowid,
+            indexedTitle(document.title, chunk.heading),
+            chunk.text,
+          );
         }
       }),
     );
@@ -381,6 +395,7 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     this.vectorCaches = new VectorCaches(vectorIndex);
     this.db = new DatabaseSync(path);
     this.db.exec(SCHEMA);
+    migrate(this.db);
     this.db.exec(VECTOR_SCHEMA);
     this.statements = prepare(this.db);
     this.vectorStatements = prepareVectors(this.db);

@@ -24,6 +24,7 @@ export function documentFromRow(row: Row): StoredDocument {
 
 /** A search hit from a row of chunk and document columns; the score comes from the ranking step. */
 export function hitFromRow(row: Row, score: number): SearchHit {
+  const heading = optional(row['heading']);
   return {
     docId: str(row['doc_id']),
     chunkNo: Number(row['chunk_no']),
@@ -34,6 +35,7 @@ export function hitFromRow(row: Row, score: number): SearchHit {
     sourceId: str(row['source_id']),
     sourceType: str(row['source_type']),
     updatedAt: optional(row['updated_at']),
+    ...(heading === undefined ? {} : { heading }),
   };
 }
 

@@ -388,6 +388,64 @@ describe.each(stores)('%s store', (name, { open, orphans }) => {
     }
   });
 
+  it(`knowledge:heading-store — ${name}: a chunk's heading path is kept, returned on hits and searched with the title`, async () => {
+    if (name === 'postgres') {
+      // A database made before the column: migrating again adds it back (additive, idempotent).
+      const admin = new pg.Client(server.admin);
+      await admin.connect();
+      await admin.query('ALTER TABLE chunks DROP COLUMN heading');
+      await admin.end();
+      await migratePostgres(server.admin, server.app.user);
+      await migratePostgres(server.admin, server.app.user);
+    }
+    const store = await open();
+    try {
+      const ws = store.workspace('heads');
+      const doc = (id: string, title: string) => ({
+        docId: documentId('heads', 'docs', id),
+        sourceId: 'docs',
+        sourceType: 'files',
+        externalId: id,
+        title,
+        url: undefined,
+        updatedAt: undefined,
+        contentHash: id,
+        bodyChars: 100,
+      });
+      const guide = doc('guide', 'Guide');
+      await ws.upsertDocument(guide, [
+        { chunkNo: 0, text: 'An introduction to the gateway.', charStart: 0, charEnd: 31 },
+        {
+          chunkNo: 1,
+          text: 'The count of failures before it opens is five.',
+          charStart: 31,
+          charEnd: 80,
+          heading: 'Guide › Circuit breakers',
+        },
+      ]);
+      await ws.upsertDocument(doc('other', 'Other'), [
+        { chunkNo: 0, text: 'Nothing about that here.', charStart: 0, charEnd: 24 },
+      ]);
+      const all = { allowedSourceIds: ['docs'] };
+      // Only the heading holds "breakers": the chunk is found by it, and shows its document's title.
+      const hits = await ws.search(['breakers'], all, 10);
+      expect(hits.map((h) => [h.docId, h.chunkNo, h.title, h.heading])).toEqual([
+        [guide.docId, 1, 'Guide', 'Guide › Circuit breakers'],
+      ]);
+      const keyed = await ws.chunkHits(all, [
+        { docId: guide.docId, chunkNo: 1 },
+        { docId: guide.docId, chunkNo: 0 },
+      ]);
+      expect(keyed.map((h) => h.heading)).toEqual(['Guide › Circuit breakers', undefined]);
+      expect('heading' in (keyed[1] as object)).toBe(false);
+      // A re-upsert without headings leaves none behind.
+      await ws.upsertDocument(guide, [{ chunkNo: 0, text: 'Rewritten.', charStart: 0, charEnd: 10 }]);
+      expect(await ws.search(['breakers'], all, 10)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it(`knowledge:isolation-property — ${name}: no search, vector search or read ever crosses workspaces`, async () => {
     const store = await open();
     // Owners accumulate across runs: the store keeps every earlier run's documents too.

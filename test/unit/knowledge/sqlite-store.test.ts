@@ -1,5 +1,6 @@
 // The embedded KnowledgeStore (D7) on a real node:sqlite database: BM25 search with filters,
 // incremental-sync bookkeeping, paging, persistence, and workspace isolation (spec §1).
+import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -379,6 +380,73 @@ describe('SqliteKnowledgeStore: persistence', () => {
         expect(await reopened.search(['albatross'], ALL, 10)).toEqual([]);
       } finally {
         await second.close();
+      }
+    } finally {
+      await removeTempDir(dir);
+    }
+  });
+});
+
+describe('SqliteKnowledgeStore: schema migration', () => {
+  it('knowledge:heading-migration — a file made before chunks.heading gets the column, keeps its rows and indexes headings', async () => {
+    const dir = await makeTempDir('agw-knowledge-');
+    try {
+      const path = join(dir, 'old.db');
+      // The chunks table as earlier versions created it (no heading column), with one row in it.
+      const old = new DatabaseSync(path);
+      old.exec(`CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL, doc_id TEXT NOT NULL, chunk_no INTEGER NOT NULL,
+        text TEXT NOT NULL, char_start INTEGER NOT NULL, char_end INTEGER NOT NULL,
+        UNIQUE (workspace_id, doc_id, chunk_no));
+        INSERT INTO chunks (workspace_id, doc_id, chunk_no, text, char_start, char_end) VALUES ('acme', 'd0', 0, 'old row', 0, 7);`);
+      old.close();
+      const columns = () => {
+        const db = new DatabaseSync(path);
+        try {
+          return (
+            db.prepare('SELECT name FROM pragma_table_info(?)').all('chunks') as { name: string }[]
+          ).map((c) => c.name);
+        } finally {
+          db.close();
+        }
+      };
+      expect(columns()).not.toContain('heading');
+      for (let open = 0; open < 2; open += 1) {
+        // Opened twice: the migration runs once and is a no-op after.
+        const migrated = new SqliteKnowledgeStore(path);
+        await migrated.close();
+      }
+      expect(columns()).toContain('heading');
+      const store2 = new SqliteKnowledgeStore(path);
+      try {
+        const acme = store2.workspace('acme');
+        expect((await acme.getChunks('d0', 0, 1)).map((c) => c.text)).toEqual(['old row']);
+        await acme.upsertDocument(
+          {
+            docId: 'd1',
+            sourceId: 'docs',
+            sourceType: 'files',
+            externalId: 'd1.md',
+            title: 'Guide',
+            url: undefined,
+            updatedAt: undefined,
+            contentHash: contentHash('d1'),
+            bodyChars: 20,
+          },
+          [
+            {
+              chunkNo: 0,
+              text: 'Five failures open it.',
+              charStart: 0,
+              charEnd: 22,
+              heading: 'Guide › Breakers',
+            },
+          ],
+        );
+        const hits = await acme.search(['breakers'], ALL, 10);
+        expect(hits.map((h) => [h.docId, h.title, h.heading])).toEqual([['d1', 'Guide', 'Guide › Breakers']]);
+      } finally {
+        await store2.close();
       }
     } finally {
       await removeTempDir(dir);
