@@ -48,13 +48,18 @@ function blocks(text: string): { text: string; context: string }[] {
   return out;
 }
 
+/** Whitespace after . ! or ? (and a closing quote or bracket), unless the full stop ends an
+ * abbreviation that introduces more of the same sentence. */
+const SENTENCE_END = /(?<=[.!?]["')\]]?)(?<!(?:^|[^\p{L}])(?:e\.g|i\.e|vs|cf|incl|approx|resp)\.)\s+/iu;
+
 export function sentencesWithContext(text: string): ContextSentence[] {
-  // A sentence ends at . ! or ? followed by whitespace, so "2.5 GB" inside a sentence does not split it.
+  // A sentence ends at . ! or ? followed by whitespace, so "2.5 GB" inside a sentence does not split it;
+  // nor does an abbreviation that never ends one ("e.g. `HTTP 503`" is one sentence, not two fragments).
   return blocks(text).flatMap(({ text: block, context }) =>
     block
       .replace(/\s+/g, ' ')
       .trim()
-      .split(/(?<=[.!?]["')\]]?)\s+/u)
+      .split(SENTENCE_END)
       .map((s) => s.trim())
       .filter(isSentence)
       .map((s) => ({ text: s, context })),

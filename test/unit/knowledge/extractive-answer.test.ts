@@ -51,6 +51,20 @@ describe('splitSentences', () => {
     ]);
   });
 
+  it('does not end a sentence at an abbreviation that introduces more of it (e.g., i.e., vs., cf.)', () => {
+    expect(
+      splitSentences(
+        'A failing source says why, e.g. `connection refused` or `HTTP 503` when it answers. Prices vs. costs are compared in this sentence, i.e. both of them. See the runbook, cf. the alert rules for the breaker. A keyed sentence ends at the word egg. Then another sentence follows with enough words.',
+      ),
+    ).toEqual([
+      'A failing source says why, e.g. `connection refused` or `HTTP 503` when it answers.',
+      'Prices vs. costs are compared in this sentence, i.e. both of them.',
+      'See the runbook, cf. the alert rules for the breaker.',
+      'A keyed sentence ends at the word egg.',
+      'Then another sentence follows with enough words.',
+    ]);
+  });
+
   it('keeps a final sentence without a full stop', () => {
     expect(
       splitSentences('First sentence has enough words to count. And the tail has enough words too'),
