@@ -14,19 +14,7 @@ import {
   type SourceItem,
 } from '../../../gateway/knowledge/index.js';
 import { captureLogger, type LoggedLine } from '../support/capture-logger.js';
-import { knowledgeConfig } from './knowledge-fixtures.js';
-
-const SETTINGS: EmbeddingsConfig = {
-  baseUrl: 'http://127.0.0.1:9/v1',
-  model: 'hashing-v1',
-  dimensions: 32,
-  batchSize: 64,
-  concurrency: 2,
-  timeoutMs: 30_000,
-  maxRetries: 0,
-  cacheMaxEntries: 0,
-  queryTimeoutMs: 2_000,
-};
+import { HASHING_EMBEDDINGS as SETTINGS, knowledgeConfig } from './knowledge-fixtures.js';
 
 /** The hashing twin behind a switch: fails calls while `down`, takes `delayMs` per call (honouring
  * the abort signal), and counts every call it was asked for. */

@@ -1,7 +1,7 @@
 // Shared builders for the knowledge-layer unit tests: a document indexed the way the sync engine
 // indexes it (stable id, content hash, chunker), and principals built from a validated config.
 import { principalFor, type Principal } from '../../../gateway/auth/principal.js';
-import { validateConfig, type GatewayConfig } from '../../../gateway/config/index.js';
+import { validateConfig, type EmbeddingsConfig, type GatewayConfig } from '../../../gateway/config/index.js';
 import { chunkText, contentHash, documentId, type WorkspaceStore } from '../../../gateway/knowledge/index.js';
 
 export interface DocumentSpec {
@@ -72,3 +72,16 @@ export function principalOf(config: GatewayConfig, name: string, keyIndex = 0): 
   if (workspace === undefined || key === undefined) throw new Error(`no key ${keyIndex} in ${name}`);
   return principalFor(key, workspace);
 }
+
+/** Embeddings settings for the hashing twin (no server behind the URL): the sync tests' workspace. */
+export const HASHING_EMBEDDINGS: EmbeddingsConfig = {
+  baseUrl: 'http://127.0.0.1:9/v1',
+  model: 'hashing-v1',
+  dimensions: 32,
+  batchSize: 64,
+  concurrency: 2,
+  timeoutMs: 30_000,
+  maxRetries: 0,
+  cacheMaxEntries: 0,
+  queryTimeoutMs: 2_000,
+};

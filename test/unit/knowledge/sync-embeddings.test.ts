@@ -15,19 +15,7 @@ import {
   type SourceItem,
 } from '../../../gateway/knowledge/index.js';
 import { captureLogger, type LoggedLine } from '../support/capture-logger.js';
-import { knowledgeConfig } from './knowledge-fixtures.js';
-
-const SETTINGS: EmbeddingsConfig = {
-  baseUrl: 'http://127.0.0.1:9/v1',
-  model: 'hashing-v1',
-  dimensions: 32,
-  batchSize: 64,
-  concurrency: 2,
-  timeoutMs: 30_000,
-  maxRetries: 0,
-  cacheMaxEntries: 0,
-  queryTimeoutMs: 2_000,
-};
+import { HASHING_EMBEDDINGS as SETTINGS, knowledgeConfig } from './knowledge-fixtures.js';
 
 /** A provider that can be made to fail, wrapping the hashing twin. */
 class Flaky implements EmbeddingProvider {
