@@ -132,6 +132,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'rest:partial-failure': 'D14: a source that is down is left out and named',
   'rest:format-invalid': 'clear 400 naming the field for a bad response_format',
   'rest:sources': 'spec §4.1: GET /agent/sources lists the workspace connectors',
+  'rest:source-one': 'issue 39: GET /agent/sources/{id} is one source (the refresh 202 points at it); hidden = unknown',
   'rest:mcp-config': 'spec §4.1: GET /agent/mcp/config for the same credential, without the secret',
   'rest:mcp-config-toon': 'spec §4.1 rule 2: the config endpoint honours the format too',
   'errors:request-id':

@@ -83,8 +83,13 @@ export async function sourcesCommand(args: string[], io: CliIo): Promise<number>
     const sync = accepted['sync'];
     io.out(`${id}: refresh ${typeof sync === 'string' ? sync : 'done'}`);
     if (!values.wait) return 0;
+    // The 202's Location: the source's own record.
+    const follow =
+      typeof accepted['follow'] === 'string'
+        ? accepted['follow']
+        : `/agent/sources/${encodeURIComponent(id)}`;
     for (;;) {
-      const row = (await listSources(io, url, key))?.find((s) => s['id'] === id);
+      const row = (await call(io, url, key, follow))?.['source'] as Row | undefined;
       if (row === undefined) return 1;
       io.out(progressLine(row));
       if (row['status'] !== 'syncing') return row['status'] === 'ready' ? 0 : 1;

@@ -1,8 +1,8 @@
 // GET /agent/sources: the connected sources of the caller's workspace that its key may see — MCP
-// sources with live status and data sources with sync state. POST /agent/sources/:id/refresh
-// re-discovers an MCP source (answered when done: it is quick) or starts a sync of a data source and
-// answers 202 at once (issue 39: a big source takes minutes); the caller follows GET /agent/sources.
-// Needs write access.
+// sources with live status and data sources with sync state; GET /agent/sources/:id one of them.
+// POST /agent/sources/:id/refresh re-discovers an MCP source (answered when done: it is quick) or
+// starts a sync of a data source and answers 202 at once (issue 39: a big source takes minutes); the
+// caller follows the 202's Location, GET /agent/sources/:id. Refreshing needs write access.
 import type { FastifyInstance } from 'fastify';
 import { canSeeSource, canSeeTool, hasAccess } from '../auth/index.js';
 import { toolNames, type ToolCatalog } from '../discovery/index.js';
@@ -17,8 +17,10 @@ const NEEDS_WRITE = new GatewayError('forbidden', 'Refreshing a source needs an 
   headers: { 'www-authenticate': 'Bearer realm="agent-gateway", error="insufficient_scope", scope="write"' },
 });
 
-/** Where a refresh's progress is followed (the Location of its 202). */
-const SOURCES_PATH = '/agent/sources';
+const NOT_FOUND = 'No source with this id in your workspace.';
+
+/** Where a data source's refresh is followed (the Location of its 202): that source's own record. */
+const sourcePath = (id: string) => `/agent/sources/${encodeURIComponent(id)}`;
 
 /** `local`: this replica's memory only; `redis`: shared with the other replicas; `redis-unavailable`:
  * configured but unreachable right now (serving from local state). */
@@ -67,6 +69,26 @@ export function registerSourcesRoutes(
     });
   });
 
+  // One source's record, as the list shows it: what a refresh's 202 points at. A source the key may
+  // not see answers exactly like one that does not exist (no existence oracle).
+  app.get<{ Params: { id: string } }>('/agent/sources/:id', async (request, reply) => {
+    const principal = requirePrincipal(request.principal);
+    const workspace = principal.workspace;
+    const id = request.params.id;
+    const mcp = workspace.mcpSources.find((s) => s.name === id && canSeeSource(principal, s.name));
+    if (mcp !== undefined) {
+      const { sources } = await catalog.workspaceCatalog(workspace, (name) => name === mcp.name);
+      return sendAgentBody(request, reply, {
+        source: sourceRecord(mcp, sources.get(mcp.name)!, catalog.breakerState(workspace.name, mcp.name)),
+      });
+    }
+    const data = workspace.dataSources.find((s) => s.name === id && canSeeSource(principal, s.name));
+    if (data === undefined) throw new GatewayError('not_found', NOT_FOUND);
+    return sendAgentBody(request, reply, {
+      source: dataSourceRecord(data, sync.state(workspace.name, data.name)),
+    });
+  });
+
   app.post<{ Params: { id: string } }>('/agent/sources/:id/refresh', async (request, reply) => {
     const principal = requirePrincipal(request.principal);
     const named = [...principal.workspace.mcpSources, ...principal.workspace.dataSources];
@@ -100,16 +122,17 @@ export function registerSourcesRoutes(
       });
     }
     const data = workspace.dataSources.find((s) => s.name === id && canSeeSource(principal, s.name));
-    if (data === undefined) throw new GatewayError('not_found', 'No source with this id in your workspace.');
+    if (data === undefined) throw new GatewayError('not_found', NOT_FOUND);
     // On-demand sync, answered before it ends: `started`, or `queued` when one is running (this one
     // runs after it, so a change made meanwhile is seen). The record shows `syncing` until it ends,
-    // then what it changed (`last_added`…) and the embedding pass; GET /agent/sources follows it.
+    // then what it changed (`last_added`…) and the embedding pass; GET /agent/sources/:id follows it.
     const started = sync.requestSync(workspace.name, data);
-    void reply.code(202).header('location', SOURCES_PATH);
+    const follow = sourcePath(data.name);
+    void reply.code(202).header('location', follow);
     return sendAgentBody(request, reply, {
       source: dataSourceRecord(data, sync.state(workspace.name, data.name)),
       sync: started,
-      follow: SOURCES_PATH,
+      follow,
     });
   });
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { demoSource, httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
 import { get, startWorkspace, fileHarness } from '../support/gateway-harness.js';
 
-const [reader, writer] = newKeys(2);
+const [reader, writer, downOnly] = newKeys(3);
 
 const h = fileHarness(() =>
   startWorkspace({
@@ -20,7 +20,11 @@ const h = fileHarness(() =>
         breaker: { minimumCalls: 1000 },
       }),
     ],
-    keys: [keyRecord(reader, { name: 'reader' }), keyRecord(writer, { access: 'write' })],
+    keys: [
+      keyRecord(reader, { name: 'reader' }),
+      keyRecord(writer, { access: 'write' }),
+      keyRecord(downOnly, { sources: ['down'] }),
+    ],
   }),
 );
 
@@ -105,6 +109,43 @@ describe('GET /agent/sources', () => {
       status: 'unavailable',
       error_code: 'upstream_unreachable',
       error_class: 'upstream_reachability',
+    });
+  });
+});
+
+describe('GET /agent/sources/{id}', () => {
+  const one = async (id: string, key: string) => {
+    const response = await get(`${h.url}/agent/sources/${id}?response_format=json`, key);
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('rest:source-one — one source, the same record the list shows; unknown and hidden ids answer alike', async () => {
+    const listed = (await (await get(`${h.url}/agent/sources?response_format=json`, reader.key)).json()) as {
+      sources: Record<string, unknown>[];
+    };
+    const demo = await one('demo', reader.key);
+    expect(demo.status).toBe(200);
+    const { checked_at: _checked, ...record } = demo.body['source'] as Record<string, unknown>;
+    const { checked_at: _listedAt, ...fromList } = listed.sources[0] as Record<string, unknown>;
+    expect(record).toEqual(fromList);
+    // Percent-encoding names the same source; it cannot name a path beside it.
+    expect((await one('de%6Do', reader.key)).status).toBe(200);
+    const unknown = await one('nosuch', reader.key);
+    const traversal = await one('..%2Fdemo', reader.key);
+    // A key limited to `down` gets for `demo` exactly what an id that exists nowhere gets.
+    const hidden = await one('demo', downOnly.key);
+    for (const refused of [unknown, traversal, hidden]) {
+      expect(refused.status).toBe(404);
+      const { requestId: _id, ...error } = refused.body['error'] as Record<string, unknown>;
+      expect(error).toEqual({
+        code: 'not_found',
+        class: 'request',
+        message: 'No source with this id in your workspace.',
+      });
+    }
+    expect((await one('down', downOnly.key)).body['source']).toMatchObject({
+      id: 'down',
+      status: 'unavailable',
     });
   });
 });

@@ -1,6 +1,6 @@
 // POST /agent/sources/{id}/refresh on a data source answers 202 at once (issue 39); a test that wants
-// the outcome follows GET /agent/sources (the 202's Location) until the source stops syncing, as a
-// client would, and reads the record there (status, documents, last_added…).
+// the outcome follows GET /agent/sources/{id} (the 202's Location) until the source stops syncing, as
+// a client would, and reads the record there (status, documents, last_added…).
 import { expect } from 'vitest';
 import { until } from './until.js';
 
@@ -18,18 +18,19 @@ export async function refreshAndWait(
     headers: { authorization: `Bearer ${key}` },
   });
   expect(response.status).toBe(202);
-  expect(response.headers.get('location')).toBe('/agent/sources');
-  const accepted = (await response.json()) as { source: SourceRow; sync: string };
+  expect(response.headers.get('location')).toBe(`/agent/sources/${source}`);
+  const accepted = (await response.json()) as { source: SourceRow; sync: string; follow: string };
+  expect(accepted.follow).toBe(`/agent/sources/${source}`);
   expect(accepted.source['status']).toBe('syncing');
   const settled = await until(
     `${source} to finish syncing`,
     async () => {
-      const listed = await fetch(`${url}/agent/sources?response_format=json`, {
+      const followed = await fetch(`${url}${accepted.follow}?response_format=json`, {
         headers: { authorization: `Bearer ${key}` },
       });
-      const body = (await listed.json()) as { sources: SourceRow[] };
-      const row = body.sources.find((s) => s['id'] === source);
-      return row === undefined || row['status'] === 'syncing' ? undefined : row;
+      expect(followed.status).toBe(200);
+      const row = ((await followed.json()) as { source: SourceRow }).source;
+      return row['status'] === 'syncing' ? undefined : row;
     },
     timeoutMs,
     50,
