@@ -22,8 +22,20 @@ export interface SentenceWords {
 
 const QUOTED = /"[^"\n]{1,300}"|“[^”\n]{1,300}”/gu;
 
+/** The pieces of a camelCase or PascalCase identifier ("readOnlyHint": read, Only, Hint). */
+const CAMEL_PART = /\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{N}+/gu;
+
+/** The text's words, lower-cased, and the pieces of each camelCase identifier besides: reference
+ * docs name things in code case (a setting `readOnlyHint`, an alert `AgentGatewayConfigReloadFailed`
+ * as a heading), and a question asks in plain words ("read-only", "config reload"). */
 function wordSet(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(WORD) ?? []);
+  const words = new Set<string>();
+  for (const word of text.match(WORD) ?? []) {
+    words.add(word.toLowerCase());
+    const parts = word.match(CAMEL_PART) ?? [];
+    if (parts.length > 1) for (const part of parts) words.add(part.toLowerCase());
+  }
+  return words;
 }
 
 export function sentenceWords(text: string, label = ''): SentenceWords {

@@ -71,6 +71,20 @@ describe('extractiveAnswer weighs what a sentence explains', () => {
     expect(answer[0]?.text).toBe('The breaker opens after half of five calls fail within thirty seconds.');
   });
 
+  it('a question in plain words finds its terms inside a camelCase name', () => {
+    const answer = extractiveAnswer(
+      ['config', 'reload'],
+      [
+        chunk(
+          'The blade log is written daily by the engineer. A reload of the page shows the latest entries.',
+          0,
+        ),
+        chunk('## TurbineConfigReloadFailed\n\nA reload that fails keeps the last good file in service.', 1),
+      ],
+    );
+    expect(answer[0]?.text).toBe('A reload that fails keeps the last good file in service.');
+  });
+
   it('a rare term of the question outweighs a common one', () => {
     const answer = extractiveAnswer(
       ['gateway', 'sigterm'],

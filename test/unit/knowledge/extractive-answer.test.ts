@@ -82,6 +82,15 @@ describe('splitSentences', () => {
   // BUG (gateway/knowledge/extractive-answer.ts:36): a full stop inside a number ends no sentence
   // in the regex, so the match restarts after it and "2.5 gigabytes" becomes "5 gigabytes": the
   // answer then quotes a fragment that states the wrong figure (and still looks verbatim).
+  it('quotes an overlong sentence clause by clause, split after its semicolons', () => {
+    const clause = (n: number) => `clause ${n} of the shutdown${' runs on and on'.repeat(14)}`;
+    const long = `Shutdown: ${clause(1)}; ${clause(2)}; then ${clause(3)}.`;
+    expect(long.length).toBeGreaterThan(600);
+    expect(splitSentences(long)).toEqual([`Shutdown: ${clause(1)};`, `${clause(2)};`, `then ${clause(3)}.`]);
+    // A sentence short enough to quote whole keeps its semicolons.
+    expect(splitSentences(`Shutdown: ${clause(1)}; then ${clause(2)}.`)).toHaveLength(1);
+  });
+
   it('keeps a Markdown heading and paragraphs apart from the sentences after them', () => {
     const text =
       '# Albatross relay\n\nThe albatross relay retries each delivery four times.\n## Limits\nA relay holds at most ten thousand messages at once.\n\nShort line here';
@@ -198,6 +207,26 @@ describe('extractiveAnswer', () => {
     const answer = extractiveAnswer(['rotor', 'blade', 'torque'], chunks);
     expect(answer).toHaveLength(3);
     expect(answer.filter((s) => s.text === repeated)).toHaveLength(1);
+  });
+
+  it('takes its next sentence from another chunk rather than the one already quoted, all else equal', () => {
+    // Both chunks rank alike and both candidates cover the same terms and share as many words with
+    // the first sentence: only where they come from tells them apart.
+    const quoted = { chunkId: `d_${'x'.repeat(22)}#c0`, rank: 0 };
+    const other = { chunkId: `d_${'y'.repeat(22)}#c0`, rank: 0 };
+    const chunks = [
+      {
+        ...quoted,
+        text: 'Rotor blade torque is set by the engineer. Rotor blade wear shows in winter months.',
+      },
+      { ...other, text: 'Rotor blade cracks show in summer months.' },
+    ];
+    const answer = extractiveAnswer(['rotor', 'blade', 'torque'], chunks);
+    expect(answer.map((s) => s.text)).toEqual([
+      'Rotor blade torque is set by the engineer.',
+      'Rotor blade cracks show in summer months.',
+      'Rotor blade wear shows in winter months.',
+    ]);
   });
 
   // BUG (gateway/knowledge/extractive-answer.ts:63-76): MMR only penalises redundancy, it never
