@@ -1,7 +1,7 @@
 // Offline search for the hybrid fusion rule (issue 39), over the lists `npm run bench -- hybrid-dump`
 // wrote: evaluates rules on every set's train half in seconds, and prints the chosen one on both
 // halves. Not product code and not part of `npm run bench`; run with
-// `node test/bench/fusion-search.ts [dump.jsonl]` (Node strips the types).
+// `node test/bench/fusion-search.ts [dump.jsonl] [fast|oracle|search]` (Node strips the types).
 import { readFileSync } from 'node:fs';
 
 /** [doc, chunk, score, coverage, cosine] */
@@ -305,6 +305,36 @@ function fastTable(prepared: readonly Prepared[], rules: Record<string, Weight>)
       console.log(`${name.padEnd(40)}${cells.join('')}`);
     }
   }
+}
+
+/** What no per-query weight can beat (issue 39, second session): for each query the best reciprocal
+ * rank any weight of a grid gives (an oracle that knows the answer), and the better of the two lists
+ * alone. A rule that predicts the weight from the query and the lists lies between the chosen rule
+ * and the first; when the oracle is far above the goal and every predictor tried stays near the
+ * chosen rule, the signals, not the search, are what is missing. */
+function oracleTable(prepared: readonly Prepared[]): void {
+  const grid = [0, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5, 2, 3, 5, 8, 20];
+  for (const half of ['train', 'held-out'] as const) {
+    console.log(`\n${half}: ${SETS.map((s) => s.padStart(18)).join('')}`);
+    const rules: Record<string, (p: Prepared) => number> = {
+      'best weight per query (oracle)': (p) => Math.max(...grid.map((w) => fastRr(p, w))),
+      'better list per query (oracle)': (p) => Math.max(p.lexicalRr, fastRr(p, 1e6)),
+    };
+    for (const [name, rule] of Object.entries(rules)) {
+      const cells = SETS.map((set) => {
+        const mine = prepared.filter((p) => p.set === set && p.half === half);
+        const m = mine.reduce((a, p) => a + rule(p), 0) / mine.length;
+        const l = mine.reduce((a, p) => a + p.lexicalRr, 0) / mine.length;
+        return `${m.toFixed(3)} ${(m / l).toFixed(3)}×`.padStart(18);
+      });
+      console.log(`${name.padEnd(40)}${cells.join('')}`);
+    }
+  }
+}
+
+if (process.argv[3] === 'oracle') {
+  oracleTable(rows.map((r) => prepare(r, 0.2)));
+  process.exit(0);
 }
 
 if (process.argv[3] === 'fast') {
