@@ -98,9 +98,12 @@ func (h *handler) dispatch(w http.ResponseWriter, r *http.Request, m *message) i
 	case m.method == "initialize":
 		ctx, cancel := context.WithTimeout(r.Context(), h.callTimeout)
 		defer cancel()
-		answer, err := h.init.initialize(ctx, m, func(m *message) (map[string]json.RawMessage, error) {
+		answer, cached, err := h.init.initialize(ctx, m, func(m *message) (map[string]json.RawMessage, error) {
 			return h.call(ctx, nil, m)
 		})
+		if cached {
+			h.log.Info("initialize answered from the cache")
+		}
 		return h.finish(w, m, answer, err)
 	default:
 		ctx, cancel := context.WithTimeout(r.Context(), h.callTimeout)

@@ -25,7 +25,7 @@ func (c *initCache) initialize(
 	ctx context.Context,
 	m *message,
 	call func(*message) (map[string]json.RawMessage, error),
-) (map[string]json.RawMessage, error) {
+) (answer map[string]json.RawMessage, cached bool, err error) {
 	for {
 		c.mu.Lock()
 		if c.result != nil {
@@ -35,7 +35,7 @@ func (c *initCache) initialize(
 				"jsonrpc": json.RawMessage(`"2.0"`),
 				"id":      m.id,
 				"result":  result,
-			}, nil
+			}, true, nil
 		}
 		if wait := c.inflight; wait != nil {
 			c.mu.Unlock()
@@ -43,14 +43,14 @@ func (c *initCache) initialize(
 			case <-wait:
 				continue
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return nil, false, ctx.Err()
 			}
 		}
 		done := make(chan struct{})
 		c.inflight = done
 		c.mu.Unlock()
 
-		answer, err := call(m)
+		answer, err = call(m)
 		c.mu.Lock()
 		if err == nil && answer["result"] != nil && answer["error"] == nil {
 			c.result = answer["result"]
@@ -58,7 +58,7 @@ func (c *initCache) initialize(
 		c.inflight = nil
 		close(done)
 		c.mu.Unlock()
-		return answer, err
+		return answer, false, err
 	}
 }
 
