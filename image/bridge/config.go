@@ -23,6 +23,8 @@ type config struct {
 	shutdownGrace  time.Duration
 	killGrace      time.Duration
 	command        []string
+	// installTo, when set, copies the binary there and exits (the init container's job).
+	installTo string
 }
 
 func parseConfig(args []string, usage io.Writer) (config, error) {
@@ -37,8 +39,9 @@ func parseConfig(args []string, usage io.Writer) (config, error) {
 	fs.IntVar(&c.maxPending, "max-pending", 256, "requests waiting for the server at once (more: 503)")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 20*time.Second, "on SIGTERM, how long in-flight requests may finish")
 	fs.DurationVar(&c.killGrace, "kill-grace", 5*time.Second, "after SIGTERM to the server, how long before SIGKILL")
+	fs.StringVar(&c.installTo, "install", "", "copy this binary to the given path and exit (init containers)")
 	fs.Usage = func() {
-		fmt.Fprintln(usage, "usage: agw-bridge [flags] -- COMMAND [ARGS...]")
+		fmt.Fprintln(usage, "usage: agw-bridge [flags] -- COMMAND [ARGS...]\n       agw-bridge --install PATH")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -49,6 +52,8 @@ func parseConfig(args []string, usage io.Writer) (config, error) {
 	}
 	c.command = fs.Args()
 	switch {
+	case c.installTo != "":
+		return c, nil
 	case len(c.command) == 0:
 		return c, errors.New("no server command: agw-bridge [flags] -- COMMAND [ARGS...]")
 	case c.port < 0 || c.port > 65535:

@@ -31,6 +31,13 @@ func run(args []string, getenv func(string) string, environ []string, stderr io.
 		}
 		return 2
 	}
+	if cfg.installTo != "" {
+		if err := install(cfg.installTo); err != nil {
+			fmt.Fprintln(stderr, "agw-bridge:", err)
+			return 1
+		}
+		return 0
+	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil)).With("component", "agw-bridge")
 	a, err := loadAuth(cfg.tokenFile, cfg.insecureNoAuth, getenv)
 	if err != nil {

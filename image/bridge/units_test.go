@@ -89,3 +89,17 @@ func TestEncodeFieldsIsOneLineWithoutHTMLEscapes(t *testing.T) {
 		t.Errorf("encoded %s", got)
 	}
 }
+
+func TestInstallCopiesTheRunningBinary(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "bridge")
+	if code := run([]string{"--install", target}, func(string) string { return "" }, nil, os.Stderr); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	self, _ := os.Executable()
+	want, _ := os.ReadFile(self)
+	got, err := os.ReadFile(target)
+	info, _ := os.Stat(target)
+	if err != nil || !slices.Equal(got, want) || info.Mode().Perm() != 0o755 {
+		t.Errorf("installed copy differs or mode %v", info.Mode())
+	}
+}
