@@ -1118,5 +1118,7 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 40: a server process that dies answers pending calls 502 and the bridge exits non-zero',
   'stdio-bridge:gateway-source':
     'issue 40: the gateway fronts agw-bridge as an ordinary streamable-http source with a static bearer credential',
+  'stdio-bridge:sigterm-drain':
+    'issue 40: on SIGTERM the bridge stops accepting, lets an in-flight call finish, stops the server and exits 0',
   'stdio-bridge:go-unit-tests': "issue 40: the bridge's Go unit tests pass (go vet, go test)",
 };

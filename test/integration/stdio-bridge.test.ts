@@ -159,6 +159,32 @@ describe('agw-bridge around server-everything (stdio)', () => {
     }
   });
 
+  it('stdio-bridge:sigterm-drain — SIGTERM lets an in-flight call finish, stops the server, exits 0', async () => {
+    const draining = await startBridge(binary, SERVER, { env: { AGW_BRIDGE_TOKEN: TOKEN } });
+    try {
+      const inFlight = fetch(draining.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'trigger-long-running-operation', arguments: { duration: 2, steps: 2 } },
+        }),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      process.kill(draining.pid, 'SIGTERM');
+      const response = await inFlight;
+      expect(response.status).toBe(200);
+      expect(JSON.stringify(await response.json())).toContain('completed');
+      expect(await draining.exited).toBe(0);
+      await expect(fetch(`${draining.origin}/healthz`)).rejects.toThrow();
+      expect(() => process.kill(draining.childPid, 0)).toThrow();
+    } finally {
+      await draining.stop();
+    }
+  });
+
   it('stdio-bridge:go-unit-tests — go vet and go test pass in image/bridge', async () => {
     await run('go', ['vet', './...'], { cwd: 'image/bridge', timeout: 300_000 });
     const { stdout } = await run('go', ['test', './...'], { cwd: 'image/bridge', timeout: 300_000 });
