@@ -2,12 +2,12 @@
 # Builds the agent-gateway container image without a daemon (buildah, vfs storage), with the same
 # layout as the Dockerfile: a distroless-style base assembled from Debian packages (libc6,
 # libgcc-s1, libstdc++6: what the Node binary links against) plus the CA bundle and a nonroot
-# user, Node 24 from the npm registry package `node`, the compiled gateway and operator, and the
-# production dependencies only. Writes an OCI archive and prints its size.
+# user, Node 24 from the npm registry package `node`, the compiled gateway and operator, the
+# production dependencies only, and the static agw-bridge binary (Go, image/bridge/build.sh). Writes an OCI archive and prints its size.
 #
 #   bash image/build.sh [OUT_DIR]     (default: dist/image)
 #
-# Needs: buildah, dpkg-deb, apt-get (Debian), npm; run as root (vfs storage under
+# Needs: buildah, dpkg-deb, apt-get (Debian), npm, go (1.26+); run as root (vfs storage under
 # /var/lib/containers). test/infra/ensure-image-tools.sh installs the packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +51,13 @@ done
 [[ -n $node_bin ]] || { echo "no Node binary from the npm package node: run npm ci" >&2; exit 1; }
 log "node: $("$node_bin" --version) from the npm package ($node_bin)"
 cp "$node_bin" "$root/usr/local/bin/node"
+
+# agw-bridge (issue 40): the static stdio-to-HTTP bridge an init container copies out of this image
+# (`agw-bridge --install /agw/bridge`) for MCP servers the operator runs as workloads.
+bridge_bin=$(bash image/bridge/build.sh)
+log "bridge: $(du -h "$bridge_bin" | cut -f1) static agw-bridge ($bridge_bin)"
+cp "$bridge_bin" "$root/usr/local/bin/agw-bridge"
+chmod 0755 "$root/usr/local/bin/agw-bridge"
 
 log "app: compiled code and production dependencies"
 # The test suite has built dist/ already (npm test builds first) and says so, sparing a second tsc run.

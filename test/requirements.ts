@@ -132,7 +132,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'rest:partial-failure': 'D14: a source that is down is left out and named',
   'rest:format-invalid': 'clear 400 naming the field for a bad response_format',
   'rest:sources': 'spec §4.1: GET /agent/sources lists the workspace connectors',
-  'rest:source-one': 'issue 39: GET /agent/sources/{id} is one source (the refresh 202 points at it); hidden = unknown',
+  'rest:source-one':
+    'issue 39: GET /agent/sources/{id} is one source (the refresh 202 points at it); hidden = unknown',
   'rest:mcp-config': 'spec §4.1: GET /agent/mcp/config for the same credential, without the secret',
   'rest:mcp-config-toon': 'spec §4.1 rule 2: the config endpoint honours the format too',
   'errors:request-id':
@@ -1107,4 +1108,17 @@ export const REQUIREMENTS: Record<string, string> = {
   'console:activity-buckets':
     'issue 25: one-minute buckets over the last hour with p50/p95 from a fixed histogram',
   'helm:console-value': 'issue 25: the chart value console.enabled renders server.console.enabled',
+  'stdio-bridge:sdk-client':
+    'issue 40: the v2 SDK client lists and calls tools of a published stdio server through agw-bridge, with progress',
+  'stdio-bridge:initialize-cache':
+    "issue 40: a second client's initialize is answered from the bridge's cache; both clients work at once with colliding ids",
+  'stdio-bridge:auth':
+    "issue 40: a missing or wrong bearer token is 401 with no detail; the server's environment lacks the token",
+  'stdio-bridge:child-exit':
+    'issue 40: a server process that dies answers pending calls 502 and the bridge exits non-zero',
+  'stdio-bridge:gateway-source':
+    'issue 40: the gateway fronts agw-bridge as an ordinary streamable-http source with a static bearer credential',
+  'stdio-bridge:sigterm-drain':
+    'issue 40: on SIGTERM the bridge stops accepting, lets an in-flight call finish, stops the server and exits 0',
+  'stdio-bridge:go-unit-tests': "issue 40: the bridge's Go unit tests pass (go vet, go test)",
 };

@@ -52,6 +52,7 @@ it('image:built-daemonless — an OCI image: non-root, entry point, production d
   const rootfs = join(bundle, 'rootfs');
   for (const present of [
     'usr/local/bin/node',
+    'usr/local/bin/agw-bridge',
     'app/dist/gateway/cli/cli-main.js',
     'app/dist/operator/operator-main.js',
     'app/node_modules/fastify',
@@ -69,6 +70,11 @@ it('image:built-daemonless — an OCI image: non-root, entry point, production d
   ])
     expect(existsSync(join(rootfs, absent)), absent).toBe(false);
   expect((await stat(join(rootfs, 'var/lib/agent-gateway'))).uid).toBe(65532);
+  // The static bridge (issue 40) installs itself where an init container would put it.
+  const installed = join(dir, 'agw', 'bridge');
+  await run('mkdir', ['-p', join(dir, 'agw')]);
+  await run(join(rootfs, 'usr/local/bin/agw-bridge'), ['--install', installed]);
+  expect((await stat(installed)).mode & 0o777).toBe(0o755);
 }, 120_000);
 
 async function mkdtempIn(name: string): Promise<string> {

@@ -1,0 +1,3 @@
+module agent-gateway/bridge
+
+go 1.26

@@ -1,0 +1,122 @@
+// agw-bridge serves an unmodified stdio MCP server over Streamable HTTP (issue 40): it runs the
+// server as its child and relays one JSON-RPC message per POST. Static, stdlib only, so an init
+// container can copy it into any image (distroless, musl, glibc). This file is the composition
+// root: config, child, relay, HTTP server, and the order things stop in.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Environ(), os.Stderr))
+}
+
+func run(args []string, getenv func(string) string, environ []string, stderr io.Writer) int {
+	cfg, err := parseConfig(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flagHelp) {
+			fmt.Fprintln(stderr, "agw-bridge:", err)
+		}
+		return 2
+	}
+	if cfg.installTo != "" {
+		if err := install(cfg.installTo); err != nil {
+			fmt.Fprintln(stderr, "agw-bridge:", err)
+			return 1
+		}
+		return 0
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, nil)).With("component", "agw-bridge")
+	a, err := loadAuth(cfg.tokenFile, cfg.insecureNoAuth, getenv)
+	if err != nil {
+		log.Error("refusing to start", "error", err.Error())
+		return 2
+	}
+	if a.open {
+		log.Warn("serving without authentication (--insecure-no-auth)")
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
+	if err != nil {
+		log.Error("cannot listen", "error", err.Error())
+		return 1
+	}
+	c, err := startChild(cfg.command, childEnv(environ), stderr)
+	if err != nil {
+		_ = ln.Close()
+		log.Error("cannot start the server", "command", cfg.command[0], "error", err.Error())
+		return 1
+	}
+	log.Info("started", "address", ln.Addr().String(), "command", cfg.command[0], "pid", c.pid())
+	return serve(cfg, log, a, ln, c)
+}
+
+func serve(cfg config, log *slog.Logger, a *auth, ln net.Listener, c *child) int {
+	r := newRelay(c.stdin, cfg.maxPending, log)
+	h := &handler{auth: a, relay: r, init: &initCache{}, callTimeout: cfg.callTimeout, log: log}
+	h.alive.Store(true)
+
+	exited := make(chan struct{})
+	exitCode := 0
+	go func() {
+		err := readLines(c.stdout, maxLineBytes, r.dispatch, func(size int) {
+			log.Warn("child wrote a line over 16 MiB; dropped", "bytes", size)
+		})
+		if err != nil {
+			log.Warn("reading the child's stdout failed", "error", err.Error())
+		}
+		exitCode = c.wait()
+		h.alive.Store(false)
+		r.close()
+		close(exited)
+	}()
+
+	server := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- server.Serve(ln) }()
+
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(signals)
+
+	select {
+	case <-exited:
+		// Pending calls were answered 502 by r.close; let those answers go out, then exit
+		// non-zero so Kubernetes restarts the container (a stdio server has no reconnect).
+		log.Error("the server process exited", "code", exitCode)
+		shutdown(server, 2*time.Second)
+		return 1
+	case sig := <-signals:
+		log.Info("stopping", "signal", sig.String())
+		h.draining.Store(true)
+		shutdown(server, cfg.shutdownGrace)
+		c.terminate(cfg.killGrace, exited)
+		<-exited
+		return 0
+	case err := <-served:
+		log.Error("HTTP server failed", "error", err.Error())
+		c.terminate(cfg.killGrace, exited)
+		<-exited
+		return 1
+	}
+}
+
+// shutdown stops accepting and waits up to grace for in-flight requests.
+func shutdown(server *http.Server, grace time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if server.Shutdown(ctx) != nil {
+		_ = server.Close()
+	}
+}
