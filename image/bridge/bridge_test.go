@@ -39,7 +39,17 @@ func echoResult(f *fakeChild, m *message) {
 	}
 }
 
+// newTestBridge is a bridge whose child was already initialized (by an earlier caller), so a test
+// of relaying sees only its own lines; newFreshBridge's child has seen nothing yet.
 func newTestBridge(t *testing.T, maxPending int, timeout time.Duration, respond func(*fakeChild, *message)) (*httptest.Server, *handler, *fakeChild) {
+	t.Helper()
+	server, h, f := newFreshBridge(t, maxPending, timeout, respond)
+	h.init.result = json.RawMessage(`{}`)
+	h.init.initialized = true
+	return server, h, f
+}
+
+func newFreshBridge(t *testing.T, maxPending int, timeout time.Duration, respond func(*fakeChild, *message)) (*httptest.Server, *handler, *fakeChild) {
 	t.Helper()
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
@@ -137,7 +147,7 @@ func TestCallerIdsAreRestoredByteForByteAndNeverCollide(t *testing.T) {
 }
 
 func TestInitializeIsCachedAndInitializedForwardedOnce(t *testing.T) {
-	server, _, child := newTestBridge(t, 16, 5*time.Second, func(f *fakeChild, m *message) {
+	server, _, child := newFreshBridge(t, 16, 5*time.Second, func(f *fakeChild, m *message) {
 		if m.method == "initialize" {
 			f.write(`{"jsonrpc":"2.0","id":` + string(m.id) + `,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"x","version":"1"}}}`)
 		}
@@ -166,13 +176,56 @@ func TestInitializeIsCachedAndInitializedForwardedOnce(t *testing.T) {
 	}
 }
 
-func TestARequestWithoutInitializeIsRelayedAsIs(t *testing.T) {
-	server, _, _ := newTestBridge(t, 16, 5*time.Second, func(f *fakeChild, m *message) {
+func TestServerDiscoverIsRelayedAsIsWithoutInitialize(t *testing.T) {
+	server, _, child := newFreshBridge(t, 16, 5*time.Second, func(f *fakeChild, m *message) {
 		f.write(`{"jsonrpc":"2.0","id":` + string(m.id) + `,"error":{"code":-32601,"message":"Method not found"}}`)
 	})
 	res, body := post(t, server.URL, `{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{}}`)
 	if res.StatusCode != 200 || !strings.Contains(body, `-32601`) || field(t, body, "id") != `"d"` {
 		t.Errorf("server/discover: %d %s", res.StatusCode, body)
+	}
+	if seen := child.seen(); len(seen) != 1 || seen[0].method != "server/discover" {
+		t.Errorf("the child saw %d lines, want server/discover alone", len(seen))
+	}
+}
+
+// A restarted pod, or a second replica behind the Service, gets a tools/call from a caller that
+// initialized another process: the bridge initializes its child first, once, then relays.
+func TestARequestToAnUninitializedChildPrimesItFirst(t *testing.T) {
+	server, _, child := newFreshBridge(t, 16, 5*time.Second, func(f *fakeChild, m *message) {
+		if m.kind != kindRequest {
+			return
+		}
+		if m.method == "initialize" {
+			f.write(`{"jsonrpc":"2.0","id":` + string(m.id) + `,"result":{"protocolVersion":"2025-06-18"}}`)
+			return
+		}
+		f.write(`{"jsonrpc":"2.0","id":` + string(m.id) + `,"result":{"method":"` + m.method + `"}}`)
+	})
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, body := post(t, server.URL, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`)
+			if res.StatusCode != 200 || !strings.Contains(body, `"tools/call"`) || field(t, body, "id") != `7` {
+				t.Errorf("tools/call: %d %s", res.StatusCode, body)
+			}
+		}()
+	}
+	wg.Wait()
+	var methods []string
+	for _, m := range child.seen() {
+		methods = append(methods, m.method)
+	}
+	want := "initialize notifications/initialized tools/call tools/call tools/call tools/call"
+	if got := strings.Join(methods, " "); got != want {
+		t.Errorf("the child saw %q, want %q", got, want)
+	}
+	// A caller's own initialize afterwards is answered from the cache, not sent again.
+	res, body := post(t, server.URL, `{"jsonrpc":"2.0","id":"i","method":"initialize","params":{}}`)
+	if res.StatusCode != 200 || !strings.Contains(body, `2025-06-18`) || len(child.seen()) != 6 {
+		t.Errorf("initialize after priming: %d %s, child saw %d", res.StatusCode, body, len(child.seen()))
 	}
 }
 

@@ -100,7 +100,7 @@ func (h *handler) dispatch(w http.ResponseWriter, r *http.Request, m *message) i
 		defer cancel()
 		answer, cached, err := h.init.initialize(ctx, m, func(m *message) (map[string]json.RawMessage, error) {
 			return h.call(ctx, nil, m)
-		})
+		}, nil)
 		if cached {
 			h.log.Info("initialize answered from the cache")
 		}
@@ -108,6 +108,11 @@ func (h *handler) dispatch(w http.ResponseWriter, r *http.Request, m *message) i
 	default:
 		ctx, cancel := context.WithTimeout(r.Context(), h.callTimeout)
 		defer cancel()
+		// server/discover is how a 2026 caller tells the eras apart: it must reach the child as
+		// sent, initialized or not.
+		if m.method != "server/discover" && !h.init.ready() {
+			h.prime(ctx)
+		}
 		var stream *eventStream
 		if acceptsEventStream(r) {
 			stream = &eventStream{w: w}
@@ -118,6 +123,32 @@ func (h *handler) dispatch(w http.ResponseWriter, r *http.Request, m *message) i
 		}
 		return h.finish(w, m, answer, err)
 	}
+}
+
+// prime initializes the child on the bridge's own behalf (see init_cache.go). A failure is only
+// logged: the request is relayed anyway and the child answers it as it will.
+func (h *handler) prime(ctx context.Context) {
+	m, err := parseMessage([]byte(primeRequest))
+	if err != nil {
+		h.log.Error("the bridge's own initialize does not parse", "error", err.Error())
+		return
+	}
+	notification, err := parseMessage([]byte(initializedNotification))
+	if err != nil {
+		h.log.Error("the bridge's notifications/initialized does not parse", "error", err.Error())
+		return
+	}
+	answer, cached, err := h.init.initialize(ctx, m, func(m *message) (map[string]json.RawMessage, error) {
+		return h.call(ctx, nil, m)
+	}, func() { _ = h.relay.notify(notification) })
+	if cached {
+		return
+	}
+	if err != nil || answer["result"] == nil {
+		h.log.Warn("the bridge's own initialize failed; relaying the request as is")
+		return
+	}
+	h.log.Info("initialized the server on the bridge's own behalf")
 }
 
 func (h *handler) notification(w http.ResponseWriter, m *message) int {
@@ -150,7 +181,16 @@ func (h *handler) call(ctx context.Context, stream *eventStream, m *message) (ma
 	for {
 		select {
 		case answer := <-c.answer:
-			return answer, nil
+			// Progress the child wrote before its answer may still sit in the channel (select
+			// picks among ready cases at random): it goes out first, in the child's order.
+			for {
+				select {
+				case event := <-c.progress:
+					stream.progress(event)
+				default:
+					return answer, nil
+				}
+			}
 		case event := <-c.progress:
 			stream.progress(event)
 		case <-c.gone:
