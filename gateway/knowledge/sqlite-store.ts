@@ -22,9 +22,19 @@ import type {
 } from './knowledge-store.js';
 import { indexedTitle } from './chunk-headings.js';
 import { PRUNED_TOP_MAX, prunedRanking, provenTop } from './bm25-pruning.js';
-import { chunkFromRow, documentFromRow, hitFromRow, inKeyOrder, type Row } from './store-rows.js';
+import {
+  chunkFromRow,
+  documentFromRow,
+  hitFromValues,
+  HIT_COLUMNS,
+  inKeyOrder,
+  type Row,
+} from './store-rows.js';
 import { prepareVectors, SqliteVectors, VECTOR_SCHEMA, type VectorStatements } from './sqlite-vectors.js';
 import { VectorCaches, type VectorCache, type VectorIndexOptions } from './vector-cache.js';
+
+/** The most of the file read through a memory map (the rest, if any, through read()). */
+const MMAP_BYTES = 1 << 30;
 
 const SCHEMA = `
 PRAGMA journal_mode = WAL;
@@ -91,6 +101,14 @@ interface Statements {
   maxChunkId: StatementSync;
 }
 
+/** A statement whose rows come back as arrays of values: the two that read up to 200 candidate hits
+ * per search skip building a keyed object per row (a few tenths of a millisecond per search at 100k
+ * chunks, docs/benchmarks.md#latency-by-mode). */
+function valuesOf(statement: StatementSync): StatementSync {
+  statement.setReturnArrays(true);
+  return statement;
+}
+
 function prepare(db: DatabaseSync): Statements {
   return {
     upsertDocument: db.prepare(
@@ -112,22 +130,26 @@ function prepare(db: DatabaseSync): Statements {
     hashes: db.prepare('SELECT doc_id, content_hash FROM documents WHERE workspace_id = ? AND source_id = ?'),
     // Step two of a search: details of the ranked candidate chunks, with the caller's filters.
     // CROSS JOIN keeps the planner driving from the candidate ids (primary-key lookups), not a scan.
-    hitDetails: db.prepare(
-      `SELECT c.id, c.doc_id, c.chunk_no, c.text, c.heading, d.title, d.url, d.source_id, d.source_type, d.updated_at
+    hitDetails: valuesOf(
+      db.prepare(
+        `SELECT ${HIT_COLUMNS}, c.id
        FROM json_each(?) AS candidate CROSS JOIN chunks c ON c.id = candidate.value
        JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
        WHERE c.workspace_id = ?
          AND d.source_id IN (SELECT value FROM json_each(?))
          AND (? IS NULL OR d.source_id = ?) AND (? IS NULL OR d.source_type = ?)`,
+      ),
     ),
     // Hits named by (doc_id, chunk_no), e.g. from a vector search, with the caller's filters.
-    keyedHits: db.prepare(
-      `SELECT c.doc_id, c.chunk_no, c.text, c.heading, d.title, d.url, d.source_id, d.source_type, d.updated_at
+    keyedHits: valuesOf(
+      db.prepare(
+        `SELECT ${HIT_COLUMNS}
        FROM json_each(?) AS k CROSS JOIN chunks c
          ON c.workspace_id = ? AND c.doc_id = json_extract(k.value, '$[0]') AND c.chunk_no = json_extract(k.value, '$[1]')
        JOIN documents d ON d.workspace_id = c.workspace_id AND d.doc_id = c.doc_id
        WHERE d.source_id IN (SELECT value FROM json_each(?))
          AND (? IS NULL OR d.source_id = ?) AND (? IS NULL OR d.source_type = ?)`,
+      ),
     ),
     document: db.prepare('SELECT * FROM documents WHERE workspace_id = ? AND doc_id = ?'),
     chunks: db.prepare(
@@ -312,11 +334,12 @@ class SqliteWorkspaceStore implements WorkspaceStore {
       JSON.stringify([...order.keys()]),
       this.workspaceId,
       ...filterParams(filters),
-    ) as Row[];
+    ) as unknown as unknown[][];
     const rows = details
-      .map((row) => ({ row, rank: order.get(Number(row['id'])) as { index: number; score: number } }))
+      // c.id follows HIT_COLUMNS' nine values.
+      .map((row) => ({ row, rank: order.get(Number(row[9])) as { index: number; score: number } }))
       .sort((a, b) => a.rank.index - b.rank.index)
-      .map(({ row, rank }) => hitFromRow(row, rank.score));
+      .map(({ row, rank }) => hitFromValues(row, rank.score));
     return { rows, found: rows.length, candidates: ranked.length, asked: candidates };
   }
 
@@ -364,10 +387,10 @@ class SqliteWorkspaceStore implements WorkspaceStore {
         JSON.stringify(keys.map((key) => [key.docId, key.chunkNo])),
         this.workspaceId,
         ...filterParams(filters),
-      ) as Row[];
+      ) as unknown as unknown[][];
       return inKeyOrder(
         keys,
-        rows.map((row) => hitFromRow(row, 0)),
+        rows.map((row) => hitFromValues(row, 0)),
       );
     });
   }
@@ -394,6 +417,13 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   constructor(path: string, vectorIndex?: VectorIndexOptions) {
     this.vectorCaches = new VectorCaches(vectorIndex);
     this.db = new DatabaseSync(path);
+    // Reads through a memory map, not read() into SQLite's 2 MB page cache: a search at 100k chunks
+    // touches thousands of FTS and docsize pages and 400 chunk and document rows, and copying each
+    // page in was ~15 % of lexical latency (docs/benchmarks.md#latency-by-mode). Mapped pages are the
+    // OS page cache (clean, reclaimable, no heap), but RSS counts every page the process touched: at
+    // 100k chunks the whole ~330 MB file once the vector load has read each vector. A 64 MiB page
+    // cache instead gave half the gain for +100 MB of heap.
+    this.db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
     this.db.exec(SCHEMA);
     migrate(this.db);
     this.db.exec(VECTOR_SCHEMA);

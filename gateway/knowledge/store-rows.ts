@@ -39,6 +39,28 @@ export function hitFromRow(row: Row, score: number): SearchHit {
   };
 }
 
+/** The chunk (c) and document (d) columns `hitFromValues` reads, in its order: a statement that
+ * returns arrays of values selects them first. */
+export const HIT_COLUMNS =
+  'c.doc_id, c.chunk_no, c.text, c.heading, d.title, d.url, d.source_id, d.source_type, d.updated_at';
+
+/** `hitFromRow` for a row read as an array of HIT_COLUMNS' values (no per-row object to build). */
+export function hitFromValues(values: readonly unknown[], score: number): SearchHit {
+  const heading = optional(values[3]);
+  return {
+    docId: str(values[0]),
+    chunkNo: Number(values[1]),
+    text: str(values[2]),
+    score,
+    title: str(values[4]),
+    url: optional(values[5]),
+    sourceId: str(values[6]),
+    sourceType: str(values[7]),
+    updatedAt: optional(values[8]),
+    ...(heading === undefined ? {} : { heading }),
+  };
+}
+
 export function chunkFromRow(docId: string, row: Row): StoredChunk {
   return {
     docId,
