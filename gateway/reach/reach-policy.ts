@@ -116,6 +116,17 @@ export class ReachPolicy {
     return this.policy.network.defaultAction === 'allow' ? OK : { allowed: false, reason: 'not-allowed' };
   }
 
+  /** Decides an address of a Service the operator runs for the scope (a source's workload mark,
+   * D25): the admin's denyCidrs and defaultAction do not apply (they keep tenants out of the
+   * cluster's addresses, and this one the operator rendered for the tenant), the built-in ranges
+   * (loopback, link-local, the gateway's own and the API server's addresses) still do. */
+  decideWorkloadAddress(raw: string): ReachDecision {
+    const address = normaliseAddress(raw);
+    if (address === undefined) return { allowed: false, reason: 'reserved' };
+    const builtIn = this.builtIn.match(address);
+    return builtIn === undefined ? OK : { allowed: false, reason: builtIn };
+  }
+
   /** What can be decided from a host name alone, before resolving it: names that always mean
    * loopback, and (with defaultAction deny) names no allow-list mentions. Undefined: resolve it. */
   decideName(scope: ReachScope, host: string): ReachDecision | undefined {
