@@ -66,11 +66,7 @@ export type {
   ReachAllow,
   ParsedCidr,
 } from './tenant-policy-schema.js';
-export {
-  WorkloadPolicySchema,
-  DEFAULT_WORKLOAD_POLICY,
-  QUANTITY_PATTERN,
-} from './workload-policy-schema.js';
+export { WorkloadPolicySchema, DEFAULT_WORKLOAD_POLICY, QUANTITY_PATTERN } from './workload-policy-schema.js';
 export type { WorkloadPolicy } from './workload-policy-schema.js';
 export { IdentityPolicySchema, IssuerPolicySchema } from './identity-policy-schema.js';
 export type { IdentityPolicy, IssuerPolicy } from './identity-policy-schema.js';

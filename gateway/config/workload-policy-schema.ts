@@ -28,7 +28,9 @@ export const WorkloadPolicySchema = z
     requireDigest: z
       .boolean()
       .default(false)
-      .describe('Only images pinned by digest (@sha256:...) may run; a tag alone is refused (ImageNotAllowed).'),
+      .describe(
+        'Only images pinned by digest (@sha256:...) may run; a tag alone is refused (ImageNotAllowed).',
+      ),
     maxReplicas: z
       .number()
       .int()

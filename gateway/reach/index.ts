@@ -12,3 +12,4 @@ export { confineRoot, readConfined } from './confined-files.js';
 export type { FileConfinement, ConfinedRead } from './confined-files.js';
 export { TenantReach, discoverOwnAddresses, effectivePolicy } from './tenant-reach.js';
 export { normaliseAddress, AddressSet } from './address-set.js';
+export { cidrContains, cidrOverlaps, PRIVATE_CIDRS } from './cidr-blocks.js';

@@ -75,12 +75,10 @@ export const McpRunSchema = z
       .min(1)
       .max(32)
       .optional()
-      .describe('The server command (required for stdio, run by the bridge); for streamable-http, overrides the image entrypoint.'),
-    args: z
-      .array(z.string().max(4096))
-      .max(128)
-      .optional()
-      .describe('Arguments after command.'),
+      .describe(
+        'The server command (required for stdio, run by the bridge); for streamable-http, overrides the image entrypoint.',
+      ),
+    args: z.array(z.string().max(4096)).max(128).optional().describe('Arguments after command.'),
     port: z
       .number()
       .int()
@@ -129,7 +127,12 @@ export const McpRunSchema = z
               .max(256)
               .regex(/^\/[A-Za-z0-9._\-/]*$/)
               .describe('Where it is mounted (not /tmp, /agw or /agw-token).'),
-            sizeLimit: z.string().min(1).max(32).regex(QUANTITY_PATTERN).describe('Its size limit (e.g. 256Mi).'),
+            sizeLimit: z
+              .string()
+              .min(1)
+              .max(32)
+              .regex(QUANTITY_PATTERN)
+              .describe('Its size limit (e.g. 256Mi).'),
           })
           .optional()
           .describe('A writable emptyDir (the root filesystem is read-only; /tmp is always writable).'),
@@ -148,7 +151,8 @@ export const RUN_RULES: readonly CelRule[] = [
   },
   {
     rule: "self.transport == 'streamable-http' || (!has(self.port) && !has(self.path))",
-    message: 'run.port and run.path are only used when run.transport is streamable-http (the bridge serves stdio servers)',
+    message:
+      'run.port and run.path are only used when run.transport is streamable-http (the bridge serves stdio servers)',
   },
 ];
 
