@@ -13,7 +13,6 @@ import {
 import { parseCidr } from '../../../gateway/config/index.js';
 import type { McpRun } from '../../api/v1alpha1/index.js';
 import { parseQuantity, smallerQuantity } from './quantity.js';
-import type { SecretRead } from './plan-input.js';
 import type { ReadyCondition } from './ready-condition.js';
 import type { SecretKeyRef } from './resource-views.js';
 
@@ -42,7 +41,8 @@ export interface WorkloadContext {
   readonly policy: WorkloadPolicy;
   /** The compiled reach policy, for egress CIDRs; absent: only policy.workloads decides. */
   readonly reach?: ReachPolicy;
-  readSecret(ref: SecretKeyRef): SecretRead;
+  /** A Secret of the tenant namespace (plan-input.ts's SecretRead; not imported: it imports us). */
+  readSecret(ref: SecretKeyRef): { readonly value: string } | { readonly missing: 'secret' | 'key' };
 }
 
 /** spec.run with every default filled in and every bound checked. */
