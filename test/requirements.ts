@@ -701,6 +701,14 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 40: a tenant spec can never carry the workload mark to the gateways',
   'reach:workload-mark':
     'issue 40: the gateway lets a marked source dial exactly its Service host:port in its own namespace; built-in ranges stay refused',
+  'operator:workload-token-stable':
+    'issue 40: the per-source token is minted once into an owned Secret, kept across reconciles and never logged',
+  'operator:workload-idempotent':
+    'issue 40: reconciling a workspace with a run source twice writes nothing the second time',
+  'operator:workload-removed':
+    'issue 40: a run source refused, deleted or changed to url has its Deployment, Service, NetworkPolicy and token Secret removed',
+  'operator:workload-status':
+    'issue 40: status.workload shows ready/desired replicas from the observed Deployment',
   'operator:queue-dedupe': 'issue 9: the work queue deduplicates and re-runs a key changed while running',
   'operator:queue-backoff': 'issue 9: failing keys are retried with per-key exponential backoff',
   'operator:secret-readers':
