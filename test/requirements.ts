@@ -709,6 +709,10 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 40: a run source refused, deleted or changed to url has its Deployment, Service, NetworkPolicy and token Secret removed',
   'operator:workload-status':
     'issue 40: status.workload shows ready/desired replicas from the observed Deployment',
+  'kube:workload-e2e':
+    'issue 40: on a real apiserver an McpSource with run gets its Deployment, Service, NetworkPolicy and token Secret, owned and hardened; a second reconcile writes nothing; a disallowed image is refused with a condition and an Event',
+  'kube:workload-crd-rules':
+    'issue 40: the CRD refuses url with run, stdio without command, and env with both value and secretKeyRef',
   'operator:queue-dedupe': 'issue 9: the work queue deduplicates and re-runs a key changed while running',
   'operator:queue-backoff': 'issue 9: failing keys are retried with per-key exponential backoff',
   'operator:secret-readers':
