@@ -3,11 +3,13 @@
 // workspaces fed by their events; a Lease so only the leader reconciles; a periodic resync that
 // re-enqueues every workspace and sweeps orphans (the test control plane has no garbage collector).
 import {
+  AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
   type KubernetesObject,
   type V1ConfigMap,
+  type V1Deployment,
   type V1Secret,
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
@@ -28,6 +30,9 @@ import {
   type Resource,
 } from './controllers/workspace-controller.js';
 import { ApiKubeWriter, type KubeWriter } from './kube/kube-writer.js';
+import type { WorkloadRef } from './controllers/controller-caches.js';
+import type { WorkloadSettings } from './controllers/plan/workload-plan.js';
+import { SOURCE_WORKSPACE_LABEL } from './controllers/plan/workload-render.js';
 import { ApiEventRecorder, type EventRecorder } from './kube/event-recorder.js';
 import { shareDispatcher } from './kube/shared-dispatcher.js';
 import type { NameResolver } from './controllers/plan/reach-check.js';
@@ -58,6 +63,9 @@ export interface OperatorOptions {
   /** Resolves host names for the policy (tests inject one); the system resolver otherwise. */
   readonly resolver?: NameResolver;
   readonly events?: EventRecorder;
+  /** Its own image (the bridge for stdio servers), the gateway pods' labels and the cluster domain,
+   * for McpSource spec.run (D25); without it stdio servers are refused (BridgeNotConfigured). */
+  readonly workloads?: Omit<WorkloadSettings, 'gatewayNamespace'>;
 }
 
 export interface RunningOperator {
@@ -80,6 +88,7 @@ export function runOperator(options: OperatorOptions): RunningOperator {
   shareDispatcher(kubeConfig);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const apps = kubeConfig.makeApiClient(AppsV1Api);
   let queue: WorkQueue | undefined;
   let controller: WorkspaceController | undefined;
   const secretReaders = new SecretReaders();
@@ -172,6 +181,29 @@ export function runOperator(options: OperatorOptions): RunningOperator {
     },
   });
 
+  // The Deployments of McpSources with spec.run (D25): their rollout shows in status.workload.
+  const deployments = new ResourceWatcher<V1Deployment>({
+    kubeConfig,
+    name: 'workload-deployments',
+    path: scope === undefined ? '/apis/apps/v1/deployments' : `/apis/apps/v1/namespaces/${scope}/deployments`,
+    list: () =>
+      scope === undefined
+        ? apps.listDeploymentForAllNamespaces({ labelSelector: RENDERED_SELECTOR })
+        : apps.listNamespacedDeployment({ namespace: scope, labelSelector: RENDERED_SELECTOR }),
+    labelSelector: RENDERED_SELECTOR,
+    logger,
+    onChange: (object) =>
+      enqueue(object.metadata?.namespace, object.metadata?.labels?.[SOURCE_WORKSPACE_LABEL]),
+  });
+  const workloadRef = (object: V1Deployment): WorkloadRef => ({
+    name: object.metadata?.name ?? '',
+    namespace: object.metadata?.namespace ?? '',
+    labels: object.metadata?.labels ?? {},
+    annotations: object.metadata?.annotations ?? {},
+    desiredReplicas: object.spec?.replicas ?? 1,
+    readyReplicas: object.status?.readyReplicas ?? 0,
+  });
+
   const asResources = <V>(items: readonly CustomObject[]) => items as unknown as readonly Resource<V>[];
   const renderedRef = (kind: 'Secret' | 'ConfigMap', object: V1Secret | V1ConfigMap): RenderedRef => ({
     kind,
@@ -199,9 +231,10 @@ export function runOperator(options: OperatorOptions): RunningOperator {
         )
         .map((o) => renderedRef('Secret', o)),
     ],
+    workloads: (namespace) => deployments.list(namespace).map(workloadRef),
   };
   const writer = options.writer ?? new ApiKubeWriter(kubeConfig);
-  const watchers = [workspaces, apiKeys, mcpSources, dataSources, secrets, configMaps];
+  const watchers = [workspaces, apiKeys, mcpSources, dataSources, secrets, configMaps, deployments];
   let isSynced = false;
   const synced = Promise.all(watchers.map((w) => w.synced)).then(() => {
     isSynced = true;
@@ -228,6 +261,7 @@ export function runOperator(options: OperatorOptions): RunningOperator {
       logger,
       policy: reach,
       events,
+      ...(options.workloads === undefined ? {} : { workloads: { ...options.workloads, gatewayNamespace } }),
       ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
     });
     const active = controller;

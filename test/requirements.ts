@@ -680,6 +680,39 @@ export const REQUIREMENTS: Record<string, string> = {
   'kube:e2e-secret-rotation': 'issue 9: rotating a referenced Secret reaches the gateways within seconds',
   'kube:e2e-workspace-deleted':
     'issue 9: deleting a Workspace removes its keys from service and what was rendered for it',
+  'operator:workload-hardening':
+    'issue 40: every pod the operator runs is non-root 65532, read-only root, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp, no ServiceAccount token, limits set, emptyDir /tmp',
+  'operator:workload-bridge':
+    'issue 40: a stdio server runs behind /agw/bridge, copied in by an init container of the operator image, with the token Secret mounted read-only',
+  'operator:workload-http':
+    'issue 40: an image serving streamable-http gets no bridge, no token and a TCP probe on its port',
+  'operator:workload-network-policy':
+    'issue 40: the NetworkPolicy admits only the gateway pods to the port and lets out only cluster DNS and the listed CIDRs',
+  'operator:workload-hash': 'issue 40: the same spec renders the same objects and content hash',
+  'operator:workload-refusals':
+    'issue 40: spec.run outside policy.workloads/network is refused (WorkloadsNotAllowed, ImageNotAllowed, ReplicasOverLimit, ResourcesOverLimit, EgressNotAllowed, SecretNotFound)',
+  'operator:workload-rendered-source':
+    'issue 40: a run source reaches the gateways as streamable-http to its Service with the workload mark and the minted token as bearer',
+  'operator:workload-http-status':
+    'issue 40: an HTTP image gets no credential and its condition says only the NetworkPolicy protects it',
+  'operator:workload-refused-not-rendered':
+    'issue 40: a refused run source is left out of the render with its reason',
+  'operator:workload-mark-not-from-tenant':
+    'issue 40: a tenant spec can never carry the workload mark to the gateways',
+  'reach:workload-mark':
+    'issue 40: the gateway lets a marked source dial exactly its Service host:port in its own namespace; built-in ranges stay refused',
+  'operator:workload-token-stable':
+    'issue 40: the per-source token is minted once into an owned Secret, kept across reconciles and never logged',
+  'operator:workload-idempotent':
+    'issue 40: reconciling a workspace with a run source twice writes nothing the second time',
+  'operator:workload-removed':
+    'issue 40: a run source refused, deleted or changed to url has its Deployment, Service, NetworkPolicy and token Secret removed',
+  'operator:workload-status':
+    'issue 40: status.workload shows ready/desired replicas from the observed Deployment',
+  'kube:workload-e2e':
+    'issue 40: on a real apiserver an McpSource with run gets its Deployment, Service, NetworkPolicy and token Secret, owned and hardened; a second reconcile writes nothing; a disallowed image is refused with a condition and an Event',
+  'kube:workload-crd-rules':
+    'issue 40: the CRD refuses url with run, stdio without command, and env with both value and secretKeyRef',
   'operator:queue-dedupe': 'issue 9: the work queue deduplicates and re-runs a key changed while running',
   'operator:queue-backoff': 'issue 9: failing keys are retried with per-key exponential backoff',
   'operator:secret-readers':

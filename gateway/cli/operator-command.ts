@@ -4,6 +4,8 @@
 // exactly one of them reconcile. `--scope namespace` watches only the gateway namespace (a Role
 // there is all it needs); `cluster` (the default) watches every namespace. `--policy` is the admin's
 // tenant reach policy (YAML, the config contract's `policy` block); without it the defaults apply.
+// `--bridge-image` (the operator's own image), `--gateway-selector k=v,...` (the gateway pods'
+// labels) and `--cluster-domain` are what McpSource spec.run renders with (D25).
 import { parseArgs } from 'node:util';
 import { runOperator } from '../../operator/operator-main.js';
 import { startHealthServer } from '../../operator/runtime/health-server.js';
@@ -33,6 +35,9 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
       'health-host': { type: 'string' },
       'log-level': { type: 'string' },
       policy: { type: 'string' },
+      'bridge-image': { type: 'string' },
+      'gateway-selector': { type: 'string' },
+      'cluster-domain': { type: 'string' },
     },
     strict: true,
   });
@@ -58,6 +63,11 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
   }
   const policy = values.policy === undefined ? DEFAULT_TENANT_POLICY : await readPolicy(values.policy, io);
   if (policy === undefined) return 1;
+  const gatewayPodLabels = parseSelector(values['gateway-selector'] ?? 'app.kubernetes.io/component=gateway');
+  if (gatewayPodLabels === undefined) {
+    io.err('--gateway-selector must be label=value pairs separated by commas');
+    return 2;
+  }
   const logger = createPinoLogger({ level: level as LogLevel });
   const operator = runOperator({
     policy,
@@ -67,6 +77,11 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
     ...(scope === 'namespace' ? { watchNamespace: gatewayNamespace } : {}),
     ...(values['lease-namespace'] === undefined ? {} : { leaseNamespace: values['lease-namespace'] }),
     ...(values.identity === undefined ? {} : { identity: values.identity }),
+    workloads: {
+      bridgeImage: values['bridge-image'] ?? '',
+      gatewayPodLabels,
+      clusterDomain: values['cluster-domain'] ?? 'cluster.local',
+    },
   });
   const health =
     healthPort === undefined
@@ -100,6 +115,17 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
   await shutdownTelemetry();
   io.err('agent gateway operator stopped');
   return 0;
+}
+
+/** `k=v,k2=v2` as labels; undefined when a pair is malformed. */
+function parseSelector(text: string): Record<string, string> | undefined {
+  const labels: Record<string, string> = {};
+  for (const pair of text.split(',')) {
+    const match = /^([A-Za-z0-9./_-]{1,253})=([A-Za-z0-9._-]{0,63})$/.exec(pair.trim());
+    if (match === null) return undefined;
+    labels[match[1] as string] = match[2] as string;
+  }
+  return labels;
 }
 
 /** The --policy file: a YAML document of the config contract's `policy` block. */

@@ -17,6 +17,7 @@ export const COMMAND_USAGE = {
   --log-level LEVEL    fatal, error, warn, info (default; or LOG_LEVEL), debug, trace or silent`,
   operator: `usage: agent-gateway operator --gateway-namespace N [--scope cluster|namespace] [--policy FILE]
        [--kubeconfig PATH] [--lease-namespace N] [--identity ID] [--health-port P] [--health-host H] [--log-level LEVEL]
+       [--bridge-image IMAGE] [--gateway-selector K=V,...] [--cluster-domain D]
 
   --gateway-namespace N  where rendered Secrets and ConfigMaps go (default: POD_NAMESPACE)
   --scope                cluster (default): watch every namespace; namespace: the gateway namespace only
@@ -26,7 +27,12 @@ export const COMMAND_USAGE = {
   --lease-namespace N    where the leader-election Lease lives (default: the gateway namespace)
   --identity ID          this replica's name in the Lease (default: hostname and a random suffix)
   --health-port P        serve /healthz and /readyz on P (0: any free port); --health-host (default 0.0.0.0)
-  --log-level LEVEL      fatal, error, warn, info (default; or LOG_LEVEL), debug, trace or silent`,
+  --log-level LEVEL      fatal, error, warn, info (default; or LOG_LEVEL), debug, trace or silent
+  --bridge-image IMAGE   the operator's own image, whose /agw/bridge fronts stdio McpSource spec.run servers
+                         (without it they are refused: BridgeNotConfigured)
+  --gateway-selector K=V the gateway pods' labels, the only ingress of the servers spec.run renders
+                         (default app.kubernetes.io/component=gateway)
+  --cluster-domain D     the cluster's DNS domain in rendered Service URLs (default cluster.local)`,
   'validate-config': `usage: agent-gateway validate-config FILE
 
   Checks a gateway config file without starting; exit 0 when valid, 1 with every problem by path.`,

@@ -16,7 +16,7 @@ export {
   ToolFilterSchema,
   PrefixPolicySchema,
 } from './mcp-source-schema.js';
-export type { McpSourceConfig, BreakerConfig, PrefixPolicy } from './mcp-source-schema.js';
+export type { McpSourceConfig, BreakerConfig, PrefixPolicy, WorkloadMark } from './mcp-source-schema.js';
 export {
   DataSourceSchema,
   FilesDataSourceSchema,
@@ -66,6 +66,8 @@ export type {
   ReachAllow,
   ParsedCidr,
 } from './tenant-policy-schema.js';
+export { WorkloadPolicySchema, DEFAULT_WORKLOAD_POLICY, QUANTITY_PATTERN } from './workload-policy-schema.js';
+export type { WorkloadPolicy } from './workload-policy-schema.js';
 export { IdentityPolicySchema, IssuerPolicySchema } from './identity-policy-schema.js';
 export type { IdentityPolicy, IssuerPolicy } from './identity-policy-schema.js';
 export { boundIdentity, issuerPolicyFor, workspaceUnderPolicy } from './identity-policy.js';

@@ -118,6 +118,25 @@ export const PrefixPolicySchema = z
   );
 export type PrefixPolicy = z.infer<typeof PrefixPolicySchema>;
 
+/** Set only by the operator on a source it runs (McpSource spec.run, D25): the Service it rendered.
+ * The gateway's network guard lets this source, and only it, dial exactly this host and port even
+ * where the reach policy denies cluster addresses, and only when the host is a Service of the
+ * workspace's own namespace (`<name>.<namespace>.svc.…`). A tenant's McpSource has no such field:
+ * the operator writes it into the rendered object, which only it and cluster admins can write. */
+export const WorkloadMarkSchema = z
+  .strictObject({
+    host: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?\.[a-z0-9]([a-z0-9-]*[a-z0-9])?\.svc(\.[a-z0-9-]+)*$/, {
+        message: 'must be a Service host name <name>.<namespace>.svc.<cluster domain>',
+      }),
+    port: z.number().int().min(1).max(65_535),
+  })
+  .describe('The Service of a source the operator runs (written by the operator only).');
+export type WorkloadMark = z.infer<typeof WorkloadMarkSchema>;
+
 /** The fields of an MCP source without the cross-field rules (the CRDs reuse them). */
 export const McpSourceFieldsSchema = z.strictObject({
   name: nameSchema,
@@ -131,6 +150,7 @@ export const McpSourceFieldsSchema = z.strictObject({
     .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), SecretRefSchema]))
     .default({}),
   credential: CredentialSchema.optional(),
+  workload: WorkloadMarkSchema.optional(),
   timeouts: TimeoutsSchema.default({ connectMs: 10_000, listMs: 15_000, callMs: 60_000 }),
   tools: ToolFilterSchema.default({ include: ['*'], exclude: [] }),
   breaker: BreakerSchema.default({
@@ -180,5 +200,26 @@ export const McpSourceSchema = McpSourceFieldsSchema.superRefine((source, ctx) =
         message: 'is only allowed when transport is stdio',
       });
   }
+  if (source.workload !== undefined && !urlNamesWorkload(source.url, source.workload))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['workload'],
+      message: 'must name the host and port of the source url (http://<host>:<port>/...)',
+    });
 });
+
+/** Whether `url` is plain http to exactly the workload's host and port. */
+function urlNamesWorkload(url: string | undefined, workload: WorkloadMark): boolean {
+  if (url === undefined) return false;
+  try {
+    const parsed = new URL(url);
+    return (
+      parsed.protocol === 'http:' &&
+      parsed.hostname === workload.host &&
+      Number(parsed.port === '' ? 80 : parsed.port) === workload.port
+    );
+  } catch {
+    return false;
+  }
+}
 export type McpSourceConfig = z.infer<typeof McpSourceSchema>;

@@ -6,6 +6,7 @@
 import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
 import { IdentityPolicySchema } from './identity-policy-schema.js';
+import { DEFAULT_WORKLOAD_POLICY, WorkloadPolicySchema } from './workload-policy-schema.js';
 
 /** `a.b.c.d/n`, `v6::/n` or a bare address (one host). */
 export const CidrSchema = z
@@ -102,6 +103,7 @@ export const TenantPolicySchema = z
       .default('deny')
       .describe('Whether workspaces may run stdio MCP sources (local processes of the gateway).'),
     identity: IdentityPolicySchema.default({ issuers: [] }),
+    workloads: WorkloadPolicySchema.default(DEFAULT_WORKLOAD_POLICY),
   })
   .describe(
     'What tenant resources may reach. Absent in the embedded file: no bounds; with --kubernetes and in the operator it always applies (these defaults when absent).',

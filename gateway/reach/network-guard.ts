@@ -13,6 +13,12 @@ import { fetchThrough } from './fetch-through.js';
 import { ReachDeniedError } from './reach-denied-error.js';
 import type { ReachPolicy, ReachScope } from './reach-policy.js';
 
+/** The one Service a source the operator runs may reach besides the policy (D25). */
+export interface WorkloadTarget {
+  readonly host: string;
+  readonly port: number;
+}
+
 export type Resolver = (host: string) => Promise<readonly LookupAddress[]>;
 
 const systemResolver: Resolver = (host) =>
@@ -31,12 +37,29 @@ export interface ResolvedTarget {
 export class NetworkGuard {
   private sharedAgent: Agent | undefined;
   private authorizationServerAgent: Agent | undefined;
+  private readonly workloadGuards = new Map<string, NetworkGuard>();
 
   constructor(
     private readonly policy: ReachPolicy,
     readonly scope: ReachScope,
     private readonly resolver: Resolver = systemResolver,
+    private readonly workload?: WorkloadTarget,
   ) {}
+
+  /** The guard of a source the operator runs: this one, plus exactly `target`'s host and port when
+   * the host is a Service of the scope's own namespace (`<name>.<namespace>.svc.…`); any other
+   * mark is ignored, so even a forged one reaches nothing outside the tenant's namespace. */
+  forWorkload(target: WorkloadTarget): NetworkGuard {
+    const labels = target.host.split('.');
+    if (labels.length < 3 || labels[1] !== this.scope.namespace || labels[2] !== 'svc') return this;
+    const key = `${target.host}:${target.port}`;
+    let guard = this.workloadGuards.get(key);
+    if (guard === undefined) {
+      guard = new NetworkGuard(this.policy, this.scope, this.resolver, target);
+      this.workloadGuards.set(key, guard);
+    }
+    return guard;
+  }
 
   /** Whether the policy lets workspaces run stdio MCP sources. */
   get stdioAllowed(): boolean {
@@ -44,8 +67,10 @@ export class NetworkGuard {
   }
 
   /** The address to dial for `host`, or a ReachDeniedError. */
-  async resolve(rawHost: string): Promise<ResolvedTarget> {
+  async resolve(rawHost: string, port?: number): Promise<ResolvedTarget> {
     const host = rawHost.startsWith('[') && rawHost.endsWith(']') ? rawHost.slice(1, -1) : rawHost;
+    if (this.workload !== undefined && host === this.workload.host && port === this.workload.port)
+      return this.resolveWorkload(host);
     const literal = isIP(host.replace(/%.*$/, ''));
     if (literal !== 0) {
       const decision = this.policy.decideAddress(this.scope, undefined, host);
@@ -65,11 +90,25 @@ export class NetworkGuard {
     return { address: first.address, family: first.family === 4 ? 4 : 6 };
   }
 
+  /** The workload's Service: resolved, and only the built-in ranges refused. */
+  private async resolveWorkload(host: string): Promise<ResolvedTarget> {
+    const addresses = await this.resolver(host);
+    if (addresses.length === 0)
+      throw Object.assign(new Error(`${host} did not resolve`), { code: 'ENOTFOUND' });
+    for (const { address } of addresses) {
+      const decision = this.policy.decideWorkloadAddress(address);
+      if (!decision.allowed) throw new ReachDeniedError(decision.reason, host);
+    }
+    const first = addresses[0] as LookupAddress;
+    return { address: first.address, family: first.family === 4 ? 4 : 6 };
+  }
+
   /** An undici connector that dials only what resolve() allows; TLS still verifies the name. */
   connector(options: buildConnector.BuildOptions = {}): buildConnector.connector {
     const base = undici().buildConnector(options);
     return (opts, callback) => {
-      this.resolve(opts.hostname).then(
+      const port = Number(opts.port === '' ? (opts.protocol === 'https:' ? 443 : 80) : opts.port);
+      this.resolve(opts.hostname, port).then(
         (target) => {
           const named = isIP(opts.hostname) === 0;
           base(
@@ -137,6 +176,9 @@ export class NetworkGuard {
   }
 
   async close(): Promise<void> {
+    const workloads = [...this.workloadGuards.values()];
+    this.workloadGuards.clear();
+    await Promise.all(workloads.map((g) => g.close()));
     const agents = [this.sharedAgent, this.authorizationServerAgent];
     this.sharedAgent = undefined;
     this.authorizationServerAgent = undefined;

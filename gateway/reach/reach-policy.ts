@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import { posix } from 'node:path';
 import type { TenantPolicy, ReachAllow } from '../config/index.js';
 import { AddressSet, normaliseAddress, type NormalAddress } from './address-set.js';
+import { cidrContains, cidrOverlaps } from './cidr-blocks.js';
 
 /** Why an address or a path is refused; stable words for conditions, logs and tests. */
 export type ReachDenial =
@@ -84,7 +85,7 @@ export class ReachPolicy {
 
   constructor(
     readonly policy: TenantPolicy,
-    own: OwnAddresses = { gateway: [], apiServer: [] },
+    private readonly own: OwnAddresses = { gateway: [], apiServer: [] },
   ) {
     for (const [cidr, tag] of BUILT_IN) this.builtIn.add(cidr, tag);
     for (const address of own.gateway) addAddress(this.builtIn, address, 'gateway-address');
@@ -112,6 +113,37 @@ export class ReachPolicy {
     const written = asWritten(raw);
     const deniedAsWritten = written !== undefined && this.denied.match(written) !== undefined;
     if (this.denied.match(address) !== undefined || deniedAsWritten)
+      return { allowed: false, reason: 'denied-cidr' };
+    return this.policy.network.defaultAction === 'allow' ? OK : { allowed: false, reason: 'not-allowed' };
+  }
+
+  /** Decides an address of a Service the operator runs for the scope (a source's workload mark,
+   * D25): the admin's denyCidrs and defaultAction do not apply (they keep tenants out of the
+   * cluster's addresses, and this one the operator rendered for the tenant), the built-in ranges
+   * (loopback, link-local, the gateway's own and the API server's addresses) still do. */
+  decideWorkloadAddress(raw: string): ReachDecision {
+    const address = normaliseAddress(raw);
+    if (address === undefined) return { allowed: false, reason: 'reserved' };
+    const builtIn = this.builtIn.match(address);
+    return builtIn === undefined ? OK : { allowed: false, reason: builtIn };
+  }
+
+  /** Decides a whole CIDR block (an egress rule of an MCP server the operator runs, D25): allowed
+   * when an allow-list block contains all of it, refused when any of it is in a built-in range, the
+   * gateway's or API server's addresses or denyCidrs, else the default action, like an address. */
+  decideCidr(scope: ReachScope, cidr: string): ReachDecision {
+    const allows = [
+      ...this.policy.network.allow.cidrs,
+      ...(this.policy.network.namespaces[scope.namespace]?.cidrs ?? []),
+    ];
+    if (allows.some((allow) => cidrContains(allow, cidr))) return OK;
+    for (const [block, tag] of BUILT_IN)
+      if (cidrOverlaps(block, cidr)) return { allowed: false, reason: tag };
+    for (const address of this.own.gateway)
+      if (cidrContains(cidr, address)) return { allowed: false, reason: 'gateway-address' };
+    for (const address of this.own.apiServer)
+      if (cidrContains(cidr, address)) return { allowed: false, reason: 'api-server' };
+    if (this.policy.network.denyCidrs.some((denied) => cidrOverlaps(denied, cidr)))
       return { allowed: false, reason: 'denied-cidr' };
     return this.policy.network.defaultAction === 'allow' ? OK : { allowed: false, reason: 'not-allowed' };
   }

@@ -17,7 +17,9 @@ export function scopedDeps(
   source: McpSourceConfig,
   workspace: string | undefined,
 ): ConnectDeps {
-  const guard = workspace === undefined ? undefined : deps.network?.(workspace);
+  const workspaceGuard = workspace === undefined ? undefined : deps.network?.(workspace);
+  // A source the operator runs may dial its own Service (the mark is the operator's, D25).
+  const guard = source.workload === undefined ? workspaceGuard : workspaceGuard?.forWorkload(source.workload);
   if (guard !== undefined && source.transport === 'stdio' && !guard.stdioAllowed)
     throw new ReachDeniedError('stdio-not-allowed', `MCP source ${source.name}`);
   // A token-exchange connection is made for the caller it is made for (pooled per subject).

@@ -32,6 +32,16 @@ export interface RenderedRef {
   readonly annotations: Readonly<Record<string, string>>;
 }
 
+/** A Deployment the operator rendered for an McpSource's spec.run (D25), as the cache holds it. */
+export interface WorkloadRef {
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly desiredReplicas: number;
+  readonly readyReplicas: number;
+}
+
 /** Read access to the informer caches. */
 export interface ControllerCaches {
   workspaces(): readonly Resource<WorkspaceView['spec']>[];
@@ -41,6 +51,9 @@ export interface ControllerCaches {
   secret(namespace: string, name: string): SecretObject | undefined;
   /** Rendered Secrets and ConfigMaps in the gateway namespace. */
   rendered(): readonly RenderedRef[];
+  /** The operator's Deployments of McpSources with spec.run (every namespace when undefined);
+   * absent in caches that hold none (no run source is then ever found written). */
+  workloads?(namespace?: string): readonly WorkloadRef[];
 }
 
 /** One data entry of a cached Secret, base64-decoded; undefined when the Secret or key is absent. */

@@ -62,7 +62,10 @@ export class StatusReporter {
       previous.reason === condition.reason &&
       previous.message === condition.message &&
       status.observedGeneration === generation &&
-      Object.entries(extra).every(([k, v]) => (status as Record<string, unknown>)[k] === v);
+      Object.entries(extra).every(([k, v]) =>
+        // null removes a field (merge patch): unchanged when it is already absent.
+        v === null ? !(k in status) : (status as Record<string, unknown>)[k] === v,
+      );
     if (unchanged) return;
     const now = (this.deps.now ?? (() => new Date()))()
       .toISOString()

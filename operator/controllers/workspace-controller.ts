@@ -4,6 +4,7 @@
 // A deleted Workspace takes its rendered objects with it; so does a Workspace whose name is already
 // taken by an older one in another namespace (names are global in the gateways). Reads come from
 // informer caches (controller-caches.ts), writes go through the KubeWriter port.
+import { DEFAULT_WORKLOAD_POLICY } from '../../gateway/config/index.js';
 import { renderWorkspace } from '../../gateway/config/kube/index.js';
 import type { ReachPolicy } from '../../gateway/reach/index.js';
 import type { Logger } from '../../gateway/telemetry/logger.js';
@@ -18,6 +19,8 @@ import { RenderedObjects } from './rendered-objects.js';
 import type { WorkspaceView } from './plan/resource-views.js';
 import { PLURALS, StatusReporter } from './status-reporter.js';
 import { planWorkspace, type WorkspacePlan } from './plan/workspace-plan.js';
+import type { WorkloadContext, WorkloadSettings } from './plan/workload-plan.js';
+import { WorkloadObjects } from './workload-objects.js';
 import { workspaceReach } from './workspace-reach.js';
 
 export type { ControllerCaches, RenderedRef, Resource, SecretObject } from './controller-caches.js';
@@ -34,7 +37,17 @@ export interface WorkspaceControllerDeps {
   readonly resolver?: NameResolver;
   /** Where Events go; none are recorded without it. */
   readonly events?: EventRecorder;
+  /** What rendering McpSource spec.run needs (D25); absent: stdio servers are refused
+   * (BridgeNotConfigured) and ingress is admitted from no gateway pod. */
+  readonly workloads?: WorkloadSettings;
 }
+
+const NO_WORKLOAD_SETTINGS: WorkloadSettings = {
+  bridgeImage: '',
+  gatewayNamespace: '',
+  gatewayPodLabels: {},
+  clusterDomain: 'cluster.local',
+};
 
 function created(resource: Resource<unknown>): number {
   const stamp = resource.metadata.creationTimestamp;
@@ -45,11 +58,13 @@ export class WorkspaceController {
   private readonly status: StatusReporter;
   private readonly rendered: RenderedObjects;
   private readonly keys: KeySecrets;
+  private readonly workloads: WorkloadObjects;
 
   constructor(private readonly deps: WorkspaceControllerDeps) {
     this.status = new StatusReporter(deps);
     this.rendered = new RenderedObjects(deps);
     this.keys = new KeySecrets({ ...deps, status: this.status });
+    this.workloads = new WorkloadObjects(deps);
   }
 
   /** The workspace key every resource of a namespace maps to. */
@@ -73,8 +88,10 @@ export class WorkspaceController {
     const apiKeys = caches.apiKeys(namespace).filter(belongs);
     const mcpSources = caches.mcpSources(namespace).filter(belongs);
     const dataSources = caches.dataSources(namespace).filter(belongs);
+    const sourceNames = mcpSources.map((s) => s.metadata.name);
     if (workspace === undefined) {
       await this.rendered.remove(namespace, name);
+      await this.workloads.removeAllBut(namespace, name, new Set(), sourceNames);
       await this.status.reportDependents(apiKeys, mcpSources, dataSources, {
         ready: false,
         reason: 'WorkspaceNotFound',
@@ -85,6 +102,7 @@ export class WorkspaceController {
     const owner = this.nameOwner(name);
     if (owner !== workspace) {
       await this.rendered.remove(namespace, name);
+      await this.workloads.removeAllBut(namespace, name, new Set(), sourceNames);
       const conflict: ReadyCondition = {
         ready: false,
         reason: 'NameConflict',
@@ -105,7 +123,17 @@ export class WorkspaceController {
       { namespace, workspace: name, spec: workspace.spec, mcpSources, dataSources },
     );
     const identityPolicy = this.deps.policy?.policy.identity;
+    const workloadContext: Omit<WorkloadContext, 'readSecret'> = {
+      settings: this.deps.workloads ?? NO_WORKLOAD_SETTINGS,
+      policy: this.deps.policy?.policy.workloads ?? DEFAULT_WORKLOAD_POLICY,
+      ...(this.deps.policy === undefined ? {} : { reach: this.deps.policy }),
+    };
+    const tokens = await this.workloads.tokens(namespace, mcpSources, {
+      ...workloadContext,
+      readSecret: this.secretReader(namespace),
+    });
     const plan = planWorkspace({
+      workloads: { context: workloadContext, tokens },
       ...(reach === undefined ? {} : { reach }),
       ...(identityPolicy === undefined ? {} : { identityPolicy }),
       workspace: { metadata: workspace.metadata, spec: workspace.spec ?? {} },
@@ -120,6 +148,9 @@ export class WorkspaceController {
     try {
       const rendered = renderWorkspace(plan.render);
       revision = rendered.revision;
+      // The servers first: the gateways learn of a Service that exists.
+      await this.workloads.write(plan.workloads);
+      await this.workloads.removeAllBut(namespace, name, new Set(plan.workloads.keys()), sourceNames);
       await this.rendered.write(namespace, name, rendered.parts, revision);
     } catch (error) {
       await this.status.setStatus(PLURALS.workspace, workspace, {
@@ -140,12 +171,18 @@ export class WorkspaceController {
         issuedRotation: secret?.rotation ?? 0,
       });
     }
-    for (const source of mcpSources)
+    for (const source of mcpSources) {
+      const workload = plan.workloads.has(source.metadata.name)
+        ? this.workloads.status(namespace, source.metadata.name)
+        : undefined;
       await this.status.setStatus(
         PLURALS.mcpSource,
         source,
         plan.mcpSources.get(source.metadata.name) as ReadyCondition,
+        // ready/desired of its Deployment (Workload column); none for a source that runs nothing.
+        { workload: workload ?? null },
       );
+    }
     for (const source of dataSources)
       await this.status.setStatus(
         PLURALS.dataSource,
@@ -171,6 +208,7 @@ export class WorkspaceController {
     await this.rendered.removeAllBut(live, (namespace, workspace) =>
       WorkspaceController.key(namespace, workspace),
     );
+    await this.workloads.removeOrphans(live);
   }
 
   /** Deletes the key Secret of an ApiKey that is gone. */

@@ -1,9 +1,15 @@
 // Every write the operator makes, in one place: Server-Side Apply (field manager
-// `agent-gateway-operator`, forced) for the Secrets and ConfigMaps it owns, deletes that tolerate
+// `agent-gateway-operator`, forced) for the Secrets and ConfigMaps it owns and the Deployments,
+// Services and NetworkPolicies of the MCP servers it runs (D25), deletes that tolerate
 // 404, and status through the status subresource (merge patch), so spec edits alone bump generation.
 import {
+  AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
+  NetworkingV1Api,
+  type V1Deployment,
+  type V1NetworkPolicy,
+  type V1Service,
   PatchStrategy,
   setHeaderOptions,
   type KubeConfig,
@@ -23,10 +29,23 @@ export interface ObjectToApply {
   readonly ownerReferences?: readonly Record<string, unknown>[];
 }
 
+/** The objects of an MCP server the operator runs (D25), in the tenant namespace. */
+export type WorkloadKind = 'Deployment' | 'Service' | 'NetworkPolicy';
+
+/** A whole object to apply (apiVersion, kind, metadata with name and namespace, spec). */
+export interface WorkloadObject {
+  readonly kind: WorkloadKind;
+  readonly metadata: { readonly name: string; readonly namespace: string };
+  readonly [field: string]: unknown;
+}
+
 /** The port the controllers write through (an in-memory twin records writes in unit tests). */
 export interface KubeWriter {
   apply(object: ObjectToApply): Promise<void>;
   remove(kind: 'Secret' | 'ConfigMap', namespace: string, name: string): Promise<void>;
+  /** Server-Side Apply of a workload object (same field manager, forced). */
+  applyWorkload(object: WorkloadObject): Promise<void>;
+  removeWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<void>;
   patchStatus(
     plural: string,
     namespace: string,
@@ -42,10 +61,48 @@ function isNotFound(error: unknown): boolean {
 export class ApiKubeWriter implements KubeWriter {
   private readonly core: CoreV1Api;
   private readonly custom: CustomObjectsApi;
+  private readonly apps: AppsV1Api;
+  private readonly networking: NetworkingV1Api;
 
   constructor(kubeConfig: KubeConfig) {
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.apps = kubeConfig.makeApiClient(AppsV1Api);
+    this.networking = kubeConfig.makeApiClient(NetworkingV1Api);
+  }
+
+  async applyWorkload(object: WorkloadObject): Promise<void> {
+    const ssa = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+    const request = {
+      name: object.metadata.name,
+      namespace: object.metadata.namespace,
+      fieldManager: FIELD_MANAGER,
+      force: true,
+    };
+    switch (object.kind) {
+      case 'Deployment':
+        await this.apps.patchNamespacedDeployment({ ...request, body: object as V1Deployment }, ssa);
+        return;
+      case 'Service':
+        await this.core.patchNamespacedService({ ...request, body: object as V1Service }, ssa);
+        return;
+      case 'NetworkPolicy':
+        await this.networking.patchNamespacedNetworkPolicy(
+          { ...request, body: object as V1NetworkPolicy },
+          ssa,
+        );
+        return;
+    }
+  }
+
+  async removeWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<void> {
+    try {
+      if (kind === 'Deployment') await this.apps.deleteNamespacedDeployment({ name, namespace });
+      else if (kind === 'Service') await this.core.deleteNamespacedService({ name, namespace });
+      else await this.networking.deleteNamespacedNetworkPolicy({ name, namespace });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
   }
 
   async apply(object: ObjectToApply): Promise<void> {

@@ -592,7 +592,15 @@ describe('the chart on a real API server', () => {
     expect(await canI(operatorSa(), 'list', 'secrets', other)).toBe('no');
     expect(await canI(operatorSa(), 'list', 'workspaces.agentgateway.dev', other)).toBe('no');
     expect(await canI(operatorSa(), 'update', 'workspaces.agentgateway.dev', ns)).toBe('no');
-    expect(await canI(operatorSa(), 'create', 'deployments.apps', ns)).toBe('no');
+    // McpSource spec.run (issue 40): its server's Deployment, Service and NetworkPolicy here, by
+    // Server-Side Apply; nothing else of workloads (no pods, no update, not elsewhere).
+    expect(await canI(operatorSa(), 'create', 'deployments.apps', ns)).toBe('yes');
+    expect(await canI(operatorSa(), 'patch', 'services', ns)).toBe('yes');
+    expect(await canI(operatorSa(), 'delete', 'networkpolicies.networking.k8s.io', ns)).toBe('yes');
+    expect(await canI(operatorSa(), 'get', 'services', ns)).toBe('no');
+    expect(await canI(operatorSa(), 'update', 'deployments.apps', ns)).toBe('no');
+    expect(await canI(operatorSa(), 'create', 'pods', ns)).toBe('no');
+    expect(await canI(operatorSa(), 'create', 'deployments.apps', other)).toBe('no');
     // Events on the resources it reconciles: create and patch here, nothing more, nowhere else.
     expect(await canI(operatorSa(), 'create', 'events', ns)).toBe('yes');
     expect(await canI(operatorSa(), 'patch', 'events', ns)).toBe('yes');

@@ -8,7 +8,12 @@ import {
   WorkspaceController,
   type WorkspaceControllerDeps,
 } from '../../operator/controllers/workspace-controller.js';
-import type { KubeWriter, ObjectToApply } from '../../operator/kube/kube-writer.js';
+import type {
+  KubeWriter,
+  ObjectToApply,
+  WorkloadKind,
+  WorkloadObject,
+} from '../../operator/kube/kube-writer.js';
 
 /** The KubeWriter twin: keeps every apply, delete and status patch in order. */
 export class RecordingWriter implements KubeWriter {
@@ -16,6 +21,16 @@ export class RecordingWriter implements KubeWriter {
   /** `<kind>/<namespace>/<name>` of every delete. */
   readonly removed: string[] = [];
   readonly statuses: { plural: string; name: string; status: Record<string, unknown> }[] = [];
+  /** Workload objects applied (Deployment, Service, NetworkPolicy), in order. */
+  readonly workloads: WorkloadObject[] = [];
+  applyWorkload(object: WorkloadObject): Promise<void> {
+    this.workloads.push(object);
+    return Promise.resolve();
+  }
+  removeWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<void> {
+    this.removed.push(`${kind}/${namespace}/${name}`);
+    return Promise.resolve();
+  }
   apply(object: ObjectToApply): Promise<void> {
     this.applied.push(object);
     return Promise.resolve();

@@ -1,7 +1,8 @@
 // McpSource: one upstream MCP server of a workspace. Its tools appear as <name>__<tool>, or by their
 // own names under spec.prefix never or auto. The fields are the config contract's
 // (gateway/config/mcp-source-schema.ts) minus stdio, which runs only in the embedded gateway, with the
-// credential's secrets taken from Secrets of this namespace (upstream-credential.ts).
+// credential's secrets taken from Secrets of this namespace (upstream-credential.ts); or, instead of
+// a url, spec.run: a server the operator runs in this namespace (mcp-run.ts, D25).
 import { z } from 'zod';
 import {
   AccessSchema,
@@ -20,6 +21,7 @@ import {
   WORKSPACE_COLUMN,
   type CrdDefinition,
 } from './crd-definition.js';
+import { ENV_RULES, McpRunSchema, RUN_RULES, WRITABLE_VOLUME_RULES } from './mcp-run.js';
 import { CREDENTIAL_RULES, UpstreamCredentialRefSchema } from './upstream-credential.js';
 
 export const McpSourceSpecSchema = z
@@ -28,17 +30,20 @@ export const McpSourceSpecSchema = z
     description: z.string().max(500).optional().describe('What the source offers; shown in /agent/sources.'),
     transport: z
       .enum(['streamable-http', 'sse', 'stdio'])
+      .optional()
       .describe(
-        'streamable-http (2025 and 2026 servers; 2024 HTTP+SSE servers are detected) or sse. stdio is embedded-only.',
+        'streamable-http (2025 and 2026 servers; 2024 HTTP+SSE servers are detected) or sse; required with url, not used with run (run.transport). stdio is embedded-only.',
       ),
     url: z
       .string()
       .min(1)
       .max(2048)
       .regex(/^https?:\/\/[^\s]+$/)
+      .optional()
       .describe(
-        'The MCP endpoint (http or https URL); its addresses must be allowed by the admin policy.network (AddressNotAllowed otherwise).',
+        'The MCP endpoint (http or https URL); its addresses must be allowed by the admin policy.network (AddressNotAllowed otherwise). Give this or run.',
       ),
+    run: McpRunSchema.optional(),
     credential: UpstreamCredentialRefSchema.optional(),
     timeouts: TimeoutsSchema.optional(),
     limits: SourceLimitsSchema.optional(),
@@ -67,6 +72,11 @@ export const McpSourceStatusSchema = z
   .strictObject({
     observedGeneration: ObservedGenerationSchema.optional(),
     conditions: ConditionsSchema.optional(),
+    workload: z
+      .string()
+      .max(32)
+      .optional()
+      .describe('With spec.run: ready replicas / desired replicas of its Deployment, as last observed.'),
   })
   .describe('Whether the source is rendered for the gateways.');
 
@@ -83,18 +93,47 @@ export const MCP_SOURCE: CrdDefinition = {
     '': [SHORT_NAME_RULE],
     spec: [
       {
-        rule: "self.transport != 'stdio'",
+        rule: "!has(self.transport) || self.transport != 'stdio'",
         message:
-          'transport stdio runs a local process and is only available in the embedded gateway; in Kubernetes use streamable-http or sse',
+          'transport stdio runs a local process and is only available in the embedded gateway; in Kubernetes use streamable-http or sse, or spec.run with run.transport stdio',
+      },
+      {
+        rule: 'has(self.url) != has(self.run)',
+        message: 'give exactly one of url (a server elsewhere) and run (a server the operator runs here)',
+      },
+      {
+        rule: 'has(self.run) || has(self.transport)',
+        message: 'transport is required with url',
+      },
+      {
+        rule: '!has(self.run) || (!has(self.transport) && !has(self.credential))',
+        message:
+          'transport and credential are not used with run: the gateways reach the server over streamable-http with a token the operator mints (run.transport says how the image speaks)',
       },
     ],
     'spec.workspaceRef': IMMUTABLE_WORKSPACE_REF,
     'spec.credential': CREDENTIAL_RULES,
+    'spec.run': RUN_RULES,
+    'spec.run.env[]': ENV_RULES,
+    'spec.run.permissions.writableVolume': WRITABLE_VOLUME_RULES,
   },
   printerColumns: [
     WORKSPACE_COLUMN,
     { name: 'Transport', type: 'string', jsonPath: '.spec.transport', description: 'MCP transport' },
     { name: 'URL', type: 'string', jsonPath: '.spec.url', description: 'The MCP endpoint' },
+    {
+      name: 'Workload',
+      type: 'string',
+      jsonPath: '.status.workload',
+      description: 'With spec.run: ready/desired replicas of the server Deployment',
+    },
+    {
+      name: 'Image',
+      type: 'string',
+      jsonPath: '.spec.run.image',
+      description: 'With spec.run: the server image',
+      priority: 1,
+    },
     {
       name: 'Prefix',
       type: 'string',

@@ -3,6 +3,7 @@
 // builds it from the informer caches; unit tests build it by hand.
 import type { IdentityPolicy } from '../../../gateway/config/index.js';
 import type { ReachCheck } from './reach-check.js';
+import type { WorkloadContext } from './workload-plan.js';
 import type { ReadyCondition } from './ready-condition.js';
 import type {
   ApiKeyView,
@@ -30,4 +31,10 @@ export interface PlanInput {
   readonly reach?: ReachCheck;
   /** The identity part of the tenant policy (D24): the issuers spec.identity may declare. */
   readonly identityPolicy?: IdentityPolicy;
+  /** How McpSources with spec.run are decided and rendered (D25), and the bearer token minted for
+   * each stdio one (by source name); absent: spec.run is refused as by the default policy. */
+  readonly workloads?: {
+    readonly context: Omit<WorkloadContext, 'readSecret'>;
+    readonly tokens: ReadonlyMap<string, string>;
+  };
 }

@@ -1,6 +1,8 @@
 // The parts of the custom resources the reconcile core reads. The zod schemas in api/v1alpha1 are
 // the source of truth (and what the CRDs are generated from); these structural views keep the core
 // independent of how a resource was fetched.
+import type { McpRun } from '../../api/v1alpha1/index.js';
+
 export interface ResourceMeta {
   readonly name: string;
   readonly namespace: string;
@@ -91,8 +93,10 @@ export interface McpSourceView {
   readonly metadata: ResourceMeta;
   readonly spec: {
     readonly workspaceRef: { readonly name: string };
-    readonly transport: string;
+    readonly transport?: string;
     readonly url?: string;
+    /** A server the operator runs (api/v1alpha1/mcp-run.ts); exclusive with url. */
+    readonly run?: McpRun;
     readonly credential?: CredentialView;
     readonly [field: string]: unknown;
   };

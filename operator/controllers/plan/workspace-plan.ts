@@ -24,11 +24,14 @@ import { IDENTITY_CREDENTIAL_SOURCE, planIdentity, type IdentityPlan } from './i
 import type { PlanInput } from './plan-input.js';
 import type { ReadyCondition } from './ready-condition.js';
 import type { ApiKeyView, DataSourceView, McpSourceView, SecretKeyRef } from './resource-views.js';
+import { planRunSource, type RunPlan } from './workload-source.js';
 
 export interface WorkspacePlan {
   readonly render: WorkspaceToRender;
   readonly apiKeys: ReadonlyMap<string, ReadyCondition>;
   readonly mcpSources: ReadonlyMap<string, ReadyCondition & { readonly toolsHint?: number }>;
+  /** The McpSources with spec.run that are rendered, by name: their workloads to write (D25). */
+  readonly workloads: ReadonlyMap<string, RunPlan>;
   readonly dataSources: ReadonlyMap<string, ReadyCondition>;
   /** Set when the Workspace has spec.embeddings; ready: false when it could not be used (the
    * workspace is then rendered with `embeddings: false`, never with the gateway-wide provider). */
@@ -64,8 +67,24 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
 
   const mcpStatus = new Map<string, ReadyCondition>();
   const mcpSources: unknown[] = [];
+  const workloads = new Map<string, RunPlan>();
   for (const resource of sortByName(input.mcpSources)) {
-    const { workspaceRef: _ref, credential, ...rest } = resource.spec;
+    if (resource.spec.run !== undefined) {
+      const planned = planRunSource(resource, resource.spec.run, input, credentials);
+      mcpStatus.set(resource.metadata.name, planned.condition);
+      if (planned.render !== undefined) {
+        const parsed = McpSourceSchema.safeParse(planned.render.document);
+        if (!parsed.success) {
+          mcpStatus.set(resource.metadata.name, invalid(parsed.error));
+          continue;
+        }
+        mcpSources.push(planned.render.document);
+        workloads.set(resource.metadata.name, planned.render.plan);
+      }
+      continue;
+    }
+    // `workload` is the operator's mark (D25): never taken from a tenant's spec.
+    const { workspaceRef: _ref, credential, workload: _mark, ...rest } = resource.spec;
     const document: Record<string, unknown> = { ...rest, name: resource.metadata.name };
     const failed = attachCredential(document, credential, {
       at: 'spec.credential',
@@ -171,6 +190,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     },
     apiKeys: keyStatus,
     mcpSources: mcpStatus,
+    workloads,
     dataSources: dataStatus,
     ...(embeddings === undefined ? {} : { embeddings: embeddings.condition }),
     ...(identity === undefined ? {} : { identity }),

@@ -372,7 +372,18 @@ describe('TenantPolicySchema', () => {
       network: { denyCidrs: [], defaultAction: 'allow', allow: { cidrs: [], hosts: [] }, namespaces: {} },
       stdio: 'deny',
       identity: { issuers: [] },
+      workloads: {
+        allowedImages: [],
+        requireDigest: false,
+        maxReplicas: 3,
+        maxCpu: '1',
+        maxMemory: '1Gi',
+        externalEgress: 'deny',
+      },
     });
+    // Image prefixes end in / (registry.example.com would also match registry.example.com.evil.io).
+    expect(refused({ workloads: { allowedImages: ['registry.example.com'] } })).toBe(true);
+    expect(refused({ workloads: { allowedImages: ['registry.example.com/mcp/'] } })).toBe(false);
     expect(DEFAULT_TENANT_POLICY).toEqual(policy());
     expect(policy({ network: { namespaces: { 'team-a': {} } } }).network.namespaces['team-a']).toEqual({
       cidrs: [],

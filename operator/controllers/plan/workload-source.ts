@@ -1,0 +1,89 @@
+// An McpSource with spec.run as the gateways see it (D25): decided by workload-plan.ts, then an
+// ordinary streamable-http source whose url is the rendered Service, marked `workload` so the
+// gateways' network guard lets it dial exactly that Service, with the minted token as its bearer
+// credential (stdio: the bridge checks it). An image that serves HTTP itself gets no token: it could
+// not check one, and its status says only the NetworkPolicy protects it.
+import { credentialDataKey, credentialSecretName } from '../../../gateway/config/kube/index.js';
+import { DEFAULT_WORKLOAD_POLICY } from '../../../gateway/config/index.js';
+import type { McpRun } from '../../api/v1alpha1/index.js';
+import type { PlanInput } from './plan-input.js';
+import type { ReadyCondition } from './ready-condition.js';
+import type { McpSourceView } from './resource-views.js';
+import { planRun, serviceHost, workloadName, type RunPlan } from './workload-plan.js';
+
+export type { RunPlan } from './workload-plan.js';
+
+/** The credential field a minted token is filed under in the workspace's rendered Secret. */
+export const WORKLOAD_TOKEN_FIELD = 'workloadToken';
+
+export interface PlannedRunSource {
+  readonly condition: ReadyCondition;
+  /** Absent when refused. */
+  readonly render?: { readonly document: Record<string, unknown>; readonly plan: RunPlan };
+}
+
+const NO_SETTINGS = {
+  bridgeImage: '',
+  gatewayNamespace: '',
+  gatewayPodLabels: {},
+  clusterDomain: 'cluster.local',
+};
+
+export function planRunSource(
+  resource: McpSourceView,
+  run: McpRun,
+  input: Pick<PlanInput, 'workloads' | 'readSecret'>,
+  credentials: Map<string, string>,
+): PlannedRunSource {
+  const context = {
+    settings: NO_SETTINGS,
+    policy: DEFAULT_WORKLOAD_POLICY,
+    ...input.workloads?.context,
+    readSecret: input.readSecret,
+  };
+  const plan = planRun(resource, run, context);
+  if ('ready' in plan) return { condition: plan };
+  const name = resource.metadata.name;
+  const host = serviceHost(name, plan.namespace, plan.settings);
+  const {
+    workspaceRef: _ref,
+    run: _run,
+    credential: _credential,
+    transport: _transport,
+    url: _url,
+    workload: _mark,
+    ...rest
+  } = resource.spec;
+  const document: Record<string, unknown> = {
+    ...rest,
+    name,
+    transport: 'streamable-http',
+    url: `http://${host}:${plan.port}${plan.path}`,
+    workload: { host, port: plan.port },
+  };
+  if (plan.transport === 'stdio') {
+    const token = input.workloads?.tokens.get(name);
+    if (token === undefined)
+      return {
+        condition: { ready: false, reason: 'TokenPending', message: 'the server token is being minted' },
+      };
+    const dataKey = credentialDataKey(name, WORKLOAD_TOKEN_FIELD, token);
+    credentials.set(dataKey, token);
+    document['credential'] = {
+      type: 'bearer',
+      secret: { kubernetesSecret: { name: credentialSecretName(plan.workspace), key: dataKey } },
+    };
+  }
+  const where = `Deployment ${workloadName(name)} in this namespace, reached at ${host}:${plan.port}`;
+  return {
+    condition: {
+      ready: true,
+      reason: 'Rendered',
+      message:
+        plan.transport === 'stdio'
+          ? `served by the gateways; the server runs as ${where} behind the bridge, which checks the gateways' token`
+          : `served by the gateways; the server runs as ${where}; it serves HTTP itself and does not check the gateways' token: only the NetworkPolicy (ingress from the gateway pods only) protects it`,
+    },
+    render: { document, plan },
+  };
+}
