@@ -28,7 +28,7 @@ export const COMMAND_USAGE = {
   --identity ID          this replica's name in the Lease (default: hostname and a random suffix)
   --health-port P        serve /healthz and /readyz on P (0: any free port); --health-host (default 0.0.0.0)
   --log-level LEVEL      fatal, error, warn, info (default; or LOG_LEVEL), debug, trace or silent
-  --bridge-image IMAGE   the operator's own image, whose /agw/bridge fronts stdio McpSource spec.run servers
+  --bridge-image IMAGE   the operator's own image, whose agw-bridge fronts stdio McpSource spec.run servers
                          (without it they are refused: BridgeNotConfigured)
   --gateway-selector K=V the gateway pods' labels, the only ingress of the servers spec.run renders
                          (default app.kubernetes.io/component=gateway)

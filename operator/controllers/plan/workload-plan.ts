@@ -26,7 +26,7 @@ const DEFAULT_LIMITS = { cpu: '500m', memory: '256Mi' } as const;
 
 /** What the operator knows about its installation that the rendering needs. */
 export interface WorkloadSettings {
-  /** The operator's own image, which carries the bridge at /agw/bridge. */
+  /** The operator's own image, which carries the bridge at /usr/local/bin/agw-bridge. */
   readonly bridgeImage: string;
   /** Where the gateways run, and their pods' labels: the only ingress a server accepts. */
   readonly gatewayNamespace: string;

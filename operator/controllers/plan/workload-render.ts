@@ -19,8 +19,10 @@ const UID = 65532;
 const TOKEN_DIR = '/agw-token';
 const BRIDGE_DIR = '/agw';
 const INSTALL_DIR = '/agw-install';
-/** The init container copies the bridge with the image's own Node (the image is distroless: no cp). */
-const COPY_BRIDGE = `const fs=require('node:fs');fs.copyFileSync('${BRIDGE_DIR}/bridge','${INSTALL_DIR}/bridge');fs.chmodSync('${INSTALL_DIR}/bridge',0o555)`;
+/** Where our image carries the bridge. The init container runs it as `--install <path>`: it copies
+ * itself into the emptyDir (the image is distroless: no shell, no cp), written under a temporary
+ * name and renamed, so a half-copied file never runs (image/bridge/install.go). */
+const IMAGE_BRIDGE = '/usr/local/bin/agw-bridge';
 
 export interface RenderedWorkload {
   readonly deployment: Record<string, unknown>;
@@ -218,7 +220,7 @@ function podSpec(plan: RunPlan): Record<string, unknown> {
               name: 'bridge',
               image: plan.settings.bridgeImage,
               imagePullPolicy: 'IfNotPresent',
-              command: ['/usr/local/bin/node', '-e', COPY_BRIDGE],
+              command: [IMAGE_BRIDGE, '--install', `${INSTALL_DIR}/bridge`],
               resources: {
                 requests: { cpu: '10m', memory: '32Mi' },
                 limits: { cpu: '100m', memory: '64Mi' },

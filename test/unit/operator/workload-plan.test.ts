@@ -146,8 +146,7 @@ describe('McpSource spec.run rendering', () => {
     const pod = (deployment as Obj)['spec'].template.spec;
     const [init] = pod.initContainers;
     expect(init.image).toBe(settings.bridgeImage);
-    expect([init.command[0], init.command[1]]).toEqual(['/usr/local/bin/node', '-e']);
-    expect(init.command[2]).toContain("copyFileSync('/agw/bridge','/agw-install/bridge')");
+    expect(init.command).toEqual(['/usr/local/bin/agw-bridge', '--install', '/agw-install/bridge']);
     expect(init.volumeMounts).toEqual([{ name: 'bridge', mountPath: '/agw-install' }]);
     const server = pod.containers[0];
     expect(server.image).toBe(STDIO.image);
