@@ -23,6 +23,8 @@ type config struct {
 	shutdownGrace  time.Duration
 	killGrace      time.Duration
 	command        []string
+	// upstream, when set, is proxy mode: an HTTP server in the same pod instead of a child.
+	upstream string
 	// installTo, when set, copies the binary there and exits (the init container's job).
 	installTo string
 }
@@ -40,8 +42,9 @@ func parseConfig(args []string, usage io.Writer) (config, error) {
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 20*time.Second, "on SIGTERM, how long in-flight requests may finish")
 	fs.DurationVar(&c.killGrace, "kill-grace", 5*time.Second, "after SIGTERM to the server, how long before SIGKILL")
 	fs.StringVar(&c.installTo, "install", "", "copy this binary to the given path and exit (init containers)")
+	fs.StringVar(&c.upstream, "upstream", "", "proxy mode: check the token, then pass requests to this http://127.0.0.1:PORT server")
 	fs.Usage = func() {
-		fmt.Fprintln(usage, "usage: agw-bridge [flags] -- COMMAND [ARGS...]\n       agw-bridge --install PATH")
+		fmt.Fprintln(usage, "usage: agw-bridge [flags] -- COMMAND [ARGS...]\n       agw-bridge [flags] --upstream http://127.0.0.1:PORT\n       agw-bridge --install PATH")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -54,6 +57,12 @@ func parseConfig(args []string, usage io.Writer) (config, error) {
 	switch {
 	case c.installTo != "":
 		return c, nil
+	case c.upstream != "" && len(c.command) > 0:
+		return c, errors.New("give either --upstream or a server command, not both")
+	case c.upstream != "":
+		if _, err := parseUpstream(c.upstream); err != nil {
+			return c, err
+		}
 	case len(c.command) == 0:
 		return c, errors.New("no server command: agw-bridge [flags] -- COMMAND [ARGS...]")
 	case c.port < 0 || c.port > 65535:

@@ -52,6 +52,11 @@ func run(args []string, getenv func(string) string, environ []string, stderr io.
 		log.Error("cannot listen", "error", err.Error())
 		return 1
 	}
+	if cfg.upstream != "" {
+		upstream, _ := parseUpstream(cfg.upstream) // checked by parseConfig
+		log.Info("started", "address", ln.Addr().String(), "mode", "proxy")
+		return serveProxy(cfg, newProxy(upstream, a, log), ln)
+	}
 	c, err := startChild(cfg.command, childEnv(environ), stderr)
 	if err != nil {
 		_ = ln.Close()
@@ -108,6 +113,26 @@ func serve(cfg config, log *slog.Logger, a *auth, ln net.Listener, c *child) int
 		log.Error("HTTP server failed", "error", err.Error())
 		c.terminate(cfg.killGrace, exited)
 		<-exited
+		return 1
+	}
+}
+
+// serveProxy serves proxy mode until SIGTERM/SIGINT, then drains like the stdio mode.
+func serveProxy(cfg config, p *proxy, ln net.Listener) int {
+	server := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- server.Serve(ln) }()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(signals)
+	select {
+	case sig := <-signals:
+		p.log.Info("stopping", "signal", sig.String())
+		p.draining.Store(true)
+		shutdown(server, cfg.shutdownGrace)
+		return 0
+	case err := <-served:
+		p.log.Error("HTTP server failed", "error", err.Error())
 		return 1
 	}
 }

@@ -59,6 +59,15 @@ func TestParseConfigSplitsFlagsFromTheCommand(t *testing.T) {
 	if _, err := parseConfig([]string{"--port", "9000"}, os.Stderr); err == nil {
 		t.Error("accepted no command")
 	}
+	if c, err := parseConfig([]string{"--upstream", "http://127.0.0.1:8081"}, os.Stderr); err != nil || c.upstream == "" {
+		t.Errorf("proxy mode: %+v %v", c, err)
+	}
+	if _, err := parseConfig([]string{"--upstream", "http://127.0.0.1:8081", "--", "server"}, os.Stderr); err == nil {
+		t.Error("accepted both an upstream and a command")
+	}
+	if _, err := parseConfig([]string{"--upstream", "http://10.1.2.3:8081"}, os.Stderr); err == nil {
+		t.Error("accepted an upstream outside the pod")
+	}
 }
 
 func TestParseMessageClassifies(t *testing.T) {
