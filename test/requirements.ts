@@ -683,9 +683,9 @@ export const REQUIREMENTS: Record<string, string> = {
   'operator:workload-hardening':
     'issue 40: every pod the operator runs is non-root 65532, read-only root, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp, no ServiceAccount token, limits set, emptyDir /tmp',
   'operator:workload-bridge':
-    'issue 40: a stdio server runs behind /agw/bridge, copied in by an init container of the operator image, with the token Secret mounted read-only',
+    'issue 40: a stdio server runs behind /agw/bridge, copied in by an init container of the operator image (agw-bridge --install), with the token Secret mounted read-only',
   'operator:workload-http':
-    'issue 40: an image serving streamable-http gets no bridge, no token and a TCP probe on its port',
+    'issue 40: an image serving streamable-http gets the bridge as a proxy sidecar holding the token; Service and NetworkPolicy reach only the sidecar',
   'operator:workload-network-policy':
     'issue 40: the NetworkPolicy admits only the gateway pods to the port and lets out only cluster DNS and the listed CIDRs',
   'operator:workload-hash': 'issue 40: the same spec renders the same objects and content hash',
@@ -694,7 +694,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'operator:workload-rendered-source':
     'issue 40: a run source reaches the gateways as streamable-http to its Service with the workload mark and the minted token as bearer',
   'operator:workload-http-status':
-    'issue 40: an HTTP image gets no credential and its condition says only the NetworkPolicy protects it',
+    'issue 40: an HTTP image is reached with the minted token too (its proxy sidecar checks it)',
   'operator:workload-refused-not-rendered':
     'issue 40: a refused run source is left out of the render with its reason',
   'operator:workload-mark-not-from-tenant':

@@ -39,7 +39,8 @@ export class WorkloadObjects {
 
   constructor(private readonly deps: WorkloadObjectsDeps) {}
 
-  /** The token of every stdio run source the policy admits, minting (and writing) missing ones. */
+  /** The token of every run source the policy admits (stdio and HTTP images: the bridge checks it in
+   * both), minting (and writing) missing ones. */
   async tokens(
     namespace: string,
     sources: readonly Resource<McpSourceView['spec']>[],
@@ -48,7 +49,7 @@ export class WorkloadObjects {
     const tokens = new Map<string, string>();
     for (const source of sources) {
       const run = source.spec.run;
-      if (run?.transport !== 'stdio') continue;
+      if (run === undefined) continue;
       const plan = planRun(source, run, context);
       if ('ready' in plan) continue;
       const name = source.metadata.name;

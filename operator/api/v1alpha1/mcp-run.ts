@@ -1,7 +1,8 @@
 // McpSource spec.run (issue 40, D25): an MCP server the operator runs in the McpSource's own
 // namespace as a hardened Deployment behind a Service and a NetworkPolicy, and renders for the
 // gateways as a streamable-http source with a bearer token it mints. stdio servers get the bridge
-// (/agw/bridge) in front; streamable-http images serve HTTP themselves. The admin's policy.workloads
+// (/agw/bridge) in front; streamable-http images serve HTTP themselves, the bridge beside them as a
+// token-checking proxy. The admin's policy.workloads
 // bounds images, replicas, resources and egress; defaults the CRD cannot state conditionally (port,
 // path, resources) are the operator's (controllers/plan/workload-plan.ts).
 import { z } from 'zod';
@@ -68,7 +69,7 @@ export const McpRunSchema = z
     transport: z
       .enum(['stdio', 'streamable-http'])
       .describe(
-        'How the image speaks MCP: stdio (the operator puts its bridge in front, which serves HTTP and checks the token) or streamable-http (the image serves HTTP on port/path itself and cannot check the token: only the NetworkPolicy protects it).',
+        'How the image speaks MCP: stdio (the operator puts its bridge in front, which serves HTTP and checks the token) or streamable-http (the image serves HTTP on port/path itself; the bridge runs beside it as a proxy sidecar that checks the token).',
       ),
     command: z
       .array(z.string().min(1).max(1024))

@@ -146,10 +146,10 @@ export function planRun(
   const stdio = run.transport === 'stdio';
   if (stdio && (run.command === undefined || run.command.length === 0))
     return refuse('InvalidSpec', 'spec.run.command: is required when run.transport is stdio');
-  if (stdio && context.settings.bridgeImage === '')
+  if (context.settings.bridgeImage === '')
     return refuse(
       'BridgeNotConfigured',
-      'spec.run.transport: stdio servers need the bridge, and the operator was started without --bridge-image (the cluster admin sets it; the Helm chart does)',
+      'spec.run: a workload needs the bridge (in front of a stdio server, or checking the token for an HTTP one), and the operator was started without --bridge-image (the cluster admin sets it; the Helm chart does)',
     );
   return {
     source: resource.metadata.name,

@@ -3,7 +3,8 @@
 // capability dropped, RuntimeDefault seccomp, no ServiceAccount token, limits always set, an
 // emptyDir /tmp), a Service, and a NetworkPolicy (ingress from the gateway pods only, egress to the
 // cluster DNS and the listed CIDRs only); stdio servers get the bridge copied in by an init
-// container of the operator's own image. All owned by the McpSource; the content hash on the
+// container of the operator's own image, HTTP servers the bridge as a proxy sidecar in front of
+// them; either way the bridge checks the gateways' token and owns the port the Service targets. All owned by the McpSource; the content hash on the
 // Deployment lets the controller skip writes that would change nothing. Pure.
 import { createHash } from 'node:crypto';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../../gateway/config/kube/index.js';
@@ -23,6 +24,16 @@ const INSTALL_DIR = '/agw-install';
  * itself into the emptyDir (the image is distroless: no shell, no cp), written under a temporary
  * name and renamed, so a half-copied file never runs (image/bridge/install.go). */
 const IMAGE_BRIDGE = '/usr/local/bin/agw-bridge';
+
+/** The port the proxy sidecar of an HTTP server listens on (the server keeps `run.port`). */
+export function proxyPort(plan: Pick<RunPlan, 'port'>): number {
+  return plan.port === 18080 ? 18081 : 18080;
+}
+
+/** The pod port the Service and the NetworkPolicy let the gateways reach: the bridge's. */
+function bridgePort(plan: RunPlan): number {
+  return plan.transport === 'stdio' ? plan.port : proxyPort(plan);
+}
 
 export interface RenderedWorkload {
   readonly deployment: Record<string, unknown>;
@@ -114,7 +125,7 @@ export function renderWorkload(plan: RunPlan): RenderedWorkload {
               podSelector: { matchLabels: { ...plan.settings.gatewayPodLabels } },
             },
           ],
-          ports: [{ protocol: 'TCP', port: plan.port }],
+          ports: [{ protocol: 'TCP', port: bridgePort(plan) }],
         },
       ],
       egress: [
@@ -154,7 +165,7 @@ export function renderWorkload(plan: RunPlan): RenderedWorkload {
 
 function podSpec(plan: RunPlan): Record<string, unknown> {
   const stdio = plan.transport === 'stdio';
-  const probe = stdio ? { httpGet: { path: '/healthz', port: 'mcp' } } : { tcpSocket: { port: 'mcp' } };
+  const probe = stdio ? { httpGet: { path: '/healthz', port: 'mcp' } } : { tcpSocket: { port: 'server' } };
   const command = stdio
     ? [
         `${BRIDGE_DIR}/bridge`,
@@ -185,7 +196,7 @@ function podSpec(plan: RunPlan): Record<string, unknown> {
                 },
           ),
         }),
-    ports: [{ name: 'mcp', containerPort: plan.port, protocol: 'TCP' }],
+    ports: [{ name: stdio ? 'mcp' : 'server', containerPort: plan.port, protocol: 'TCP' }],
     readinessProbe: { ...probe, periodSeconds: 5, failureThreshold: 3 },
     livenessProbe: { ...probe, initialDelaySeconds: 10, periodSeconds: 20, failureThreshold: 3 },
     resources: { requests: { ...plan.requests }, limits: { ...plan.limits } },
@@ -231,25 +242,48 @@ function podSpec(plan: RunPlan): Record<string, unknown> {
           ],
         }
       : {}),
-    containers: [server],
+    containers: stdio ? [server] : [server, proxySidecar(plan)],
     volumes: [
       { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
-      ...(stdio
-        ? [
-            { name: 'bridge', emptyDir: { sizeLimit: '64Mi' } },
-            {
-              name: 'token',
-              secret: {
-                secretName: tokenSecretName(plan.source),
-                defaultMode: 0o440,
-                items: [{ key: TOKEN_KEY, path: TOKEN_KEY }],
-              },
-            },
-          ]
-        : []),
+      ...(stdio ? [{ name: 'bridge', emptyDir: { sizeLimit: '64Mi' } }] : []),
+      {
+        name: 'token',
+        secret: {
+          secretName: tokenSecretName(plan.source),
+          defaultMode: 0o440,
+          items: [{ key: TOKEN_KEY, path: TOKEN_KEY }],
+        },
+      },
       ...(plan.writableVolume === undefined
         ? []
         : [{ name: 'writable', emptyDir: { sizeLimit: plan.writableVolume.sizeLimit } }]),
     ],
+  };
+}
+
+/** The bridge in proxy mode beside an image that serves HTTP itself: it owns the port the Service
+ * targets, checks the gateways' token, takes it off and passes the request to the server on the
+ * pod's loopback (image/bridge/proxy.go). */
+function proxySidecar(plan: RunPlan): Record<string, unknown> {
+  const port = proxyPort(plan);
+  return {
+    name: 'bridge',
+    image: plan.settings.bridgeImage,
+    imagePullPolicy: 'IfNotPresent',
+    command: [
+      IMAGE_BRIDGE,
+      '--port',
+      String(port),
+      '--token-file',
+      `${TOKEN_DIR}/${TOKEN_KEY}`,
+      '--upstream',
+      `http://127.0.0.1:${plan.port}`,
+    ],
+    ports: [{ name: 'mcp', containerPort: port, protocol: 'TCP' }],
+    readinessProbe: { httpGet: { path: '/readyz', port: 'mcp' }, periodSeconds: 5, failureThreshold: 3 },
+    livenessProbe: { tcpSocket: { port: 'mcp' }, initialDelaySeconds: 10, periodSeconds: 20 },
+    resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '200m', memory: '64Mi' } },
+    securityContext: CONTAINER_SECURITY,
+    volumeMounts: [{ name: 'token', mountPath: TOKEN_DIR, readOnly: true }],
   };
 }

@@ -1,8 +1,10 @@
 // An McpSource with spec.run as the gateways see it (D25): decided by workload-plan.ts, then an
 // ordinary streamable-http source whose url is the rendered Service, marked `workload` so the
 // gateways' network guard lets it dial exactly that Service, with the minted token as its bearer
-// credential (stdio: the bridge checks it). An image that serves HTTP itself gets no token: it could
-// not check one, and its status says only the NetworkPolicy protects it.
+// credential, which the bridge checks in front of the server: as its parent for a stdio server, as a
+// proxy sidecar for an image that serves HTTP itself (the NetworkPolicy alone would not do: a tenant
+// can repoint its own Service, e.g. as an ExternalName to another tenant's, and the gateways are let
+// into every workload).
 import { credentialDataKey, credentialSecretName } from '../../../gateway/config/kube/index.js';
 import { DEFAULT_WORKLOAD_POLICY } from '../../../gateway/config/index.js';
 import type { McpRun } from '../../api/v1alpha1/index.js';
@@ -61,19 +63,17 @@ export function planRunSource(
     url: `http://${host}:${plan.port}${plan.path}`,
     workload: { host, port: plan.port },
   };
-  if (plan.transport === 'stdio') {
-    const token = input.workloads?.tokens.get(name);
-    if (token === undefined)
-      return {
-        condition: { ready: false, reason: 'TokenPending', message: 'the server token is being minted' },
-      };
-    const dataKey = credentialDataKey(name, WORKLOAD_TOKEN_FIELD, token);
-    credentials.set(dataKey, token);
-    document['credential'] = {
-      type: 'bearer',
-      secret: { kubernetesSecret: { name: credentialSecretName(plan.workspace), key: dataKey } },
+  const token = input.workloads?.tokens.get(name);
+  if (token === undefined)
+    return {
+      condition: { ready: false, reason: 'TokenPending', message: 'the server token is being minted' },
     };
-  }
+  const dataKey = credentialDataKey(name, WORKLOAD_TOKEN_FIELD, token);
+  credentials.set(dataKey, token);
+  document['credential'] = {
+    type: 'bearer',
+    secret: { kubernetesSecret: { name: credentialSecretName(plan.workspace), key: dataKey } },
+  };
   const where = `Deployment ${workloadName(name)} in this namespace, reached at ${host}:${plan.port}`;
   return {
     condition: {
@@ -82,7 +82,7 @@ export function planRunSource(
       message:
         plan.transport === 'stdio'
           ? `served by the gateways; the server runs as ${where} behind the bridge, which checks the gateways' token`
-          : `served by the gateways; the server runs as ${where}; it serves HTTP itself and does not check the gateways' token: only the NetworkPolicy (ingress from the gateway pods only) protects it`,
+          : `served by the gateways; the server runs as ${where} behind the bridge's proxy sidecar, which checks the gateways' token`,
     },
     render: { document, plan },
   };

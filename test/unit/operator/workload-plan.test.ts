@@ -181,7 +181,7 @@ describe('McpSource spec.run rendering', () => {
     });
   });
 
-  it('operator:workload-http — an image serving HTTP gets no bridge and no token, a TCP probe on its port', () => {
+  it('operator:workload-http — an image serving HTTP gets the bridge as a proxy sidecar that checks the token; the Service and policy reach only the sidecar', () => {
     const run: McpRun = {
       image: 'registry.example.com/mcp/web:2',
       transport: 'streamable-http',
@@ -191,17 +191,43 @@ describe('McpSource spec.run rendering', () => {
       env: [{ name: 'KEY', secretKeyRef: { name: 'web-secret', key: 'key' } }],
     };
     const planned = plan(run, policy(), { 'web-secret': { key: 'x' } });
-    const pod = (renderWorkload(planned).deployment as Obj)['spec'].template.spec;
+    const { deployment, service, networkPolicy } = renderWorkload(planned);
+    const pod = (deployment as Obj)['spec'].template.spec;
     expect(pod.initContainers).toBeUndefined();
-    const server = pod.containers[0];
+    const [server, sidecar] = pod.containers;
     expect(server.command).toBeUndefined();
     expect(server.args).toEqual(['--verbose']);
     expect(server.env).toEqual([
       { name: 'KEY', valueFrom: { secretKeyRef: { name: 'web-secret', key: 'key' } } },
     ]);
-    expect(server.readinessProbe.tcpSocket).toEqual({ port: 'mcp' });
-    expect(server.ports[0].containerPort).toBe(3000);
-    expect(pod.volumes).toEqual([{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }]);
+    expect(server.readinessProbe.tcpSocket).toEqual({ port: 'server' });
+    expect(server.ports).toEqual([{ name: 'server', containerPort: 3000, protocol: 'TCP' }]);
+    // The token reaches the sidecar only, never the server.
+    expect((server.volumeMounts as { name: string }[]).map((m) => m.name)).not.toContain('token');
+    expect(sidecar).toMatchObject({ name: 'bridge', image: settings.bridgeImage });
+    expect(sidecar.command).toEqual([
+      '/usr/local/bin/agw-bridge',
+      '--port',
+      '18080',
+      '--token-file',
+      '/agw-token/token',
+      '--upstream',
+      'http://127.0.0.1:3000',
+    ]);
+    expect(sidecar.ports).toEqual([{ name: 'mcp', containerPort: 18080, protocol: 'TCP' }]);
+    expect(sidecar.volumeMounts).toEqual([{ name: 'token', mountPath: '/agw-token', readOnly: true }]);
+    expect(sidecar.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true });
+    expect(sidecar.resources.limits).toBeDefined();
+    expect((pod.volumes as { name: string }[]).map((v) => v.name)).toEqual(['tmp', 'token']);
+    // The Service keeps the server's port for the gateways but targets the sidecar; the policy lets
+    // the gateways reach the sidecar's port and nothing else of the pod.
+    expect((service as Obj)['spec'].ports).toEqual([
+      { name: 'mcp', port: 3000, targetPort: 'mcp', protocol: 'TCP' },
+    ]);
+    expect((networkPolicy as Obj)['spec'].ingress[0].ports).toEqual([{ protocol: 'TCP', port: 18080 }]);
+    // A server that itself listens on 18080 gets the sidecar on 18081.
+    const clash = renderWorkload(plan({ ...run, port: 18080 }, policy(), { 'web-secret': { key: 'x' } }));
+    expect((clash.deployment as Obj)['spec'].template.spec.containers[1].ports[0].containerPort).toBe(18081);
   });
 
   it('operator:workload-network-policy — ingress only from the gateway pods to the port; egress only to cluster DNS and the listed CIDRs', () => {
@@ -370,15 +396,19 @@ describe('McpSource spec.run as the gateways see it', () => {
     expect(result.workloads.get('fetch')?.image).toBe(STDIO.image);
   });
 
-  it('operator:workload-http-status — an HTTP image gets no credential, and its condition says only the NetworkPolicy protects it', () => {
+  it('operator:workload-http-status — an HTTP image is reached with the minted token too (its sidecar checks it)', () => {
     const run: McpRun = { image: 'registry.example.com/mcp/web:2', transport: 'streamable-http', port: 3000 };
-    const result = workspacePlan([source(run, 'web')], {});
+    expect(workspacePlan([source(run, 'web')], {}).mcpSources.get('web')).toMatchObject({
+      ready: false,
+      reason: 'TokenPending',
+    });
+    const result = workspacePlan([source(run, 'web')], { web: 'minted-token-of-web' });
     const condition = result.mcpSources.get('web');
     expect(condition?.ready).toBe(true);
-    expect(condition?.message).toContain('only the NetworkPolicy');
-    expect(result.render.mcpSources[0]).not.toHaveProperty('credential');
+    expect(condition?.message).toContain("proxy sidecar, which checks the gateways' token");
     expect(result.render.mcpSources[0]).toMatchObject({
       url: `http://mcp-web.${ns}.svc.cluster.local:3000/mcp`,
+      credential: { type: 'bearer' },
     });
   });
 
