@@ -699,6 +699,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 40: a refused run source is left out of the render with its reason',
   'operator:workload-mark-not-from-tenant':
     'issue 40: a tenant spec can never carry the workload mark to the gateways',
+  'reach:workload-alias':
+    'issue 40: a workload Service name that is a CNAME (a tenant-made ExternalName) or cannot be checked is refused, so the mark cannot be carried to another address',
   'reach:workload-mark':
     'issue 40: the gateway lets a marked source dial exactly its Service host:port in its own namespace; built-in ranges stay refused',
   'operator:workload-token-stable':

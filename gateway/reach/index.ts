@@ -7,7 +7,7 @@ export {
   AUTHORIZATION_SERVER_IDLE_MS,
   AUTHORIZATION_SERVER_STALL_MS,
 } from './authorization-server-bounds.js';
-export type { Resolver, ResolvedTarget, WorkloadTarget } from './network-guard.js';
+export type { AliasResolver, Resolver, ResolvedTarget, WorkloadTarget } from './network-guard.js';
 export { confineRoot, readConfined } from './confined-files.js';
 export type { FileConfinement, ConfinedRead } from './confined-files.js';
 export { TenantReach, discoverOwnAddresses, effectivePolicy } from './tenant-reach.js';

@@ -4,7 +4,7 @@
 // the connection use the same answer (no DNS rebinding in between). Redirects and next-page URLs
 // open new connections and are checked the same way. Undici (fetch, the MCP relay) dials through
 // connector(); PostgreSQL through socket().
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup, promises as dnsPromises, type LookupAddress } from 'node:dns';
 import { Socket, isIP } from 'node:net';
 import type { Agent, buildConnector } from 'undici';
 import { undici } from '../platform/undici-lazy.js';
@@ -20,6 +20,21 @@ export interface WorkloadTarget {
 }
 
 export type Resolver = (host: string) => Promise<readonly LookupAddress[]>;
+
+/** The names a name is an alias of (its CNAME records), [] when it is none. */
+export type AliasResolver = (host: string) => Promise<readonly string[]>;
+
+/** A name with no CNAME answers ENODATA (or ENOTFOUND); anything else is not an answer. */
+const systemAliases: AliasResolver = async (host) => {
+  try {
+    // The trailing dot makes it absolute: no search domain is tried first (pods have ndots 5).
+    return await dnsPromises.resolveCname(host.endsWith('.') ? host : `${host}.`);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ENODATA' || code === 'ENOTFOUND') return [];
+    throw error;
+  }
+};
 
 const systemResolver: Resolver = (host) =>
   new Promise((resolve, reject) => {
@@ -44,6 +59,7 @@ export class NetworkGuard {
     readonly scope: ReachScope,
     private readonly resolver: Resolver = systemResolver,
     private readonly workload?: WorkloadTarget,
+    private readonly aliases: AliasResolver = systemAliases,
   ) {}
 
   /** The guard of a source the operator runs: this one, plus exactly `target`'s host and port when
@@ -55,7 +71,7 @@ export class NetworkGuard {
     const key = `${target.host}:${target.port}`;
     let guard = this.workloadGuards.get(key);
     if (guard === undefined) {
-      guard = new NetworkGuard(this.policy, this.scope, this.resolver, target);
+      guard = new NetworkGuard(this.policy, this.scope, this.resolver, target, this.aliases);
       this.workloadGuards.set(key, guard);
     }
     return guard;
@@ -90,8 +106,14 @@ export class NetworkGuard {
     return { address: first.address, family: first.family === 4 ? 4 : 6 };
   }
 
-  /** The workload's Service: resolved, and only the built-in ranges refused. */
+  /** The workload's Service: resolved, and only the built-in ranges refused. The operator renders a
+   * ClusterIP Service, whose name is never an alias; a tenant can turn its own Service into an
+   * ExternalName (a CNAME to any name: another tenant's Service, an internal address the admin
+   * denies), which would carry the exception elsewhere, so an alias, or a lookup that cannot tell,
+   * is refused. */
   private async resolveWorkload(host: string): Promise<ResolvedTarget> {
+    const aliases = await this.aliases(host).catch(() => undefined);
+    if (aliases === undefined || aliases.length > 0) throw new ReachDeniedError('workload-alias', host);
     const addresses = await this.resolver(host);
     if (addresses.length === 0)
       throw Object.assign(new Error(`${host} did not resolve`), { code: 'ENOTFOUND' });

@@ -22,7 +22,8 @@ export type ReachDenial =
   | 'unix-socket'
   | 'path-not-allowed'
   | 'path-escapes-root'
-  | 'stdio-not-allowed';
+  | 'stdio-not-allowed'
+  | 'workload-alias';
 
 export type ReachDecision =
   { readonly allowed: true } | { readonly allowed: false; readonly reason: ReachDenial };
@@ -236,5 +237,7 @@ export function describeDenial(reason: ReachDenial): string {
       return 'a path whose real location (after symbolic links) is outside its allowed root';
     case 'stdio-not-allowed':
       return 'a stdio source (local processes are not allowed; policy.stdio is deny)';
+    case 'workload-alias':
+      return "a workload Service name that is an alias (CNAME, e.g. an ExternalName Service) or could not be checked: the operator renders a ClusterIP Service, so it is not the workload's";
   }
 }

@@ -92,6 +92,7 @@ describe('ReachPolicy.decideAddress: built-in ranges', () => {
       'path-not-allowed',
       'path-escapes-root',
       'stdio-not-allowed',
+      'workload-alias',
     ];
     const sentences = reasons.map(describeDenial);
     expect(new Set(sentences).size).toBe(reasons.length);

@@ -3,7 +3,12 @@
 // another port, another host, a Service of another namespace and the built-in ranges stay refused.
 import { describe, expect, it } from 'vitest';
 import { TenantPolicySchema } from '../../../gateway/config/index.js';
-import { NetworkGuard, ReachPolicy, type Resolver } from '../../../gateway/reach/index.js';
+import {
+  NetworkGuard,
+  ReachPolicy,
+  type AliasResolver,
+  type Resolver,
+} from '../../../gateway/reach/index.js';
 
 const names: Record<string, string> = {
   'mcp-fetch.team-a.svc.cluster.local': '10.96.5.5',
@@ -15,8 +20,23 @@ const resolver: Resolver = (host) => {
   const address = names[host];
   return Promise.resolve(address === undefined ? [] : [{ address, family: 4 }]);
 };
+/** team-a made its own Service an ExternalName to team-b's; another lookup fails outright. */
+const aliases: AliasResolver = (host) =>
+  host === 'mcp-moved.team-a.svc.cluster.local'
+    ? Promise.resolve(['mcp-x.team-b.svc.cluster.local'])
+    : host === 'mcp-flaky.team-a.svc.cluster.local'
+      ? Promise.reject(Object.assign(new Error('timeout'), { code: 'ETIMEOUT' }))
+      : Promise.resolve([]);
+names['mcp-moved.team-a.svc.cluster.local'] = '10.96.6.6';
+names['mcp-flaky.team-a.svc.cluster.local'] = '10.96.5.6';
 const policy = new ReachPolicy(TenantPolicySchema.parse({ network: { denyCidrs: ['10.96.0.0/12'] } }));
-const guard = new NetworkGuard(policy, { namespace: 'team-a', workspace: 'acme' }, resolver);
+const guard = new NetworkGuard(
+  policy,
+  { namespace: 'team-a', workspace: 'acme' },
+  resolver,
+  undefined,
+  aliases,
+);
 const fetchHost = 'mcp-fetch.team-a.svc.cluster.local';
 
 describe('NetworkGuard.forWorkload', () => {
@@ -42,6 +62,19 @@ describe('NetworkGuard.forWorkload', () => {
     await expect(loop.resolve('mcp-loop.team-a.svc.cluster.local', 8080)).rejects.toMatchObject({
       reason: 'loopback',
     });
+    await guard.close();
+  });
+
+  it('reach:workload-alias — a marked Service name that is an alias (an ExternalName repointed by the tenant) or cannot be checked is refused', async () => {
+    for (const host of ['mcp-moved.team-a.svc.cluster.local', 'mcp-flaky.team-a.svc.cluster.local']) {
+      const marked = guard.forWorkload({ host, port: 8080 });
+      expect(marked).not.toBe(guard);
+      const refusal = await marked.resolve(host, 8080).catch((error: unknown) => error);
+      expect(refusal).toMatchObject({ reason: 'workload-alias' });
+      // The message names what the tenant wrote, never where the alias points or an address.
+      expect((refusal as Error).message).toContain(host);
+      expect((refusal as Error).message).not.toMatch(/team-b|10\.96/);
+    }
     await guard.close();
   });
 });
