@@ -176,6 +176,17 @@ func TestInitializeIsCachedAndInitializedForwardedOnce(t *testing.T) {
 	}
 }
 
+func TestA2026RequestIsRelayedWithoutPriming(t *testing.T) {
+	server, _, child := newFreshBridge(t, 16, 5*time.Second, echoResult)
+	res, body := post(t, server.URL, `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	if res.StatusCode != 200 || !strings.Contains(body, `"tools/list"`) {
+		t.Fatalf("tools/list: %d %s", res.StatusCode, body)
+	}
+	if seen := child.seen(); len(seen) != 1 || seen[0].method != "tools/list" {
+		t.Errorf("the child saw %d lines, want the 2026 tools/list alone", len(seen))
+	}
+}
+
 func TestServerDiscoverIsRelayedAsIsWithoutInitialize(t *testing.T) {
 	server, _, child := newFreshBridge(t, 16, 5*time.Second, func(f *fakeChild, m *message) {
 		f.write(`{"jsonrpc":"2.0","id":` + string(m.id) + `,"error":{"code":-32601,"message":"Method not found"}}`)

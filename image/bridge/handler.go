@@ -108,9 +108,10 @@ func (h *handler) dispatch(w http.ResponseWriter, r *http.Request, m *message) i
 	default:
 		ctx, cancel := context.WithTimeout(r.Context(), h.callTimeout)
 		defer cancel()
-		// server/discover is how a 2026 caller tells the eras apart: it must reach the child as
-		// sent, initialized or not.
-		if m.method != "server/discover" && !h.init.ready() {
+		// server/discover is how a 2026 caller tells the eras apart, and a 2026 request names its
+		// revision itself: both reach the child as sent, initialized or not. Only a 2025-era
+		// request (which presumes an initialize) primes the child.
+		if m.method != "server/discover" && !m.statelessEra() && !h.init.ready() {
 			h.prime(ctx)
 		}
 		var stream *eventStream

@@ -138,6 +138,18 @@ func (m *message) progressToken() (json.RawMessage, bool) {
 	return compact(token), true
 }
 
+// statelessEra says whether the request names its protocol revision itself (2026-07-28 puts it in
+// params._meta): such a request needs no initialize before it, and a server that speaks that
+// revision must not be pinned to an older one by the bridge's own initialize.
+func (m *message) statelessEra() bool {
+	meta, ok := m.meta()
+	if !ok {
+		return false
+	}
+	_, named := meta["io.modelcontextprotocol/protocolVersion"]
+	return named
+}
+
 func (m *message) meta() (map[string]json.RawMessage, bool) {
 	var params map[string]json.RawMessage
 	if json.Unmarshal(m.fields["params"], &params) != nil || params == nil {
