@@ -243,11 +243,16 @@ describe('GET /agent/activity', () => {
         else expect(bucket).toMatchObject({ p50_ms: null, p95_ms: null });
     }
     for (let i = 0; i < 5; i += 1) expect((await get(`${a.url}/agent/tools`, writer.key)).status).toBe(200);
+    // A path no route serves is `unmatched`; a 404 of a route (an unknown source id) is its route's.
+    expect((await get(`${a.url}/agent/nothing-here`, writer.key)).status).toBe(404);
     expect((await get(`${a.url}/agent/sources/nope`, writer.key)).status).toBe(404);
     const after = await activity(a.url, writer.key);
     expect(total(after, '/agent/tools', 'none') - total(before, '/agent/tools', 'none')).toBe(5);
     expect(total(after, '/agent/activity', 'none') - total(before, '/agent/activity', 'none')).toBe(1);
     expect(total(after, 'unmatched', 'request') - total(before, 'unmatched', 'request')).toBe(1);
+    expect(
+      total(after, '/agent/sources/:id', 'request') - total(before, '/agent/sources/:id', 'request'),
+    ).toBe(1);
     // Replica B counted none of A's requests.
     const other = await activity(b.url, writer.key);
     expect(total(other, '/agent/tools', 'none')).toBe(0);
