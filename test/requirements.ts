@@ -1156,6 +1156,6 @@ export const REQUIREMENTS: Record<string, string> = {
   'stdio-bridge:gateway-source':
     'issue 40: the gateway fronts agw-bridge as an ordinary streamable-http source with a static bearer credential',
   'stdio-bridge:sigterm-drain':
-    'issue 40: on SIGTERM the bridge stops accepting, lets an in-flight call finish, stops the server and exits 0',
+    'issue 40: on SIGTERM the bridge turns unready, keeps serving for --drain-delay, lets an in-flight call finish, stops the server and exits 0',
   'stdio-bridge:go-unit-tests': "issue 40: the bridge's Go unit tests pass (go vet, go test)",
 };

@@ -21,6 +21,7 @@ type config struct {
 	callTimeout    time.Duration
 	maxPending     int
 	shutdownGrace  time.Duration
+	drainDelay     time.Duration
 	killGrace      time.Duration
 	command        []string
 	// upstream, when set, is proxy mode: an HTTP server in the same pod instead of a child.
@@ -39,7 +40,8 @@ func parseConfig(args []string, usage io.Writer) (config, error) {
 	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "serve without a token (local tests only)")
 	fs.DurationVar(&c.callTimeout, "call-timeout", 300*time.Second, "deadline of one request at the server")
 	fs.IntVar(&c.maxPending, "max-pending", 256, "requests waiting for the server at once (more: 503)")
-	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 20*time.Second, "on SIGTERM, how long in-flight requests may finish")
+	fs.DurationVar(&c.drainDelay, "drain-delay", 5*time.Second, "on SIGTERM, how long to keep serving new requests (readyz 503) before closing the listener")
+	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 20*time.Second, "on SIGTERM, after the drain delay, how long in-flight requests may finish")
 	fs.DurationVar(&c.killGrace, "kill-grace", 5*time.Second, "after SIGTERM to the server, how long before SIGKILL")
 	fs.StringVar(&c.installTo, "install", "", "copy this binary to the given path and exit (init containers)")
 	fs.StringVar(&c.upstream, "upstream", "", "proxy mode: check the token, then pass requests to this http://127.0.0.1:PORT server")
@@ -71,7 +73,7 @@ func parseConfig(args []string, usage io.Writer) (config, error) {
 		return c, errors.New("--call-timeout must be positive")
 	case c.maxPending < 1:
 		return c, errors.New("--max-pending must be at least 1")
-	case c.shutdownGrace < 0 || c.killGrace < 0:
+	case c.shutdownGrace < 0 || c.killGrace < 0 || c.drainDelay < 0:
 		return c, errors.New("grace periods must not be negative")
 	}
 	return c, nil

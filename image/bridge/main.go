@@ -105,6 +105,11 @@ func serve(cfg config, log *slog.Logger, a *auth, ln net.Listener, c *child) int
 	case sig := <-signals:
 		log.Info("stopping", "signal", sig.String())
 		h.draining.Store(true)
+		if !drain(cfg.drainDelay, exited) {
+			log.Error("the server process exited while draining", "code", exitCode)
+			shutdown(server, 2*time.Second)
+			return 1
+		}
 		shutdown(server, cfg.shutdownGrace)
 		c.terminate(cfg.killGrace, exited)
 		<-exited
@@ -129,11 +134,30 @@ func serveProxy(cfg config, p *proxy, ln net.Listener) int {
 	case sig := <-signals:
 		p.log.Info("stopping", "signal", sig.String())
 		p.draining.Store(true)
+		drain(cfg.drainDelay, nil)
 		shutdown(server, cfg.shutdownGrace)
 		return 0
 	case err := <-served:
 		p.log.Error("HTTP server failed", "error", err.Error())
 		return 1
+	}
+}
+
+// drain keeps serving for delay after SIGTERM while /readyz says 503: a deleted pod's address leaves
+// the Service's endpoints (and every node's forwarding rules) a moment after the signal, and a
+// listener closed at once would refuse the requests still sent to it meanwhile. False when the
+// server process exited during the delay.
+func drain(delay time.Duration, exited <-chan struct{}) bool {
+	if delay <= 0 {
+		return true
+	}
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-exited:
+		return false
 	}
 }
 

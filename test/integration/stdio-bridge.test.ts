@@ -159,8 +159,11 @@ describe('agw-bridge around server-everything (stdio)', () => {
     }
   });
 
-  it('stdio-bridge:sigterm-drain — SIGTERM lets an in-flight call finish, stops the server, exits 0', async () => {
-    const draining = await startBridge(binary, SERVER, { env: { AGW_BRIDGE_TOKEN: TOKEN } });
+  it('stdio-bridge:sigterm-drain — SIGTERM: not ready at once, new calls still served for the drain delay, the in-flight call finishes, the server stops, exit 0', async () => {
+    const draining = await startBridge(binary, SERVER, {
+      env: { AGW_BRIDGE_TOKEN: TOKEN },
+      flags: ['--drain-delay', '1500ms'],
+    });
     try {
       const inFlight = fetch(draining.url, {
         method: 'POST',
@@ -174,6 +177,17 @@ describe('agw-bridge around server-everything (stdio)', () => {
       });
       await new Promise((resolve) => setTimeout(resolve, 500));
       process.kill(draining.pid, 'SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Out of the Service's endpoints (readiness), yet a request sent meanwhile is answered: the
+      // forwarding rules that still name the pod lag behind the signal.
+      expect((await fetch(`${draining.origin}/readyz`)).status).toBe(503);
+      const late = await fetch(draining.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} }),
+      });
+      expect(late.status).toBe(200);
+      expect(JSON.stringify(await late.json())).toContain('"tools"');
       const response = await inFlight;
       expect(response.status).toBe(200);
       expect(JSON.stringify(await response.json())).toContain('completed');
