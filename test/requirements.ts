@@ -700,7 +700,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'operator:workload-mark-not-from-tenant':
     'issue 40: a tenant spec can never carry the workload mark to the gateways',
   'workloads:pods':
-    'issue 40: stdio and HTTP servers named by McpSource spec.run run as hardened pods on the node, are called through the gateway pods, and their Services refuse callers without the minted token',
+    'issue 40: stdio and HTTP servers named by McpSource spec.run run as hardened pods on the node, are called through the gateway pods, their Services refuse callers without the minted token, and a replica deleted under load loses at most the calls in flight',
   'reach:workload-alias':
     'issue 40: a workload Service name that is a CNAME (a tenant-made ExternalName) or cannot be checked is refused, so the mark cannot be carried to another address',
   'reach:workload-mark':

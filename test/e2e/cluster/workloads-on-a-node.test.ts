@@ -3,11 +3,21 @@
 // stdio (behind the bridge the init container copies in) and the same server serving HTTP itself
 // (behind the bridge as a proxy sidecar, which the Service targets). The operator renders each as a hardened
 // Deployment, a Service and a NetworkPolicy in the tenant's namespace; the gateway pods list and call
-// their tools; the Service itself refuses a caller without the minted token; deleting the McpSources
-// removes the workloads. (This node's bridge CNI enforces no NetworkPolicy: the policy is rendered
+// their tools; the Service itself refuses a caller without the minted token; one of two replicas
+// deleted under load loses at most the calls in flight; deleting the McpSources removes the workloads. (This node's bridge CNI enforces no NetworkPolicy: the policy is rendered
 // here, enforced in a later step.)
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { allPodsReady, helmOk, images, kubectlOk, pods, serviceUrl, waitFor } from './cluster-context.js';
+import {
+  allPodsReady,
+  helmOk,
+  images,
+  kubectlOk,
+  podReady,
+  pods,
+  serviceUrl,
+  waitFor,
+} from './cluster-context.js';
 import { issuedKey } from './cluster-fixtures.js';
 
 const CHART = 'charts/agent-gateway';
@@ -194,6 +204,45 @@ describe('McpSource spec.run on a node', () => {
       expect(await direct(NS, service)).toBe(401);
       expect(await direct(NS, service, 'Bearer not-the-minted-token-at-all')).toBe(401);
     }
+
+    // Two replicas of the stdio server (each its own process; a replica no caller initialized is
+    // primed by its bridge), one deleted under load: the calls lost are at most those in flight (the
+    // bridge keeps serving through its drain delay while the pod leaves the endpoints).
+    await kubectlOk([
+      '-n',
+      NS,
+      'patch',
+      'mcpsource',
+      'runner',
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({ spec: { run: { replicas: 2 } } }),
+    ]);
+    await waitFor('two runner replicas', 120_000, async () => {
+      const ready = (await pods(NS, 'agentgateway.dev/mcp-source=runner')).filter(podReady);
+      return ready.length === 2 ? ready : undefined;
+    });
+    const concurrency = 4;
+    let ok = 0;
+    let failed = 0;
+    let stop = false;
+    const loops = Array.from({ length: concurrency }, async () => {
+      while (!stop) {
+        const text = await callAdd(gateway, key, 'runner__add').catch(() => undefined);
+        if (text === '5') ok += 1;
+        else failed += 1;
+      }
+    });
+    await sleep(3_000);
+    const [victim] = await pods(NS, 'agentgateway.dev/mcp-source=runner');
+    await kubectlOk(['-n', NS, 'delete', 'pod', victim!.metadata.name, '--wait=false']);
+    await sleep(12_000);
+    stop = true;
+    await Promise.all(loops);
+    process.stdout.write(`[cluster] runner pod deleted under load: ok ${ok}, failed ${failed}\n`);
+    expect(ok).toBeGreaterThan(20);
+    expect(failed).toBeLessThanOrEqual(concurrency);
 
     // Deleting the McpSources removes their workloads.
     await kubectlOk([
