@@ -36,6 +36,7 @@ import {
 } from './cluster-context.js';
 import {
   applyReadmeResources,
+  callDemoAdd,
   createApiKey,
   deployDemoMcp,
   deployStatefulParts,
@@ -116,35 +117,9 @@ async function busiestGateway(
 }
 
 async function mcpToolCall(url: string, key: string): Promise<number> {
-  const response = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'docs__add',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'docs__add',
-        arguments: { a: 2, b: 3 },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'cluster-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-    signal: AbortSignal.timeout(15_000),
-  });
-  const answer = JSON.parse(await response.text()) as { result?: { content?: { text?: string }[] } };
-  expect(answer.result?.content?.[0]?.text).toBe('5');
-  return response.status;
+  const { status, text } = await callDemoAdd(url, key, 'docs__add');
+  expect(text).toBe('5');
+  return status;
 }
 
 describe('the README install on a node (default values)', () => {

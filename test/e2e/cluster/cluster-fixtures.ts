@@ -171,3 +171,40 @@ export async function createApiKey(
     }),
   );
 }
+
+/** A 2026-07-28 `tools/call` of the demo server's `add` (2 + 3) through a gateway's `/mcp`, under the
+ * name the gateway gives it (`docs__add`, `runner__add`): the HTTP status and the answer's text. */
+export async function callDemoAdd(
+  url: string,
+  key: string,
+  tool: string,
+): Promise<{ status: number; text: string | undefined }> {
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': tool,
+    },
+    body: json({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: tool,
+        arguments: { a: 2, b: 3 },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'cluster-test', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const answer = JSON.parse(await response.text()) as { result?: { content?: { text?: string }[] } };
+  return { status: response.status, text: answer.result?.content?.[0]?.text };
+}

@@ -18,7 +18,7 @@ import {
   serviceUrl,
   waitFor,
 } from './cluster-context.js';
-import { issuedKey } from './cluster-fixtures.js';
+import { callDemoAdd, issuedKey } from './cluster-fixtures.js';
 
 const CHART = 'charts/agent-gateway';
 const NS = 'agw-workloads';
@@ -43,34 +43,7 @@ function runSource(name: string, run: Record<string, unknown>): Record<string, u
 }
 
 async function callAdd(url: string, key: string, tool: string): Promise<string | undefined> {
-  const response = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': tool,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: tool,
-        arguments: { a: 2, b: 3 },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'cluster-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const answer = JSON.parse(await response.text()) as { result?: { content?: { text?: string }[] } };
-  return answer.result?.content?.[0]?.text;
+  return (await callDemoAdd(url, key, tool)).text;
 }
 
 /** A POST straight to a workload's Service, as another pod of the cluster could send it. */
