@@ -42,6 +42,8 @@ import { LeaderElector } from './runtime/leader-election.js';
 import { ResourceWatcher, type ChangeKind } from './runtime/resource-watcher.js';
 import { SecretReaders } from './runtime/secret-readers.js';
 import { WorkQueue } from './runtime/work-queue.js';
+import type { WakeHandler } from './runtime/wake-server.js';
+import { WorkloadWake } from './controllers/workload-wake.js';
 import { observeGauge, recordDuration } from '../gateway/telemetry/metrics.js';
 
 export interface OperatorOptions {
@@ -76,6 +78,8 @@ export interface RunningOperator {
   isSynced(): boolean;
   /** Resolves when the leader has nothing queued or running (tests). */
   idle(): Promise<void>;
+  /** The wake endpoint's decision (runtime/wake-server.ts, D26); answered by every replica. */
+  readonly wake: WakeHandler;
   stop(): Promise<void>;
 }
 
@@ -263,6 +267,7 @@ export function runOperator(options: OperatorOptions): RunningOperator {
       events,
       ...(options.workloads === undefined ? {} : { workloads: { ...options.workloads, gatewayNamespace } }),
       ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
+      requeueAfter: (key, delayMs) => queue?.addAfter(key, delayMs),
     });
     const active = controller;
     // Workspaces reconcile independently (one at a time per workspace); 8 in parallel keeps a
@@ -336,8 +341,10 @@ export function runOperator(options: OperatorOptions): RunningOperator {
   observeGauge('agw.operator.leader', '1 while this replica leads, else 0.', () => [
     { value: elector.isLeader ? 1 : 0 },
   ]);
+  const wake = new WorkloadWake({ caches, writer });
   return {
     identity,
+    wake: (namespace, source, bearer, wait, signal) => wake.handle(namespace, source, bearer, wait, signal),
     isLeader: () => elector.isLeader,
     synced,
     isSynced: () => isSynced,

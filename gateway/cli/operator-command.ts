@@ -5,10 +5,13 @@
 // there is all it needs); `cluster` (the default) watches every namespace. `--policy` is the admin's
 // tenant reach policy (YAML, the config contract's `policy` block); without it the defaults apply.
 // `--bridge-image` (the operator's own image), `--gateway-selector k=v,...` (the gateway pods'
-// labels) and `--cluster-domain` are what McpSource spec.run renders with (D25).
+// labels) and `--cluster-domain` are what McpSource spec.run renders with (D25); `--wake-port`
+// serves the scale-to-zero wake endpoint and `--wake-url` is the origin the gateways reach it at
+// (its Service), rendered into each scaleToZero source (D26).
 import { parseArgs } from 'node:util';
 import { runOperator } from '../../operator/operator-main.js';
 import { startHealthServer } from '../../operator/runtime/health-server.js';
+import { startWakeServer } from '../../operator/runtime/wake-server.js';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { DEFAULT_TENANT_POLICY, TenantPolicySchema, formatPath, type TenantPolicy } from '../config/index.js';
@@ -38,6 +41,9 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
       'bridge-image': { type: 'string' },
       'gateway-selector': { type: 'string' },
       'cluster-domain': { type: 'string' },
+      'wake-port': { type: 'string' },
+      'wake-host': { type: 'string' },
+      'wake-url': { type: 'string' },
     },
     strict: true,
   });
@@ -54,6 +60,18 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
   const healthPort = values['health-port'] === undefined ? undefined : Number(values['health-port']);
   if (healthPort !== undefined && (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65_535)) {
     io.err('--health-port must be an integer from 0 to 65535');
+    return 2;
+  }
+  const wakePort = values['wake-port'] === undefined ? undefined : Number(values['wake-port']);
+  if (wakePort !== undefined && (!Number.isInteger(wakePort) || wakePort < 0 || wakePort > 65_535)) {
+    io.err('--wake-port must be an integer from 0 to 65535');
+    return 2;
+  }
+  const wakeUrl = values['wake-url'] ?? '';
+  if (wakeUrl !== '' && !/^https?:\/\/[^/?#]+\/?$/.test(wakeUrl)) {
+    io.err(
+      '--wake-url must be an http(s) origin, e.g. http://agw-operator-wake.agw-system.svc.cluster.local:8083',
+    );
     return 2;
   }
   const level = values['log-level'] ?? io.env['LOG_LEVEL'] ?? 'info';
@@ -81,8 +99,13 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
       bridgeImage: values['bridge-image'] ?? '',
       gatewayPodLabels,
       clusterDomain: values['cluster-domain'] ?? 'cluster.local',
+      wakeUrl,
     },
   });
+  const wakeServer =
+    wakePort === undefined
+      ? undefined
+      : await startWakeServer(wakePort, values['wake-host'] ?? '0.0.0.0', operator.wake);
   const health =
     healthPort === undefined
       ? undefined
@@ -111,6 +134,7 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
     process.on('SIGTERM', onSignal);
   });
   health?.close();
+  wakeServer?.close();
   await operator.stop();
   await shutdownTelemetry();
   io.err('agent gateway operator stopped');

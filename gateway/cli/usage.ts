@@ -18,6 +18,7 @@ export const COMMAND_USAGE = {
   operator: `usage: agent-gateway operator --gateway-namespace N [--scope cluster|namespace] [--policy FILE]
        [--kubeconfig PATH] [--lease-namespace N] [--identity ID] [--health-port P] [--health-host H] [--log-level LEVEL]
        [--bridge-image IMAGE] [--gateway-selector K=V,...] [--cluster-domain D]
+       [--wake-port P] [--wake-host H] [--wake-url ORIGIN]
 
   --gateway-namespace N  where rendered Secrets and ConfigMaps go (default: POD_NAMESPACE)
   --scope                cluster (default): watch every namespace; namespace: the gateway namespace only
@@ -32,7 +33,11 @@ export const COMMAND_USAGE = {
                          (without it they are refused: BridgeNotConfigured)
   --gateway-selector K=V the gateway pods' labels, the only ingress of the servers spec.run renders
                          (default app.kubernetes.io/component=gateway)
-  --cluster-domain D     the cluster's DNS domain in rendered Service URLs (default cluster.local)`,
+  --cluster-domain D     the cluster's DNS domain in rendered Service URLs (default cluster.local)
+  --wake-port P          serve the scale-to-zero wake endpoint (POST /wake/NAMESPACE/SOURCE) on port P
+  --wake-host H          the wake endpoint's address (default 0.0.0.0)
+  --wake-url ORIGIN      where the gateways reach the wake endpoint (its Service), rendered into sources
+                         with spec.run.scaleToZero (without it they are refused: WakeNotConfigured)`,
   'validate-config': `usage: agent-gateway validate-config FILE
 
   Checks a gateway config file without starting; exit 0 when valid, 1 with every problem by path.`,

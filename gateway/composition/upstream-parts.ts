@@ -10,7 +10,7 @@ import {
   type DiscoveryCache,
 } from '../discovery/index.js';
 import { AuthorizationServerPool, type TenantReach } from '../reach/index.js';
-import { BreakerRegistry, UpstreamPool, UpstreamTokens } from '../upstream/index.js';
+import { BreakerRegistry, UpstreamPool, UpstreamTokens, WorkloadWakers } from '../upstream/index.js';
 import type { SessionStore } from '../upstream/session-store.js';
 import { GATEWAY_VERSION } from '../version.js';
 import { workspaceScope } from './tenant-reach.js';
@@ -43,6 +43,8 @@ export function buildUpstream(options: {
     logger,
     sessions,
     network: (workspace) => reach.guard(workspaceScope(config, workspace)),
+    // Sources scaled to zero are woken through the operator (D26).
+    wakers: new WorkloadWakers(),
   });
   const breakers = new BreakerRegistry();
   const catalog = new ToolCatalog({

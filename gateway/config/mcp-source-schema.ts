@@ -133,6 +133,16 @@ export const WorkloadMarkSchema = z
         message: 'must be a Service host name <name>.<namespace>.svc.<cluster domain>',
       }),
     port: z.number().int().min(1).max(65_535),
+    wake: z
+      .strictObject({
+        url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+        timeoutMs: z.number().int().min(1000).max(600_000),
+        touchIntervalMs: z.number().int().min(1000).max(600_000).default(30_000),
+      })
+      .optional()
+      .describe(
+        'Scale to zero: the operator endpoint that records calls and wakes the server (with the source token), and how long a waking call waits.',
+      ),
   })
   .describe('The Service of a source the operator runs (written by the operator only).');
 export type WorkloadMark = z.infer<typeof WorkloadMarkSchema>;

@@ -12,6 +12,7 @@ import {
 } from './upstream-answer-errors.js';
 import { findTokenError } from './token-endpoint.js';
 import { UpstreamIdentityRequiredError } from './upstream-caller.js';
+import { WorkloadWakeError } from './workload-waker.js';
 
 function findCause<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
   let current: unknown = error;
@@ -28,6 +29,10 @@ export function classifyUpstreamError(error: unknown): ErrorCode {
   if (findReachDenied(error) !== undefined) return 'upstream_not_allowed';
   if (findCause(error, UpstreamIdentityRequiredError) !== undefined) return 'upstream_identity_required';
   if (findTokenError(error) !== undefined) return 'upstream_token_unavailable';
+  // A source scaled to zero that did not wake (D26): slow to start is a time-out, not a refusal.
+  const wake = findCause(error, WorkloadWakeError);
+  if (wake !== undefined)
+    return wake.code === 'AGW_WAKE_TIMEOUT' ? 'upstream_timeout' : 'upstream_unreachable';
   const verdict = findAnswerError(error);
   if (verdict !== undefined)
     return verdict instanceof UpstreamResponseTooLargeError

@@ -13,6 +13,8 @@ const SOCKET_WORDS: Readonly<Record<string, string>> = {
   ETIMEDOUT: 'connection timed out',
   EPIPE: 'connection closed while sending',
   UND_ERR_SOCKET: 'connection closed by the upstream',
+  AGW_WAKE_TIMEOUT: 'scaled to zero, not ready within its wake time-out',
+  AGW_WAKE_REFUSED: 'scaled to zero, and the operator did not wake it',
 };
 
 function findInChain<T>(
@@ -36,7 +38,9 @@ export function describeUpstreamFailure(error: unknown, code: ErrorCode): string
   );
   if (status !== undefined) return `HTTP ${status}`;
   const socket = findInChain(error, (e) =>
-    typeof e['code'] === 'string' && /^(E[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(e['code']) ? e['code'] : undefined,
+    typeof e['code'] === 'string' && /^(E[A-Z_]+|UND_ERR_[A-Z_]+|AGW_WAKE_[A-Z]+)$/.test(e['code'])
+      ? e['code']
+      : undefined,
   );
   if (socket !== undefined) return SOCKET_WORDS[socket] ?? socket;
   if (code === 'upstream_protocol_error') return 'the answer is not MCP';

@@ -17,6 +17,7 @@ export { BreakerRegistry, countsAgainstSource } from './breaker-registry.js';
 export type { BreakerState } from './breaker-registry.js';
 export { withSessionRecovery, isSessionLost } from './session-recovery.js';
 export { createModernRelay } from './modern-relay.js';
+export { WorkloadWakers, WorkloadWakeError } from './workload-waker.js';
 export { ToolListRefusedError, type SkippedUpstreamTool } from './tool-list-reader.js';
 export {
   UpstreamHttpError,

@@ -13,7 +13,19 @@ import { withResponseGuard } from './response-guard.js';
 import type { SharedSession } from './session-store.js';
 import { clientToolsPage, listAllTools, relayToolsPage } from './tool-listing.js';
 import type { ConnectDeps, UpstreamConnection } from './upstream-connection.js';
-import { credentialsOf } from './upstream-transport.js';
+import { credentialsOf, wakerOf } from './upstream-transport.js';
+import type { ModernRelay } from './modern-relay.js';
+
+/** The relay of a source scaled to zero wakes it too (D26); others are unchanged. */
+function wakingRelay(relay: ModernRelay, source: McpSourceConfig, deps: ConnectDeps): ModernRelay {
+  const waker = wakerOf(source, deps);
+  if (waker === undefined) return relay;
+  const credentials = credentialsOf(source, deps);
+  return {
+    relay: (request) => waker.around(() => relay.relay(request), credentials, request.signal),
+    close: () => relay.close(),
+  };
+}
 
 export function sdkConnection(
   client: Client,
@@ -27,11 +39,15 @@ export function sdkConnection(
 ): UpstreamConnection & { readonly sharedSession?: SharedSession } {
   const modern =
     transportUsed === 'streamable-http' && era === 'modern'
-      ? createModernRelay(
-          source.url as string,
-          credentialsOf(source, deps),
-          source.limits.maxResponseBytes,
-          deps.guard,
+      ? wakingRelay(
+          createModernRelay(
+            source.url as string,
+            credentialsOf(source, deps),
+            source.limits.maxResponseBytes,
+            deps.guard,
+          ),
+          source,
+          deps,
         )
       : undefined;
   // A 2025-era log message names no call. One that arrives on a call's own POST response stream is

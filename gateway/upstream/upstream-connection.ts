@@ -10,6 +10,7 @@ import type { ResourceSubscriber } from './resource-subscriptions.js';
 import type { SessionStore } from './session-store.js';
 import type { ListedTools } from './tool-listing.js';
 import type { TokenSource, UpstreamTokens } from './token-source.js';
+import type { WorkloadWakers } from './workload-waker.js';
 
 export interface CallOptions {
   readonly signal: AbortSignal;
@@ -97,4 +98,7 @@ export interface ConnectDeps {
   readonly tokens?: UpstreamTokens;
   /** Set per connection by scopedDeps: the credential of every hop it makes. */
   readonly credentials?: TokenSource;
+  /** Scale to zero (D26): wakes sources whose workload mark names a wake endpoint; absent: such
+   * sources are dialled like any other (a sleeping one is refused). */
+  readonly wakers?: WorkloadWakers;
 }

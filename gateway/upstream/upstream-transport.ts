@@ -8,6 +8,7 @@ import { guardedFetch } from './response-guard.js';
 import type { SharedSession } from './session-store.js';
 import { authorizedFetch, staticTokenSource, type TokenSource } from './token-source.js';
 import { currentSubject } from './upstream-caller.js';
+import type { WorkloadWaker } from './workload-waker.js';
 import type { ConnectDeps } from './upstream-connection.js';
 
 /** The deps of one workspace's connection: its network guard resolved, stdio refused under a
@@ -107,9 +108,19 @@ function baseFetch(deps: ConnectDeps): typeof fetch {
   return deps.guard?.fetch() ?? fetch;
 }
 
-/** The network path with the source's credential on every request (and one retry after a 401). */
+/** The waker of a source scaled to zero (D26), when this replica has wakers. */
+export function wakerOf(source: McpSourceConfig, deps: ConnectDeps): WorkloadWaker | undefined {
+  const mark = source.workload?.wake;
+  return mark === undefined ? undefined : deps.wakers?.of(mark);
+}
+
+/** The network path with the source's credential on every request (and one retry after a 401);
+ * a sleeping workload is woken under it. */
 function authorized(deps: ConnectDeps, source: McpSourceConfig): typeof fetch {
-  return authorizedFetch(baseFetch(deps), credentialsOf(source, deps));
+  const credentials = credentialsOf(source, deps);
+  const waker = wakerOf(source, deps);
+  const base = waker === undefined ? baseFetch(deps) : waker.wrapFetch(baseFetch(deps), credentials);
+  return authorizedFetch(base, credentials);
 }
 
 function observed(inner: typeof fetch, observe: ResponseObserver | undefined): typeof fetch {

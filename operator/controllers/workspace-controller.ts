@@ -40,6 +40,9 @@ export interface WorkspaceControllerDeps {
   /** What rendering McpSource spec.run needs (D25); absent: stdio servers are refused
    * (BridgeNotConfigured) and ingress is admitted from no gateway pod. */
   readonly workloads?: WorkloadSettings;
+  /** Runs the workspace's reconcile again after `delayMs` (the work queue's addAfter): when a
+   * source with scaleToZero falls idle (D26). */
+  readonly requeueAfter?: (key: string, delayMs: number) => void;
 }
 
 const NO_WORKLOAD_SETTINGS: WorkloadSettings = {
@@ -127,6 +130,7 @@ export class WorkspaceController {
       settings: this.deps.workloads ?? NO_WORKLOAD_SETTINGS,
       policy: this.deps.policy?.policy.workloads ?? DEFAULT_WORKLOAD_POLICY,
       ...(this.deps.policy === undefined ? {} : { reach: this.deps.policy }),
+      now: (this.deps.now ?? (() => new Date()))().getTime(),
     };
     const tokens = await this.workloads.tokens(namespace, mcpSources, {
       ...workloadContext,
@@ -160,6 +164,12 @@ export class WorkspaceController {
       });
       throw error;
     }
+
+    // A source that will fall idle is looked at again then (its replicas go to zero).
+    const sleeps = [...plan.workloads.values()]
+      .map((run) => run.scaleToZero?.sleepsInMs)
+      .filter((ms): ms is number => ms !== undefined);
+    if (sleeps.length > 0) this.deps.requeueAfter?.(key, Math.min(...sleeps) + 250);
 
     for (const apiKey of apiKeys) {
       const condition = plan.apiKeys.get(apiKey.metadata.name) as ReadyCondition;

@@ -113,6 +113,30 @@ export const McpRunSchema = z
       .describe(
         'Pods (default 1, at most policy.workloads.maxReplicas). With stdio each replica is its own server process: state kept in one is not seen by another.',
       ),
+    scaleToZero: z
+      .strictObject({
+        idleAfterSeconds: z
+          .number()
+          .int()
+          .min(10)
+          .max(604_800)
+          .describe(
+            'Seconds without a call after which the server goes to zero replicas (at least 10; minutes are usual: a wake costs a pod start).',
+          ),
+        wakeTimeoutSeconds: z
+          .number()
+          .int()
+          .min(5)
+          .max(600)
+          .optional()
+          .describe(
+            'How long the call that wakes the server waits for a Ready pod before it fails (default 120).',
+          ),
+      })
+      .optional()
+      .describe(
+        'Opt-in: run no pod while the server is idle. The next call through a gateway wakes it (the gateway asks the operator, which scales the Deployment) and is answered once a pod is Ready.',
+      ),
     permissions: z
       .strictObject({
         egress: z

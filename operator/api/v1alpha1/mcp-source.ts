@@ -77,6 +77,13 @@ export const McpSourceStatusSchema = z
       .max(32)
       .optional()
       .describe('With spec.run: ready replicas / desired replicas of its Deployment, as last observed.'),
+    lastActiveTime: z
+      .string()
+      .max(40)
+      .optional()
+      .describe(
+        'With spec.run.scaleToZero: when a gateway last reported a call to the server (RFC 3339); the idle period counts from here.',
+      ),
   })
   .describe('Whether the source is rendered for the gateways.');
 

@@ -100,6 +100,8 @@ export interface McpSourceView {
     readonly credential?: CredentialView;
     readonly [field: string]: unknown;
   };
+  /** lastActiveTime: written by the wake endpoint (runtime/wake-server.ts) for scale to zero. */
+  readonly status?: { readonly lastActiveTime?: string };
 }
 
 export interface DataSourceView {

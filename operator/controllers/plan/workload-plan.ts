@@ -33,6 +33,9 @@ export interface WorkloadSettings {
   readonly gatewayPodLabels: Readonly<Record<string, string>>;
   /** The cluster's DNS domain (cluster.local). */
   readonly clusterDomain: string;
+  /** Where the gateways ask the operator to wake a source scaled to zero
+   * (`http://<operator wake Service>:<port>`); empty: scaleToZero is refused (WakeNotConfigured). */
+  readonly wakeUrl?: string;
 }
 
 /** What the plan needs to decide spec.run. */
@@ -43,7 +46,23 @@ export interface WorkloadContext {
   readonly reach?: ReachPolicy;
   /** A Secret of the tenant namespace (plan-input.ts's SecretRead; not imported: it imports us). */
   readSecret(ref: SecretKeyRef): { readonly value: string } | { readonly missing: 'secret' | 'key' };
+  /** Epoch ms the idle periods of scaleToZero are measured against (default: Date.now()). */
+  readonly now?: number;
 }
+
+/** spec.run.scaleToZero decided: whether the workload sleeps now, and when that next changes. */
+export interface ScaleToZeroPlan {
+  readonly idleAfterMs: number;
+  readonly wakeTimeoutMs: number;
+  /** Where the gateways ask the operator to wake this source. */
+  readonly wakeUrl: string;
+  /** Idle for at least idleAfterMs since the last call (or since creation): zero replicas. */
+  readonly asleep: boolean;
+  /** While awake: ms until it falls asleep without another call (the controller requeues then). */
+  readonly sleepsInMs: number | undefined;
+}
+
+const DEFAULT_WAKE_TIMEOUT_S = 120;
 
 /** spec.run with every default filled in and every bound checked. */
 export interface RunPlan {
@@ -66,6 +85,7 @@ export interface RunPlan {
     readonly ports: readonly { port: number; protocol: 'TCP' | 'UDP' }[];
   }[];
   readonly writableVolume: { readonly mountPath: string; readonly sizeLimit: string } | undefined;
+  readonly scaleToZero: ScaleToZeroPlan | undefined;
   readonly settings: WorkloadSettings;
 }
 
@@ -96,8 +116,14 @@ export function normaliseImage(image: string): string {
 
 export function planRun(
   resource: {
-    readonly metadata: { readonly name: string; readonly namespace: string; readonly uid?: string };
+    readonly metadata: {
+      readonly name: string;
+      readonly namespace: string;
+      readonly uid?: string;
+      readonly creationTimestamp?: string | Date;
+    };
     readonly spec: { readonly workspaceRef: { readonly name: string } };
+    readonly status?: { readonly lastActiveTime?: string };
   },
   run: McpRun,
   context: WorkloadContext,
@@ -151,6 +177,12 @@ export function planRun(
       'BridgeNotConfigured',
       'spec.run: a workload needs the bridge (in front of a stdio server, or checking the token for an HTTP one), and the operator was started without --bridge-image (the cluster admin sets it; the Helm chart does)',
     );
+  const wakeUrl = context.settings.wakeUrl ?? '';
+  if (run.scaleToZero !== undefined && wakeUrl === '')
+    return refuse(
+      'WakeNotConfigured',
+      'spec.run.scaleToZero: the operator was started without --wake-url, so no gateway could wake the server once it sleeps (the cluster admin sets it; the Helm chart does)',
+    );
   return {
     source: resource.metadata.name,
     namespace: resource.metadata.namespace,
@@ -167,7 +199,39 @@ export function planRun(
     replicas,
     egress: egress.rules,
     writableVolume: run.permissions?.writableVolume,
+    scaleToZero:
+      run.scaleToZero === undefined
+        ? undefined
+        : planScaleToZero(run.scaleToZero, resource, wakeUrl, context.now ?? Date.now()),
     settings: context.settings,
+  };
+}
+
+/** Asleep once idleAfterSeconds have passed since the last reported call, or since creation when no
+ * call was ever reported (a new source starts awake, so its first call is not a cold start). */
+export function planScaleToZero(
+  spec: NonNullable<McpRun['scaleToZero']>,
+  resource: {
+    readonly metadata: { readonly creationTimestamp?: string | Date };
+    readonly status?: { readonly lastActiveTime?: string };
+  },
+  wakeUrl: string,
+  now: number,
+): ScaleToZeroPlan {
+  const idleAfterMs = spec.idleAfterSeconds * 1000;
+  const stamps = [resource.status?.lastActiveTime, resource.metadata.creationTimestamp]
+    .map((stamp) => (stamp === undefined ? NaN : new Date(stamp).getTime()))
+    .filter((ms) => Number.isFinite(ms));
+  // No stamp at all (a resource not yet stored): awake, measured from now.
+  const lastActive = stamps.length === 0 ? now : Math.max(...stamps);
+  const idleFor = Math.max(0, now - lastActive);
+  const asleep = idleFor >= idleAfterMs;
+  return {
+    idleAfterMs,
+    wakeTimeoutMs: (spec.wakeTimeoutSeconds ?? DEFAULT_WAKE_TIMEOUT_S) * 1000,
+    wakeUrl,
+    asleep,
+    sleepsInMs: asleep ? undefined : idleAfterMs - idleFor,
   };
 }
 

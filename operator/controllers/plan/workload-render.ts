@@ -93,7 +93,7 @@ export function renderWorkload(plan: RunPlan): RenderedWorkload {
     kind: 'Deployment',
     metadata: metadata(plan, name),
     spec: {
-      replicas: plan.replicas,
+      replicas: plan.scaleToZero?.asleep === true ? 0 : plan.replicas,
       selector: { matchLabels: selector },
       template: { metadata: { labels: workloadLabels(plan) }, spec: podSpec(plan) },
     },

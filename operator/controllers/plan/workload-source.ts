@@ -15,6 +15,11 @@ import { planRun, serviceHost, workloadName, type RunPlan } from './workload-pla
 
 export type { RunPlan } from './workload-plan.js';
 
+/** The wake endpoint of one source on the operator (runtime/wake-server.ts). */
+export function wakeEndpoint(base: string, namespace: string, source: string): string {
+  return `${base.replace(/\/+$/, '')}/wake/${encodeURIComponent(namespace)}/${encodeURIComponent(source)}`;
+}
+
 /** The credential field a minted token is filed under in the workspace's rendered Secret. */
 export const WORKLOAD_TOKEN_FIELD = 'workloadToken';
 
@@ -61,7 +66,20 @@ export function planRunSource(
     name,
     transport: 'streamable-http',
     url: `http://${host}:${plan.port}${plan.path}`,
-    workload: { host, port: plan.port },
+    workload: {
+      host,
+      port: plan.port,
+      ...(plan.scaleToZero === undefined
+        ? {}
+        : {
+            wake: {
+              url: wakeEndpoint(plan.scaleToZero.wakeUrl, plan.namespace, name),
+              timeoutMs: plan.scaleToZero.wakeTimeoutMs,
+              // A gateway reports calls about four times per idle period (at most every 30 s).
+              touchIntervalMs: Math.min(30_000, Math.max(1000, Math.floor(plan.scaleToZero.idleAfterMs / 4))),
+            },
+          }),
+    },
   };
   const token = input.workloads?.tokens.get(name);
   if (token === undefined)
@@ -75,14 +93,20 @@ export function planRunSource(
     secret: { kubernetesSecret: { name: credentialSecretName(plan.workspace), key: dataKey } },
   };
   const where = `Deployment ${workloadName(name)} in this namespace, reached at ${host}:${plan.port}`;
+  const sleep =
+    plan.scaleToZero === undefined
+      ? ''
+      : plan.scaleToZero.asleep
+        ? '; scaled to zero while idle: the next call wakes it'
+        : `; scales to zero after ${Math.round(plan.scaleToZero.idleAfterMs / 1000)} s without a call`;
   return {
     condition: {
       ready: true,
       reason: 'Rendered',
       message:
         plan.transport === 'stdio'
-          ? `served by the gateways; the server runs as ${where} behind the bridge, which checks the gateways' token`
-          : `served by the gateways; the server runs as ${where} behind the bridge's proxy sidecar, which checks the gateways' token`,
+          ? `served by the gateways; the server runs as ${where} behind the bridge, which checks the gateways' token${sleep}`
+          : `served by the gateways; the server runs as ${where} behind the bridge's proxy sidecar, which checks the gateways' token${sleep}`,
     },
     render: { document, plan },
   };
