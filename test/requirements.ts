@@ -713,6 +713,26 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 40: a run source refused, deleted or changed to url has its Deployment, Service, NetworkPolicy and token Secret removed',
   'operator:workload-status':
     'issue 40: status.workload shows ready/desired replicas from the observed Deployment',
+  'operator:scale-to-zero-controller':
+    'issue 40: a scaleToZero source idle since creation or its last reported call renders zero replicas, a reported call brings them back, and the reconcile is requeued for when it falls idle',
+  'operator:scale-to-zero-needs-wake-url':
+    'issue 40: scaleToZero without the operator --wake-url is refused (WakeNotConfigured) and runs nothing',
+  'operator:wake-no-oracle':
+    'issue 40: the wake endpoint answers unknown sources, sources without scaleToZero, missing, Basic and wrong tokens with the same 401 and writes nothing; odd paths 404',
+  'operator:wake-report':
+    'issue 40: a wake report writes status.lastActiveTime, not again within 5 s while awake, every time while asleep',
+  'operator:wake-wait':
+    'issue 40: a waiting wake answers once the Deployment has a Ready pod, 504 after the wake time-out',
+  'upstream:wake-on-refused':
+    'issue 40: a gateway request whose connection is refused wakes the workload once (concurrent requests share it) with the source token, and is resent once it is Ready',
+  'upstream:wake-touch-throttled': 'issue 40: calls are reported to the operator at most once per interval',
+  'upstream:wake-no-resend-when-answered':
+    'issue 40: an upstream that answers, even with an error status, is neither woken nor sent twice',
+  'upstream:wake-timeout':
+    'issue 40: a wake that does not get a Ready pod in time fails as upstream_timeout in fixed words, without the address',
+  'upstream:wake-refused':
+    'issue 40: an operator that refuses the wake or cannot be reached fails as upstream_unreachable, without its URL',
+  'upstream:wake-abort': 'issue 40: a caller that gives up stops waiting for a wake at once',
   'kube:workload-e2e':
     'issue 40: on a real apiserver an McpSource with run gets its Deployment, Service, NetworkPolicy and token Secret, owned and hardened; a second reconcile writes nothing; a disallowed image is refused with a condition and an Event',
   'kube:workload-crd-rules':

@@ -38,6 +38,7 @@ const allowing = new ReachPolicy(
 
 /** Caches that hold what the writer wrote, as the informers would after their watch events. */
 function cluster(sources: Resource<McpSourceView['spec']>[]) {
+  const writtenReplicas: number[] = [];
   const secrets = new Map<string, SecretObject>();
   const rendered: RenderedRef[] = [];
   const deployments: WorkloadRef[] = [];
@@ -69,6 +70,7 @@ function cluster(sources: Resource<McpSourceView['spec']>[]) {
     }
     for (const object of writer.workloads)
       if (object.kind === 'Deployment') {
+        writtenReplicas.push((object as unknown as { spec: { replicas: number } }).spec.replicas);
         const metadata = object['metadata'] as unknown as {
           labels: Record<string, string>;
           annotations: Record<string, string>;
@@ -109,7 +111,7 @@ function cluster(sources: Resource<McpSourceView['spec']>[]) {
     writer.removed.length = 0;
     writer.statuses.length = 0;
   };
-  return { caches, sync, deployments, secrets };
+  return { caches, sync, deployments, secrets, writtenReplicas };
 }
 
 function runSource(run: McpRun = RUN): Resource<McpSourceView['spec']> {
@@ -204,5 +206,52 @@ describe('WorkspaceController with spec.run', () => {
     await controller.reconcile('tenant-a/demo');
     expect(writer.removed).toContain('Deployment/tenant-a/mcp-fetch');
     expect(writer.removed).toContain('Secret/tenant-a/mcp-fetch-token');
+  });
+
+  it('operator:scale-to-zero-controller — idle since creation: zero replicas; a reported call brings them back and the reconcile comes again when it falls idle', async () => {
+    const sources = [runSource({ ...RUN, scaleToZero: { idleAfterSeconds: 60 } })];
+    const world = cluster(sources);
+    let now = Date.parse('2026-01-01T00:00:30Z'); // 30 s after creation (cachedMeta)
+    const requeues: { key: string; delayMs: number }[] = [];
+    const { controller, writer } = controllerWith(world.caches, {
+      policy: allowing,
+      workloads: { ...settings, wakeUrl: 'http://agw-operator-wake.agw.svc.cluster.local:8083' },
+      now: () => new Date(now),
+      requeueAfter: (key, delayMs) => requeues.push({ key, delayMs }),
+    });
+    await controller.reconcile('tenant-a/demo');
+    // The source the gateways get names the wake endpoint of this source.
+    expect(JSON.stringify(writer.applied)).toContain(
+      'http://agw-operator-wake.agw.svc.cluster.local:8083/wake/tenant-a/fetch',
+    );
+    world.sync(writer);
+    expect(world.writtenReplicas).toEqual([1]);
+    expect(requeues).toEqual([{ key: 'tenant-a/demo', delayMs: 30_250 }]);
+    // Idle for 60 s: the reconcile the requeue asked for renders zero replicas and says so.
+    now = Date.parse('2026-01-01T00:01:01Z');
+    requeues.length = 0;
+    await controller.reconcile('tenant-a/demo');
+    expect(readyOf(writer, 'fetch')?.message).toContain('scaled to zero while idle');
+    world.sync(writer);
+    expect(world.writtenReplicas).toEqual([1, 0]);
+    expect(requeues).toEqual([]);
+    // A gateway reported a call (the wake endpoint wrote lastActiveTime): one replica again.
+    (sources[0] as { status?: Record<string, unknown> }).status = {
+      ...(sources[0]?.status ?? {}),
+      lastActiveTime: '2026-01-01T00:01:01Z',
+    };
+    now = Date.parse('2026-01-01T00:01:02Z');
+    await controller.reconcile('tenant-a/demo');
+    world.sync(writer);
+    expect(world.writtenReplicas).toEqual([1, 0, 1]);
+    expect(requeues).toEqual([{ key: 'tenant-a/demo', delayMs: 59_250 }]);
+  });
+
+  it('operator:scale-to-zero-needs-wake-url — without --wake-url a scaleToZero source is refused, and nothing runs', async () => {
+    const world = cluster([runSource({ ...RUN, scaleToZero: { idleAfterSeconds: 60 } })]);
+    const { controller, writer } = controllerWith(world.caches, { policy: allowing, workloads: settings });
+    await controller.reconcile('tenant-a/demo');
+    expect(readyOf(writer, 'fetch')).toMatchObject({ status: 'False', reason: 'WakeNotConfigured' });
+    expect(writer.workloads).toEqual([]);
   });
 });
