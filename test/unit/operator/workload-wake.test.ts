@@ -137,7 +137,7 @@ describe('the operator wake endpoint', () => {
     expect(await answer.json()).toEqual({ ready: true });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     // Never Ready: 504 once wakeTimeoutSeconds (5 s, from a clock the test moves) have passed.
-    deployments[0] = { ...(deployments[0]), desiredReplicas: 1, readyReplicas: 0 };
+    deployments[0] = { ...deployments[0], desiredReplicas: 1, readyReplicas: 0 };
     let now = Date.now();
     const timed = new WorkloadWake({ caches, writer, pollMs: 10, now: () => (now += 100) });
     const base2 = await serve(timed);
