@@ -733,6 +733,10 @@ export const REQUIREMENTS: Record<string, string> = {
   'upstream:wake-refused':
     'issue 40: an operator that refuses the wake or cannot be reached fails as upstream_unreachable, without its URL',
   'upstream:wake-abort': 'issue 40: a caller that gives up stops waiting for a wake at once',
+  'upstream:wake-not-for-probes':
+    'issue 40: a background probe of a failing source neither wakes a sleeping workload nor reports a call',
+  'workloads:scale-to-zero':
+    'issue 40: on the node an idle server goes to zero pods, a call through the gateway wakes it through the operator and is answered; one that cannot start fails its waking call in the wake time-out',
   'kube:workload-e2e':
     'issue 40: on a real apiserver an McpSource with run gets its Deployment, Service, NetworkPolicy and token Secret, owned and hardened; a second reconcile writes nothing; a disallowed image is refused with a condition and an Event',
   'kube:workload-crd-rules':

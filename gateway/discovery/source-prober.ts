@@ -4,6 +4,7 @@
 // MAX_RUNNING_PROBES at once per replica; stopped when the source leaves the config or on shutdown.
 // The probe itself (cache, breaker, listing) belongs to the catalog; this module owns the timing.
 import type { McpSourceConfig } from '../config/index.js';
+import { runAsBackground } from '../upstream/index.js';
 
 export interface ProbeTarget {
   readonly workspace: string;
@@ -138,7 +139,8 @@ export class SourceProber {
     entry.attempts += 1;
     this.running += 1;
     try {
-      await this.options.probe(entry.target);
+      // Marked: a probe is no client's call (a source scaled to zero is not woken for it, D26).
+      await runAsBackground(() => this.options.probe(entry.target));
     } catch {
       // The catalog records what went wrong; a throwing probe is a failed one.
     } finally {

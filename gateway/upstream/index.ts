@@ -18,6 +18,7 @@ export type { BreakerState } from './breaker-registry.js';
 export { withSessionRecovery, isSessionLost } from './session-recovery.js';
 export { createModernRelay } from './modern-relay.js';
 export { WorkloadWakers, WorkloadWakeError } from './workload-waker.js';
+export { runAsBackground } from './background-work.js';
 export { ToolListRefusedError, type SkippedUpstreamTool } from './tool-list-reader.js';
 export {
   UpstreamHttpError,

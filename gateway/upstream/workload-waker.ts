@@ -8,6 +8,7 @@
 // authenticates the gateway with the source's own token (the bearer the bridge checks), so the
 // credential reaches no one new. Nothing about the request (its body, its tool) goes to the operator.
 import type { WorkloadMark } from '../config/index.js';
+import { isBackground } from './background-work.js';
 import type { TokenSource } from './token-source.js';
 
 export type WakeMark = NonNullable<WorkloadMark['wake']>;
@@ -22,7 +23,9 @@ export class WorkloadWakeError extends Error {
   }
 }
 
-const REFUSED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
+// Connections that were never made: the request cannot have reached a server. (A reset is not one:
+// the server may have read the request before it went away.)
+const REFUSED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** Between sends after a wake: kube-proxy learns of the new endpoint a moment after it is Ready. */
 const RESEND_GAP_MS = 200;
 
@@ -106,6 +109,8 @@ export class WorkloadWaker {
   /** Sends `send` and, when its connection is refused, wakes the server and sends it again until it
    * is answered or the wake time-out passes. */
   async around<T>(send: () => Promise<T>, credentials: TokenSource, signal?: AbortSignal): Promise<T> {
+    // A background probe neither keeps the server awake nor wakes it: only a client's call does.
+    if (isBackground()) return send();
     this.touch(credentials);
     try {
       return await send();

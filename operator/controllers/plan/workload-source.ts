@@ -81,6 +81,9 @@ export function planRunSource(
           }),
     },
   };
+  // A hop that wakes the server waits for it first: its time-outs grow by the wake time-out.
+  if (plan.scaleToZero !== undefined)
+    document['timeouts'] = wokenTimeouts(rest['timeouts'], plan.scaleToZero);
   const token = input.workloads?.tokens.get(name);
   if (token === undefined)
     return {
@@ -110,4 +113,19 @@ export function planRunSource(
     },
     render: { document, plan },
   };
+}
+
+const TIMEOUT_DEFAULTS = { connectMs: 10_000, listMs: 15_000, callMs: 60_000 } as const;
+const TIMEOUT_MAXIMA = { connectMs: 300_000, listMs: 300_000, callMs: 3_600_000 } as const;
+
+function wokenTimeouts(
+  given: unknown,
+  sleep: NonNullable<RunPlan['scaleToZero']>,
+): Record<keyof typeof TIMEOUT_DEFAULTS, number> {
+  const set = (typeof given === 'object' && given !== null ? given : {}) as Partial<
+    Record<keyof typeof TIMEOUT_DEFAULTS, number>
+  >;
+  const grown = (key: keyof typeof TIMEOUT_DEFAULTS) =>
+    Math.min(TIMEOUT_MAXIMA[key], (set[key] ?? TIMEOUT_DEFAULTS[key]) + sleep.wakeTimeoutMs);
+  return { connectMs: grown('connectMs'), listMs: grown('listMs'), callMs: grown('callMs') };
 }

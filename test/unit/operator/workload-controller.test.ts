@@ -221,9 +221,10 @@ describe('WorkspaceController with spec.run', () => {
     });
     await controller.reconcile('tenant-a/demo');
     // The source the gateways get names the wake endpoint of this source.
-    expect(JSON.stringify(writer.applied)).toContain(
-      'http://agw-operator-wake.agw.svc.cluster.local:8083/wake/tenant-a/fetch',
-    );
+    const rendered = JSON.stringify(writer.applied);
+    expect(rendered).toContain('http://agw-operator-wake.agw.svc.cluster.local:8083/wake/tenant-a/fetch');
+    // Its time-outs grow by the wake time-out (default 120 s): a hop that wakes it waits for it.
+    expect(rendered).toMatch(/connectMs\\?":130000,\\?"listMs\\?":135000,\\?"callMs\\?":180000/);
     world.sync(writer);
     expect(world.writtenReplicas).toEqual([1]);
     expect(requeues).toEqual([{ key: 'tenant-a/demo', delayMs: 30_250 }]);

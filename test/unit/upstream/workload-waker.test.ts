@@ -7,7 +7,12 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyUpstreamError, describeUpstreamFailure } from '../../../gateway/upstream/index.js';
 import type { TokenSource } from '../../../gateway/upstream/token-source.js';
-import { WorkloadWaker, WorkloadWakeError } from '../../../gateway/upstream/workload-waker.js';
+import { runAsBackground } from '../../../gateway/upstream/background-work.js';
+import {
+  isRefusedConnection,
+  WorkloadWaker,
+  WorkloadWakeError,
+} from '../../../gateway/upstream/workload-waker.js';
 import { freePort } from '../../infra/free-port.js';
 
 const TOKEN = 'workload-token-value';
@@ -177,5 +182,17 @@ describe('WorkloadWaker', () => {
       .catch((e: unknown) => e);
     expect((error as Error).name).toBe('TimeoutError');
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('upstream:wake-not-for-probes — a background probe of a sleeping source is refused as it is: no wake, no report', async () => {
+    const port = await freePort();
+    const op = await operator(() => Promise.resolve());
+    const waker = new WorkloadWaker({ url: op.url, timeoutMs: 10_000, touchIntervalMs: 30_000 });
+    const error = await runAsBackground(() =>
+      waker.wrapFetch(fetch, credentials)(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' }),
+    ).catch((e: unknown) => e);
+    expect(isRefusedConnection(error)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(op.reports).toEqual([]);
   });
 });
