@@ -78,7 +78,7 @@ export interface RunningOperator {
   isSynced(): boolean;
   /** Resolves when the leader has nothing queued or running (tests). */
   idle(): Promise<void>;
-  /** The wake endpoint's decision (runtime/wake-server.ts, D26); answered by every replica. */
+  /** The wake endpoint's decision (runtime/wake-server.ts, D25); answered by every replica. */
   readonly wake: WakeHandler;
   stop(): Promise<void>;
 }

@@ -7,7 +7,7 @@
 // `--bridge-image` (the operator's own image), `--gateway-selector k=v,...` (the gateway pods'
 // labels) and `--cluster-domain` are what McpSource spec.run renders with (D25); `--wake-port`
 // serves the scale-to-zero wake endpoint and `--wake-url` is the origin the gateways reach it at
-// (its Service), rendered into each scaleToZero source (D26).
+// (its Service), rendered into each scaleToZero source (D25).
 import { parseArgs } from 'node:util';
 import { runOperator } from '../../operator/operator-main.js';
 import { startHealthServer } from '../../operator/runtime/health-server.js';

@@ -43,7 +43,7 @@ export function buildUpstream(options: {
     logger,
     sessions,
     network: (workspace) => reach.guard(workspaceScope(config, workspace)),
-    // Sources scaled to zero are woken through the operator (D26).
+    // Sources scaled to zero are woken through the operator (D25).
     wakers: new WorkloadWakers(),
   });
   const breakers = new BreakerRegistry();

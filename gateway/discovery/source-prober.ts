@@ -139,7 +139,7 @@ export class SourceProber {
     entry.attempts += 1;
     this.running += 1;
     try {
-      // Marked: a probe is no client's call (a source scaled to zero is not woken for it, D26).
+      // Marked: a probe is no client's call (a source scaled to zero is not woken for it, D25).
       await runAsBackground(() => this.options.probe(entry.target));
     } catch {
       // The catalog records what went wrong; a throwing probe is a failed one.

@@ -29,7 +29,7 @@ export function classifyUpstreamError(error: unknown): ErrorCode {
   if (findReachDenied(error) !== undefined) return 'upstream_not_allowed';
   if (findCause(error, UpstreamIdentityRequiredError) !== undefined) return 'upstream_identity_required';
   if (findTokenError(error) !== undefined) return 'upstream_token_unavailable';
-  // A source scaled to zero that did not wake (D26): slow to start is a time-out, not a refusal.
+  // A source scaled to zero that did not wake (D25): slow to start is a time-out, not a refusal.
   const wake = findCause(error, WorkloadWakeError);
   if (wake !== undefined)
     return wake.code === 'AGW_WAKE_TIMEOUT' ? 'upstream_timeout' : 'upstream_unreachable';

@@ -16,7 +16,7 @@ import type { ConnectDeps, UpstreamConnection } from './upstream-connection.js';
 import { credentialsOf, wakerOf } from './upstream-transport.js';
 import type { ModernRelay } from './modern-relay.js';
 
-/** The relay of a source scaled to zero wakes it too (D26); others are unchanged. */
+/** The relay of a source scaled to zero wakes it too (D25); others are unchanged. */
 function wakingRelay(relay: ModernRelay, source: McpSourceConfig, deps: ConnectDeps): ModernRelay {
   const waker = wakerOf(source, deps);
   if (waker === undefined) return relay;

@@ -98,7 +98,7 @@ export interface ConnectDeps {
   readonly tokens?: UpstreamTokens;
   /** Set per connection by scopedDeps: the credential of every hop it makes. */
   readonly credentials?: TokenSource;
-  /** Scale to zero (D26): wakes sources whose workload mark names a wake endpoint; absent: such
+  /** Scale to zero (D25): wakes sources whose workload mark names a wake endpoint; absent: such
    * sources are dialled like any other (a sleeping one is refused). */
   readonly wakers?: WorkloadWakers;
 }

@@ -108,7 +108,7 @@ function baseFetch(deps: ConnectDeps): typeof fetch {
   return deps.guard?.fetch() ?? fetch;
 }
 
-/** The waker of a source scaled to zero (D26), when this replica has wakers. */
+/** The waker of a source scaled to zero (D25), when this replica has wakers. */
 export function wakerOf(source: McpSourceConfig, deps: ConnectDeps): WorkloadWaker | undefined {
   const mark = source.workload?.wake;
   return mark === undefined ? undefined : deps.wakers?.of(mark);

@@ -1,4 +1,4 @@
-// Scale to zero, the gateway's half (issue 40 item 5, D26). A source the operator runs with
+// Scale to zero, the gateway's half (issue 40 item 5, D25 and D10). A source the operator runs with
 // spec.run.scaleToZero carries a wake mark: the operator endpoint that records calls and scales the
 // Deployment (gateways never write to the Kubernetes API, D10). Every request to the source reports
 // a call there at most once per touch interval, without waiting; a request whose connection is

@@ -1,4 +1,4 @@
-// Scale to zero, the operator's half (issue 40 item 5, D26). A gateway reports each call to a
+// Scale to zero, the operator's half (issue 40 item 5, D25 and D10). A gateway reports each call to a
 // source with spec.run.scaleToZero (and asks to wake it when its Service refused the connection);
 // here the report becomes the McpSource's status.lastActiveTime, which the workspace controller
 // measures the idle period from (plan/workload-plan.ts): a sleeping workload's next reconcile

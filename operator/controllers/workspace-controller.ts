@@ -41,7 +41,7 @@ export interface WorkspaceControllerDeps {
    * (BridgeNotConfigured) and ingress is admitted from no gateway pod. */
   readonly workloads?: WorkloadSettings;
   /** Runs the workspace's reconcile again after `delayMs` (the work queue's addAfter): when a
-   * source with scaleToZero falls idle (D26). */
+   * source with scaleToZero falls idle (D25). */
   readonly requeueAfter?: (key: string, delayMs: number) => void;
 }
 

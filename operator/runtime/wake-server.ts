@@ -1,4 +1,4 @@
-// The operator's wake endpoint (`--wake-port`, D26): `POST /wake/<namespace>/<source>` reports a
+// The operator's wake endpoint (`--wake-port`, D25): `POST /wake/<namespace>/<source>` reports a
 // call to a source scaled to zero, `?wait=1` also waits for a Ready pod (controllers/workload-wake.ts
 // decides). Answers carry no detail beyond ready or not; bodies are not read. The gateways reach it
 // through the operator's wake Service; the chart's NetworkPolicy admits only the gateway pods.

@@ -1,4 +1,4 @@
-// Scale to zero as real pods (issue 40 item 5, D26): the chart installed with the admin allowing our
+// Scale to zero as real pods (issue 40 item 5, D25 and D10): the chart installed with the admin allowing our
 // image, an McpSource running the demo server over stdio with spec.run.scaleToZero. After its idle
 // period the operator takes the Deployment to zero replicas (no pod left, the Workload column 0/0,
 // the condition says so); a client's call through a gateway pod then wakes it — the gateway asks

@@ -1,4 +1,4 @@
-// Scale to zero, the operator's wake endpoint (issue 40 item 5, D26): over real HTTP (the wake
+// Scale to zero, the operator's wake endpoint (issue 40 item 5, D25 and D10): over real HTTP (the wake
 // server on a loopback port) in front of the decision, against cache twins and a recording writer.
 // Unknown sources, sources without scaleToZero, missing and wrong tokens all get the same 401; a
 // report is written as status.lastActiveTime (not again within seconds, unless the workload sleeps);

@@ -1,4 +1,4 @@
-// Scale to zero, the gateway's half (issue 40 item 5, D26), over real sockets: a source whose port
+// Scale to zero, the gateway's half (issue 40 item 5, D25 and D10), over real sockets: a source whose port
 // refuses connections (its workload sleeps) is woken through an operator twin (a real HTTP server
 // that starts the upstream when asked) and the request is sent again; reports are throttled; one
 // wake serves concurrent requests; a wake that times out or is refused fails in fixed words with the
