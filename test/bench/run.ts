@@ -20,6 +20,7 @@ import { slowKeysBench } from './slow-keys-bench.js';
 import { oauthStormBench } from './oauth-storm-bench.js';
 import { memoryBench } from './memory-bench.js';
 import { deadSourceBench } from './dead-source-bench.js';
+import { workloadsBench } from './workloads-bench.js';
 
 const only = process.argv[2];
 if (only === undefined || only === 'rest') await restBench();
@@ -41,6 +42,7 @@ if (only === undefined || only === 'kube') await kubeBench();
 if (only === undefined || only === 'limits') await limitsBench();
 if (only === undefined || only === 'otel') await otelBench();
 if (only === undefined || only === 'cluster') await clusterBench();
+if (only === undefined || only === 'workloads') await workloadsBench();
 // The profile is a diagnosis, not a measurement: only on request.
 if (only === 'profile') await profileBench();
 // The fusion rule's offline search data (test/bench/hybrid-dump.ts): only on request.

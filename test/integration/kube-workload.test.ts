@@ -194,7 +194,7 @@ describe('McpSource spec.run on a real apiserver', () => {
     expect(again['data'].token).toBe(secret['data'].token);
   });
 
-  it('kube:workload-crd-rules — the CRD refuses url with run, stdio without command, env with value and secretKeyRef', async () => {
+  it('kube:workload-crd-rules — the CRD refuses url with run, stdio without command, env with value and secretKeyRef, and scaleToZero outside its bounds', async () => {
     const attempt = async (spec: Record<string, unknown>) =>
       kubectl(
         ['apply', '--dry-run=server', '-n', namespace, '-f', '-'],
@@ -221,6 +221,17 @@ describe('McpSource spec.run on a real apiserver', () => {
       run: { image: 'registry.example.com/mcp/x:1', transport: 'stdio', command: ['x'] },
     });
     expect(ok.stderr).toBe('');
+    // scaleToZero: an idle period of at least 10 s, a wake time-out of 5–600 s.
+    const sleeper = (scaleToZero: Record<string, unknown>) =>
+      attempt({
+        run: { image: 'registry.example.com/mcp/x:1', transport: 'stdio', command: ['x'], scaleToZero },
+      });
+    expect((await sleeper({ idleAfterSeconds: 900, wakeTimeoutSeconds: 60 })).stderr).toBe('');
+    expect((await sleeper({ idleAfterSeconds: 5 })).stderr).toContain('idleAfterSeconds');
+    expect((await sleeper({ idleAfterSeconds: 60, wakeTimeoutSeconds: 601 })).stderr).toContain(
+      'wakeTimeoutSeconds',
+    );
+    expect((await sleeper({})).stderr).toContain('idleAfterSeconds');
   });
 
   it('operator:workload-removed — a deleted McpSource takes its workload with it (no garbage collector here)', async () => {
