@@ -105,6 +105,7 @@ func serve(cfg config, log *slog.Logger, a *auth, ln net.Listener, c *child) int
 	case sig := <-signals:
 		log.Info("stopping", "signal", sig.String())
 		h.draining.Store(true)
+		closeKeepAlives(server)
 		if !drain(cfg.drainDelay, exited) {
 			log.Error("the server process exited while draining", "code", exitCode)
 			shutdown(server, 2*time.Second)
@@ -134,6 +135,7 @@ func serveProxy(cfg config, p *proxy, ln net.Listener) int {
 	case sig := <-signals:
 		p.log.Info("stopping", "signal", sig.String())
 		p.draining.Store(true)
+		closeKeepAlives(server)
 		drain(cfg.drainDelay, nil)
 		shutdown(server, cfg.shutdownGrace)
 		return 0
@@ -159,6 +161,14 @@ func drain(delay time.Duration, exited <-chan struct{}) bool {
 	case <-exited:
 		return false
 	}
+}
+
+// closeKeepAlives starts the drain: idle keep-alive connections are closed now and every answer
+// from here on says Connection: close, so callers dial again (and reach a pod that is staying) long
+// before the listener closes; a request sent on a kept-alive connection at the moment the server
+// drops it at shutdown would be lost, one sent on a fresh connection is not.
+func closeKeepAlives(server *http.Server) {
+	server.SetKeepAlivesEnabled(false)
 }
 
 // shutdown stops accepting and waits up to grace for in-flight requests.

@@ -159,12 +159,19 @@ describe('agw-bridge around server-everything (stdio)', () => {
     }
   });
 
-  it('stdio-bridge:sigterm-drain — SIGTERM: not ready at once, new calls still served for the drain delay, the in-flight call finishes, the server stops, exit 0', async () => {
+  it('stdio-bridge:sigterm-drain — SIGTERM: not ready at once, keep-alive ends, new calls still served for the drain delay, the in-flight call finishes, the server stops, exit 0', async () => {
     const draining = await startBridge(binary, SERVER, {
       env: { AGW_BRIDGE_TOKEN: TOKEN },
       flags: ['--drain-delay', '1500ms'],
     });
     try {
+      const before = await fetch(draining.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list', params: {} }),
+      });
+      await before.body?.cancel();
+      expect(before.headers.get('connection')).not.toBe('close');
       const inFlight = fetch(draining.url, {
         method: 'POST',
         headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
@@ -187,6 +194,8 @@ describe('agw-bridge around server-everything (stdio)', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} }),
       });
       expect(late.status).toBe(200);
+      // Keep-alive ends with the drain: the caller dials again (reaching a pod that stays).
+      expect(late.headers.get('connection')).toBe('close');
       expect(JSON.stringify(await late.json())).toContain('"tools"');
       const response = await inFlight;
       expect(response.status).toBe(200);
