@@ -26,9 +26,9 @@
 # (the operator mounts an emptyDir there), HOME=/tmp, PYTHONDONTWRITEBYTECODE=1, npm's cache unused.
 #
 # Cached by content: an archive is rebuilt only when its stamp (a hash of this script,
-# image/node-base.sh and published-servers/, the Node version, and for the time image Debian's
-# python3.11 version) changes. A cold build of the three takes about 2 minutes on two cores (npm ci,
-# pip, buildah commit with vfs). published-servers/verify.sh runs each archive with runc and checks it.
+# image/node-base.sh and published-servers/, the Node version, the versions of the Debian packages
+# the files come from) changes. A cold build of the three took 40 to 75 s here on two cores (npm ci
+# and pip downloads, buildah commit with vfs); cached, well under a second. published-servers/verify.sh runs each archive with runc and checks it.
 # Runs as root on Debian; buildah etc. through ensure-image-tools.sh, python3.11(-venv) with apt-get.
 set -euo pipefail
 
@@ -192,11 +192,13 @@ sources_hash() {
     -type f ! -name verify.sh -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
 }
 
+debs() { dpkg-query -W -f='${Package}=${Version} ' "$@"; }
+
 # stamp NAME: what an archive was built from; a mismatch means rebuild.
 stamp() {
   case $1 in
-    mcp-memory | mcp-everything) echo "sources=$srcs node=$(node_version "$repo")" ;;
-    mcp-time) echo "sources=$srcs python=$(dpkg-query -W -f='${Version}' python3.11)" ;;
+    mcp-memory | mcp-everything) echo "sources=$srcs node=$(node_version "$repo") debs=$(debs libc6 libgcc-s1 libstdc++6)" ;;
+    mcp-time) echo "sources=$srcs debs=$(debs python3.11 libpython3.11-stdlib libc6 libssl3)" ;;
   esac
 }
 

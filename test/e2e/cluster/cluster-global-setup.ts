@@ -1,5 +1,6 @@
 // Global setup of the pod tests: a cluster with a node and the images they run. By default the
-// one-node cluster of test/infra/kube-cluster.sh (root; images from OCI archives built here); with
+// one-node cluster of test/infra/kube-cluster.sh (root; images from OCI archives built here: the
+// gateway's by image/build.sh, published MCP servers' by test/infra/published-server-images.sh); with
 // AGW_E2E_KUBECONFIG set, a cluster someone else made (test/e2e/kind/run.sh: kind, images loaded
 // there). Prints how long each step took: these are the numbers in docs/benchmarks.md.
 import { execFile } from 'node:child_process';
