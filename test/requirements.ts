@@ -701,6 +701,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 40: a tenant spec can never carry the workload mark to the gateways',
   'workloads:pods':
     'issue 40: stdio and HTTP servers named by McpSource spec.run run as hardened pods on the node, are called through the gateway pods, their Services refuse callers without the minted token, and a replica deleted under load loses at most the calls in flight',
+  'workloads:published-servers':
+    'issue 40: images of published servers (npm server-memory and PyPI mcp-server-time over stdio, npm server-everything over HTTP), applied by a tenant as McpSources, are listed and called through the gateway pods with the SDK client; a write tool still needs a write key',
   'reach:workload-alias':
     'issue 40: a workload Service name that is a CNAME (a tenant-made ExternalName) or cannot be checked is refused, so the mark cannot be carried to another address',
   'reach:workload-mark':

@@ -11,6 +11,17 @@ export interface ClusterImages {
   readonly gateway: string;
   readonly redis: string;
   readonly postgres: string;
+  /** Published MCP servers, unmodified (test/infra/published-server-images.sh). */
+  readonly published: PublishedServerImages;
+}
+
+export interface PublishedServerImages {
+  /** npm @modelcontextprotocol/server-memory, stdio. */
+  readonly memory: string;
+  /** PyPI mcp-server-time, stdio. */
+  readonly time: string;
+  /** npm @modelcontextprotocol/server-everything, Streamable HTTP on port 3001. */
+  readonly everything: string;
 }
 
 export interface Run {

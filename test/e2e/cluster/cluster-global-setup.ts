@@ -1,5 +1,6 @@
 // Global setup of the pod tests: a cluster with a node and the images they run. By default the
-// one-node cluster of test/infra/kube-cluster.sh (root; images from OCI archives built here); with
+// one-node cluster of test/infra/kube-cluster.sh (root; images from OCI archives built here: the
+// gateway's by image/build.sh, published MCP servers' by test/infra/published-server-images.sh); with
 // AGW_E2E_KUBECONFIG set, a cluster someone else made (test/e2e/kind/run.sh: kind, images loaded
 // there). Prints how long each step took: these are the numbers in docs/benchmarks.md.
 import { execFile } from 'node:child_process';
@@ -9,7 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
-import type { ClusterImages } from './cluster-context.js';
+import type { ClusterImages, PublishedServerImages } from './cluster-context.js';
 
 const run = promisify(execFile);
 
@@ -39,6 +40,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
       gateway: process.env['AGW_E2E_IMAGE'] ?? `agent-gateway:e2e`,
       redis: process.env['AGW_E2E_REDIS_IMAGE'] ?? 'redis:7.0',
       postgres: process.env['AGW_E2E_POSTGRES_IMAGE'] ?? 'postgres:15',
+      // test/infra/published-server-images.sh's archives, loaded by whoever made the cluster.
+      published: {
+        memory: process.env['AGW_E2E_MCP_MEMORY_IMAGE'] ?? 'localhost/agw-mcp-memory:2026.8.31',
+        time: process.env['AGW_E2E_MCP_TIME_IMAGE'] ?? 'localhost/agw-mcp-time:2026.10.19',
+        everything: process.env['AGW_E2E_MCP_EVERYTHING_IMAGE'] ?? 'localhost/agw-mcp-everything:2026.8.31',
+      },
     });
     return () => Promise.resolve();
   }
@@ -54,6 +61,21 @@ export default async function setup(project: TestProject): Promise<() => Promise
   });
   const archive = built.stdout.trim().split('\n').pop() ?? '';
   say(`gateway image built in ${((Date.now() - t0) / 1000).toFixed(1)} s (${archive})`);
+
+  // Published MCP servers as images (cached by content: seconds when nothing changed).
+  t0 = Date.now();
+  const publishedBuilt = await run(
+    'bash',
+    ['test/infra/published-server-images.sh', join(cache, 'published-images')],
+    {
+      maxBuffer: 16 << 20,
+    },
+  );
+  const publishedArchives = publishedBuilt.stdout
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' ') as [string, string]);
+  say(`published-server images ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
   t0 = Date.now();
   // A node left by an interrupted run is stopped first: every run starts from nothing.
@@ -71,6 +93,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   const gateway = `localhost/agent-gateway:${VERSION}`;
   await run('bash', [CLUSTER, 'import', archive, gateway]);
+  for (const [file, image] of publishedArchives) await run('bash', [CLUSTER, 'import', file, image]);
+  const publishedName = (stem: string) => {
+    const found = publishedArchives.find(([file]) => file.endsWith(`/${stem}.oci.tar`));
+    if (found === undefined) throw new Error(`published-server-images.sh built no ${stem}`);
+    return found[1];
+  };
+  const published: PublishedServerImages = {
+    memory: publishedName('mcp-memory'),
+    time: publishedName('mcp-time'),
+    everything: publishedName('mcp-everything'),
+  };
   const name = async (file: string) => (await readFile(join(cache, 'images', file), 'utf8')).trim();
   project.provide('kubeconfig', kubeconfig);
   project.provide('kubeBin', kubeBin);
@@ -79,6 +112,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     gateway,
     redis: await name('redis.name'),
     postgres: await name('postgres.name'),
+    published,
   });
   return async () => {
     if (process.env['AGW_CLUSTER_KEEP'] === '1') {
