@@ -34,6 +34,7 @@ SERVICE_IP=10.215.0.1
 DNS_IP=10.215.0.10
 API_PORT=${AGW_CLUSTER_API_PORT:-16443}
 KUBELET_PORT=10350
+KUBE_ROUTER_VERSION=${KUBE_ROUTER_VERSION:-v2.1.0}   # the only v2 the Go module proxy serves here
 D=$AGW_CLUSTER_DIR
 SOCK=$D/containerd/containerd.sock
 BIN=$KUBE_TEST_BIN/bin
@@ -54,11 +55,44 @@ print_env() {
   echo "export PATH=$BIN:\$PATH"
 }
 
+# The NetworkPolicy engine: kube-router's firewall alone (no routing, no service proxy), as a host
+# process. It writes iptables chains and ipsets, which this kernel has; kube-network-policies needs
+# nfqueue, which it has not (docs/decisions.md). Cached by content: the file name carries a hash of
+# the version, the Go version and this function's own text, so editing the build makes a new one.
+build_kube_router() {
+  local out w t0=$SECONDS old
+  out=$(kube_router_bin)
+  if [[ -x $out ]]; then log "cached: $out"; return; fi
+  command -v go >/dev/null || die "go not found (needs >= 1.21)"
+  mkdir -p "$AGW_CLUSTER_CACHE/bin"
+  exec 7>"$AGW_CLUSTER_CACHE/bin/.kube-router.lock"; flock 7
+  [[ -x $out ]] && { log "cached: $out"; return; }
+  w=$(mktemp -d "$AGW_CLUSTER_CACHE/bin/.kube-router-build.XXXXXX")
+  log "building kube-router $KUBE_ROUTER_VERSION from the Go module proxy"
+  # Its go.mod has no replace lines, so `go install module/cmd@version` builds it as released.
+  if ! (cd "$w" && CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS=-mod=mod GOBIN=$w go install -trimpath \
+    -ldflags "-s -w -X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$KUBE_ROUTER_VERSION" \
+    "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@$KUBE_ROUTER_VERSION") > "$w/build.log" 2>&1; then
+    tail -20 "$w/build.log" >&2; rm -rf "$w"; die "kube-router build failed"
+  fi
+  mv -f "$w/kube-router" "$out"
+  rm -rf "$w"
+  for old in "$AGW_CLUSTER_CACHE"/bin/kube-router-*; do [[ $old == "$out" ]] || rm -f "$old"; done
+  log "built kube-router $KUBE_ROUTER_VERSION in $((SECONDS - t0))s ($out)"
+}
+
+kube_router_bin() {
+  local key
+  key=$({ echo "$KUBE_ROUTER_VERSION"; go env GOVERSION 2>/dev/null; declare -f build_kube_router; } | sha256sum | cut -c1-12)
+  echo "$AGW_CLUSTER_CACHE/bin/kube-router-$KUBE_ROUTER_VERSION-$key"
+}
+
 cmd_build() {
   local t0=$SECONDS
   bash "$here/ensure-kube.sh"
   bash "$here/kube-test-env.sh" build-node
   bash "$here/cluster-images.sh" "$AGW_CLUSTER_CACHE/images" >/dev/null
+  build_kube_router
   log "build done in $((SECONDS - t0))s"
 }
 
@@ -296,6 +330,23 @@ spec:
 EOF
 }
 
+# kube-router's firewall on this node: it needs the Node object (it finds its pods by the node's
+# address), so it starts once the node is Ready and before any pod runs. No health or metrics port
+# (they would listen on every address). It is ready once its default chain exists.
+netpol_up() {
+  local bin
+  bin=$(kube_router_bin)
+  [[ -x $bin ]] || die "$bin missing - run: $0 build"
+  command -v ipset >/dev/null || die "needs the Debian package ipset (test/infra/ensure-node-tools.sh)"
+  # Bridged pod-to-pod frames pass through iptables only with this on (net_up sets it); without it
+  # a policy between two pods of the node would be written and never applied.
+  [[ $(sysctl -n net.bridge.bridge-nf-call-iptables) == 1 ]] || die "net.bridge.bridge-nf-call-iptables is not 1"
+  spawn kube-router "$bin" --kubeconfig "$D/kube/kubeconfig" --hostname-override "$NODE_NAME" \
+    --run-firewall=true --run-router=false --run-service-proxy=false --enable-ipv6=false \
+    --service-cluster-ip-range "$SERVICE_CIDR" --health-port 0 --metrics-port 0 --v=0
+  wait_for 60 "kube-router's firewall chains" iptables -t filter -S KUBE-NWPLCY-DEFAULT
+}
+
 node_ready() { [[ $(kctl get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}') == True ]]; }
 default_sa() { kctl -n default get serviceaccount default; }
 dns_ready() { [[ $(kctl -n kube-system get deploy coredns -o jsonpath='{.status.readyReplicas}') == 1 ]]; }
@@ -322,6 +373,8 @@ cmd_start() {
   kubelet_up
   wait_for 120 "Ready node" node_ready
   log "node $NODE_NAME Ready after $((SECONDS - t0))s"
+  netpol_up
+  log "NetworkPolicy enforcement (kube-router $KUBE_ROUTER_VERSION) up after $((SECONDS - t0))s"
   wait_for 60 "default ServiceAccount" default_sa
   dns_up
   wait_for 120 "CoreDNS ready" dns_ready
@@ -342,7 +395,7 @@ stop_pid() {  # $1 = pid file
 cmd_stop() {
   mkdir -p "$D/pids"
   local name c
-  for name in kubelet kube-proxy scheduler controller-manager; do stop_pid "$D/pids/$name.pid"; done
+  for name in kube-router kubelet kube-proxy scheduler controller-manager; do stop_pid "$D/pids/$name.pid"; done
   if pid_alive "$D/pids/containerd.pid"; then
     # Every container and sandbox: kill the tasks, then let containerd remove them and their mounts.
     for c in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks kill -s KILL "$c" >/dev/null 2>&1 || true; done
@@ -363,19 +416,27 @@ cmd_stop() {
   # CNI's iptables chains for our pod range, then our interfaces.
   { iptables -t nat -S 2>/dev/null | grep -E "^-A (POSTROUTING|CNI-HOSTPORT-[A-Z]+|PREROUTING|OUTPUT) .*(CNI|$POD_CIDR)" || true; } |
     sed 's/^-A/-D/' | while read -r rule; do eval iptables -t nat "$rule" 2>/dev/null || true; done
-  # What the kubelet made and kube-proxy --cleanup leaves: its canaries, the hint and KUBE-FIREWALL.
-  local cmd table chain
+  # What the kubelet made and kube-proxy --cleanup leaves (its canaries, the hint, KUBE-FIREWALL) and
+  # kube-router's chains (KUBE-ROUTER-*, KUBE-POD-FW-*, KUBE-NWPLCY-*): first the jumps from the
+  # built-in chains (kube-router's carry a comment), then flush every KUBE-* chain, then delete them
+  # (a chain still jumped to by another cannot be deleted, hence two passes).
+  local cmd table chain chains set
   for cmd in iptables ip6tables; do
     command -v "$cmd" >/dev/null || continue
     for table in filter nat mangle; do
-      { "$cmd" -t "$table" -S 2>/dev/null | grep -E '^-A [A-Z]+ -j KUBE-' || true; } | sed 's/^-A/-D/' |
+      { "$cmd" -t "$table" -S 2>/dev/null | grep -E '^-A [A-Z]+ .*-j KUBE-' || true; } | sed 's/^-A/-D/' |
         while read -r rule; do eval "$cmd" -t "$table" "$rule" 2>/dev/null || true; done
-      for chain in $("$cmd" -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
-        "$cmd" -t "$table" -F "$chain" 2>/dev/null || true
-        "$cmd" -t "$table" -X "$chain" 2>/dev/null || true
-      done
+      chains=$("$cmd" -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}')
+      for chain in $chains; do "$cmd" -t "$table" -F "$chain" 2>/dev/null || true; done
+      for chain in $chains; do "$cmd" -t "$table" -X "$chain" 2>/dev/null || true; done
     done
   done
+  # kube-router's ipsets (the policies' pod and CIDR sets), once no rule refers to them.
+  if command -v ipset >/dev/null; then
+    for set in $(ipset list -n 2>/dev/null | grep -E '^(inet6:)?(KUBE-(SRC|DST)-|kube-router-)' || true); do
+      ipset destroy "$set" 2>/dev/null || true
+    done
+  fi
   ip link del "$POD_BRIDGE" 2>/dev/null || true
   ip link del "$NODE_IF" 2>/dev/null || true
   rm -rf "$D"
@@ -384,7 +445,7 @@ cmd_stop() {
 
 cmd_status() {
   local name
-  for name in containerd kubelet kube-proxy scheduler controller-manager; do
+  for name in containerd kubelet kube-proxy kube-router scheduler controller-manager; do
     if pid_alive "$D/pids/$name.pid"; then echo "$name: running"; else echo "$name: stopped"; fi
   done
 }
