@@ -283,7 +283,7 @@ kind: ConfigMap
 metadata: { name: coredns, namespace: kube-system }
 data:
   Corefile: |
-    .:1053 {
+    .:53 {
         errors
         health :8080
         ready :8181
@@ -311,7 +311,7 @@ spec:
           image: $image
           imagePullPolicy: Never
           args: [-conf, /etc/coredns/Corefile]
-          ports: [{ containerPort: 1053, protocol: UDP, name: dns }, { containerPort: 1053, protocol: TCP, name: dns-tcp }]
+          ports: [{ containerPort: 53, protocol: UDP, name: dns }, { containerPort: 53, protocol: TCP, name: dns-tcp }]
           readinessProbe: { httpGet: { path: /ready, port: 8181 }, periodSeconds: 2 }
           livenessProbe: { httpGet: { path: /health, port: 8080 }, periodSeconds: 10 }
           volumeMounts: [{ name: config, mountPath: /etc/coredns, readOnly: true }]
@@ -325,8 +325,8 @@ spec:
   clusterIP: $DNS_IP
   selector: { k8s-app: kube-dns }
   ports:
-    - { name: dns, port: 53, targetPort: 1053, protocol: UDP }
-    - { name: dns-tcp, port: 53, targetPort: 1053, protocol: TCP }
+    - { name: dns, port: 53, targetPort: 53, protocol: UDP }
+    - { name: dns-tcp, port: 53, targetPort: 53, protocol: TCP }
 EOF
 }
 
