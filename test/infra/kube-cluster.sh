@@ -2,21 +2,33 @@
 # kube-cluster.sh - a one-node Kubernetes cluster for the pod tests (issue 21), from parts this machine
 # has: no Docker, no kind, no registry. kube-apiserver + etcd (kube-test-env.sh, bound to the node's
 # address), kube-controller-manager, kube-scheduler, a kubelet on containerd (Debian's 1.6 with runc),
-# the bridge CNI, kube-proxy in iptables mode and CoreDNS, with images imported from OCI archives.
+# the bridge CNI, kube-proxy in iptables mode, kube-router's firewall enforcing NetworkPolicies, and
+# CoreDNS, with images imported from OCI archives.
 #
 #   kube-cluster.sh build     # node binaries + images, cached (~/.cache/kube-test-env, ~/.cache/agw-cluster)
 #   eval "$(kube-cluster.sh start)"   # prints export KUBECONFIG=... PATH=...; waits for the node and DNS
 #   kube-cluster.sh import ARCHIVE NAME   # an OCI archive into the node's containerd as NAME
-#   kube-cluster.sh stop      # every pod, process, mount, interface and iptables rule it made
+#   kube-cluster.sh stop      # every pod, process, mount, interface, iptables rule and ipset it made
 #
 # Addresses: everything lives on interfaces it creates. The node is a veth interface agwnode0 with
 # 10.213.0.1 (apiserver, kubelet); pods get 10.214.0.0/24 on the bridge agwcni0; Services 10.215.0.0/24
 # (routed to agwnode0 so the host reaches ClusterIPs through kube-proxy's OUTPUT rules). Nothing
 # listens on the machine's own addresses, and no pod can reach past the machine (no masquerade out).
-# Needs root, the Debian packages containerd runc containernetworking-plugins iptables conntrack, and
-# cgroup v1 or v2 (this VM has v1: the kubelet is told failCgroupV1=false). The VM refuses negative
+# NetworkPolicies: the bridge CNI enforces none, so kube-router v2.1.0 runs as a host process with its
+# firewall only (--run-router=false --run-service-proxy=false): per-pod iptables chains (KUBE-ROUTER-*,
+# KUBE-POD-FW-*, KUBE-NWPLCY-*) and ipsets, with bridge-nf-call-iptables=1 so traffic between two pods
+# of the bridge passes them. It rejects what no policy allows (the caller sees ECONNREFUSED) and lets
+# the node itself reach every pod (kubelet probes, this machine's calls to ClusterIPs). v2.1.0 is the
+# only v2 the Go module proxy serves here (flaws are reported against it: test-only); nftables-based
+# kube-network-policies needs NFT_QUEUE, which this kernel lacks (docs/decisions.md). Built by `build`
+# into ~/.cache/agw-cluster/bin, named by a hash of its version, the Go version and the build function
+# (cold: ~2-3 min). CoreDNS listens on 53 in its pod, as in kubeadm clusters, since policies name
+# the pod's port.
+# Needs root, the Debian packages containerd runc containernetworking-plugins iptables conntrack ipset,
+# and cgroup v1 or v2 (this VM has v1: the kubelet is told failCgroupV1=false). The VM refuses negative
 # oom_score_adj, so containerd clamps scores and the kubelet uses 0. `stop` removes every KUBE-* iptables
-# chain (the kubelet's and kube-proxy's): do not run it on a machine that is itself a Kubernetes node.
+# chain (the kubelet's, kube-proxy's and kube-router's) and kube-router's ipsets (KUBE-SRC-*, KUBE-DST-*):
+# do not run it on a machine that is itself a Kubernetes node.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
