@@ -703,6 +703,16 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 40: stdio and HTTP servers named by McpSource spec.run run as hardened pods on the node, are called through the gateway pods, their Services refuse callers without the minted token, and a replica deleted under load loses at most the calls in flight',
   'workloads:published-servers':
     'issue 40: images of published servers (npm server-memory and PyPI mcp-server-time over stdio, npm server-everything over HTTP), applied by a tenant as McpSources, are listed and called through the gateway pods with the SDK client; a write tool still needs a write key',
+  'netpol:workload-egress-outside-profile':
+    'issue 40: on a node that enforces NetworkPolicies, a workload pod cannot connect to a pod outside its permissions.egress',
+  'netpol:workload-egress-api-server':
+    'issue 40: on a node that enforces NetworkPolicies, a workload pod cannot connect to the API server (its Service or the node address)',
+  'netpol:workload-cross-tenant':
+    "issue 40: on a node that enforces NetworkPolicies, one tenant's workload cannot connect to another tenant's workload Service",
+  'netpol:workload-egress-in-profile':
+    'issue 40: on a node that enforces NetworkPolicies, a workload pod reaches the CIDR and port of its permissions.egress and resolves names through the cluster DNS',
+  'netpol:workload-ingress':
+    "issue 40: on a node that enforces NetworkPolicies, only the gateway pods reach a workload's Service port; the chart's own policies let other pods reach the gateway",
   'reach:workload-alias':
     'issue 40: a workload Service name that is a CNAME (a tenant-made ExternalName) or cannot be checked is refused, so the mark cannot be carried to another address',
   'reach:workload-mark':

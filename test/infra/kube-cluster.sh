@@ -2,21 +2,33 @@
 # kube-cluster.sh - a one-node Kubernetes cluster for the pod tests (issue 21), from parts this machine
 # has: no Docker, no kind, no registry. kube-apiserver + etcd (kube-test-env.sh, bound to the node's
 # address), kube-controller-manager, kube-scheduler, a kubelet on containerd (Debian's 1.6 with runc),
-# the bridge CNI, kube-proxy in iptables mode and CoreDNS, with images imported from OCI archives.
+# the bridge CNI, kube-proxy in iptables mode, kube-router's firewall enforcing NetworkPolicies, and
+# CoreDNS, with images imported from OCI archives.
 #
 #   kube-cluster.sh build     # node binaries + images, cached (~/.cache/kube-test-env, ~/.cache/agw-cluster)
 #   eval "$(kube-cluster.sh start)"   # prints export KUBECONFIG=... PATH=...; waits for the node and DNS
 #   kube-cluster.sh import ARCHIVE NAME   # an OCI archive into the node's containerd as NAME
-#   kube-cluster.sh stop      # every pod, process, mount, interface and iptables rule it made
+#   kube-cluster.sh stop      # every pod, process, mount, interface, iptables rule and ipset it made
 #
 # Addresses: everything lives on interfaces it creates. The node is a veth interface agwnode0 with
 # 10.213.0.1 (apiserver, kubelet); pods get 10.214.0.0/24 on the bridge agwcni0; Services 10.215.0.0/24
 # (routed to agwnode0 so the host reaches ClusterIPs through kube-proxy's OUTPUT rules). Nothing
 # listens on the machine's own addresses, and no pod can reach past the machine (no masquerade out).
-# Needs root, the Debian packages containerd runc containernetworking-plugins iptables conntrack, and
-# cgroup v1 or v2 (this VM has v1: the kubelet is told failCgroupV1=false). The VM refuses negative
+# NetworkPolicies: the bridge CNI enforces none, so kube-router v2.1.0 runs as a host process with its
+# firewall only (--run-router=false --run-service-proxy=false): per-pod iptables chains (KUBE-ROUTER-*,
+# KUBE-POD-FW-*, KUBE-NWPLCY-*) and ipsets, with bridge-nf-call-iptables=1 so traffic between two pods
+# of the bridge passes them. It rejects what no policy allows (the caller sees ECONNREFUSED) and lets
+# the node itself reach every pod (kubelet probes, this machine's calls to ClusterIPs). v2.1.0 is the
+# only v2 the Go module proxy serves here (flaws are reported against it: test-only); nftables-based
+# kube-network-policies needs NFT_QUEUE, which this kernel lacks (docs/decisions.md). Built by `build`
+# into ~/.cache/agw-cluster/bin, named by a hash of its version, the Go version and the build function
+# (cold: ~2-3 min). CoreDNS listens on 53 in its pod, as in kubeadm clusters, since policies name
+# the pod's port.
+# Needs root, the Debian packages containerd runc containernetworking-plugins iptables conntrack ipset,
+# and cgroup v1 or v2 (this VM has v1: the kubelet is told failCgroupV1=false). The VM refuses negative
 # oom_score_adj, so containerd clamps scores and the kubelet uses 0. `stop` removes every KUBE-* iptables
-# chain (the kubelet's and kube-proxy's): do not run it on a machine that is itself a Kubernetes node.
+# chain (the kubelet's, kube-proxy's and kube-router's) and kube-router's ipsets (KUBE-SRC-*, KUBE-DST-*):
+# do not run it on a machine that is itself a Kubernetes node.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +46,7 @@ SERVICE_IP=10.215.0.1
 DNS_IP=10.215.0.10
 API_PORT=${AGW_CLUSTER_API_PORT:-16443}
 KUBELET_PORT=10350
+KUBE_ROUTER_VERSION=${KUBE_ROUTER_VERSION:-v2.1.0}   # the only v2 the Go module proxy serves here
 D=$AGW_CLUSTER_DIR
 SOCK=$D/containerd/containerd.sock
 BIN=$KUBE_TEST_BIN/bin
@@ -54,11 +67,44 @@ print_env() {
   echo "export PATH=$BIN:\$PATH"
 }
 
+# The NetworkPolicy engine: kube-router's firewall alone (no routing, no service proxy), as a host
+# process. It writes iptables chains and ipsets, which this kernel has; kube-network-policies needs
+# nfqueue, which it has not (docs/decisions.md). Cached by content: the file name carries a hash of
+# the version, the Go version and this function's own text, so editing the build makes a new one.
+build_kube_router() {
+  local out w t0=$SECONDS old
+  out=$(kube_router_bin)
+  if [[ -x $out ]]; then log "cached: $out"; return; fi
+  command -v go >/dev/null || die "go not found (needs >= 1.21)"
+  mkdir -p "$AGW_CLUSTER_CACHE/bin"
+  exec 7>"$AGW_CLUSTER_CACHE/bin/.kube-router.lock"; flock 7
+  [[ -x $out ]] && { log "cached: $out"; return; }
+  w=$(mktemp -d "$AGW_CLUSTER_CACHE/bin/.kube-router-build.XXXXXX")
+  log "building kube-router $KUBE_ROUTER_VERSION from the Go module proxy"
+  # Its go.mod has no replace lines, so `go install module/cmd@version` builds it as released.
+  if ! (cd "$w" && CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS=-mod=mod GOBIN=$w go install -trimpath \
+    -ldflags "-s -w -X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$KUBE_ROUTER_VERSION" \
+    "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@$KUBE_ROUTER_VERSION") > "$w/build.log" 2>&1; then
+    tail -20 "$w/build.log" >&2; rm -rf "$w"; die "kube-router build failed"
+  fi
+  mv -f "$w/kube-router" "$out"
+  rm -rf "$w"
+  for old in "$AGW_CLUSTER_CACHE"/bin/kube-router-*; do [[ $old == "$out" ]] || rm -f "$old"; done
+  log "built kube-router $KUBE_ROUTER_VERSION in $((SECONDS - t0))s ($out)"
+}
+
+kube_router_bin() {
+  local key
+  key=$({ echo "$KUBE_ROUTER_VERSION"; go env GOVERSION 2>/dev/null; declare -f build_kube_router; } | sha256sum | cut -c1-12)
+  echo "$AGW_CLUSTER_CACHE/bin/kube-router-$KUBE_ROUTER_VERSION-$key"
+}
+
 cmd_build() {
   local t0=$SECONDS
   bash "$here/ensure-kube.sh"
   bash "$here/kube-test-env.sh" build-node
   bash "$here/cluster-images.sh" "$AGW_CLUSTER_CACHE/images" >/dev/null
+  build_kube_router
   log "build done in $((SECONDS - t0))s"
 }
 
@@ -249,7 +295,7 @@ kind: ConfigMap
 metadata: { name: coredns, namespace: kube-system }
 data:
   Corefile: |
-    .:1053 {
+    .:53 {
         errors
         health :8080
         ready :8181
@@ -277,7 +323,7 @@ spec:
           image: $image
           imagePullPolicy: Never
           args: [-conf, /etc/coredns/Corefile]
-          ports: [{ containerPort: 1053, protocol: UDP, name: dns }, { containerPort: 1053, protocol: TCP, name: dns-tcp }]
+          ports: [{ containerPort: 53, protocol: UDP, name: dns }, { containerPort: 53, protocol: TCP, name: dns-tcp }]
           readinessProbe: { httpGet: { path: /ready, port: 8181 }, periodSeconds: 2 }
           livenessProbe: { httpGet: { path: /health, port: 8080 }, periodSeconds: 10 }
           volumeMounts: [{ name: config, mountPath: /etc/coredns, readOnly: true }]
@@ -291,9 +337,26 @@ spec:
   clusterIP: $DNS_IP
   selector: { k8s-app: kube-dns }
   ports:
-    - { name: dns, port: 53, targetPort: 1053, protocol: UDP }
-    - { name: dns-tcp, port: 53, targetPort: 1053, protocol: TCP }
+    - { name: dns, port: 53, targetPort: 53, protocol: UDP }
+    - { name: dns-tcp, port: 53, targetPort: 53, protocol: TCP }
 EOF
+}
+
+# kube-router's firewall on this node: it needs the Node object (it finds its pods by the node's
+# address), so it starts once the node is Ready and before any pod runs. No health or metrics port
+# (they would listen on every address). It is ready once its default chain exists.
+netpol_up() {
+  local bin
+  bin=$(kube_router_bin)
+  [[ -x $bin ]] || die "$bin missing - run: $0 build"
+  command -v ipset >/dev/null || die "needs the Debian package ipset (test/infra/ensure-node-tools.sh)"
+  # Bridged pod-to-pod frames pass through iptables only with this on (net_up sets it); without it
+  # a policy between two pods of the node would be written and never applied.
+  [[ $(sysctl -n net.bridge.bridge-nf-call-iptables) == 1 ]] || die "net.bridge.bridge-nf-call-iptables is not 1"
+  spawn kube-router "$bin" --kubeconfig "$D/kube/kubeconfig" --hostname-override "$NODE_NAME" \
+    --run-firewall=true --run-router=false --run-service-proxy=false --enable-ipv6=false \
+    --service-cluster-ip-range "$SERVICE_CIDR" --health-port 0 --metrics-port 0 --v=0
+  wait_for 60 "kube-router's firewall chains" iptables -t filter -S KUBE-NWPLCY-DEFAULT
 }
 
 node_ready() { [[ $(kctl get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}') == True ]]; }
@@ -322,6 +385,8 @@ cmd_start() {
   kubelet_up
   wait_for 120 "Ready node" node_ready
   log "node $NODE_NAME Ready after $((SECONDS - t0))s"
+  netpol_up
+  log "NetworkPolicy enforcement (kube-router $KUBE_ROUTER_VERSION) up after $((SECONDS - t0))s"
   wait_for 60 "default ServiceAccount" default_sa
   dns_up
   wait_for 120 "CoreDNS ready" dns_ready
@@ -342,7 +407,7 @@ stop_pid() {  # $1 = pid file
 cmd_stop() {
   mkdir -p "$D/pids"
   local name c
-  for name in kubelet kube-proxy scheduler controller-manager; do stop_pid "$D/pids/$name.pid"; done
+  for name in kube-router kubelet kube-proxy scheduler controller-manager; do stop_pid "$D/pids/$name.pid"; done
   if pid_alive "$D/pids/containerd.pid"; then
     # Every container and sandbox: kill the tasks, then let containerd remove them and their mounts.
     for c in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks kill -s KILL "$c" >/dev/null 2>&1 || true; done
@@ -363,19 +428,27 @@ cmd_stop() {
   # CNI's iptables chains for our pod range, then our interfaces.
   { iptables -t nat -S 2>/dev/null | grep -E "^-A (POSTROUTING|CNI-HOSTPORT-[A-Z]+|PREROUTING|OUTPUT) .*(CNI|$POD_CIDR)" || true; } |
     sed 's/^-A/-D/' | while read -r rule; do eval iptables -t nat "$rule" 2>/dev/null || true; done
-  # What the kubelet made and kube-proxy --cleanup leaves: its canaries, the hint and KUBE-FIREWALL.
-  local cmd table chain
+  # What the kubelet made and kube-proxy --cleanup leaves (its canaries, the hint, KUBE-FIREWALL) and
+  # kube-router's chains (KUBE-ROUTER-*, KUBE-POD-FW-*, KUBE-NWPLCY-*): first the jumps from the
+  # built-in chains (kube-router's carry a comment), then flush every KUBE-* chain, then delete them
+  # (a chain still jumped to by another cannot be deleted, hence two passes).
+  local cmd table chain chains set
   for cmd in iptables ip6tables; do
     command -v "$cmd" >/dev/null || continue
     for table in filter nat mangle; do
-      { "$cmd" -t "$table" -S 2>/dev/null | grep -E '^-A [A-Z]+ -j KUBE-' || true; } | sed 's/^-A/-D/' |
+      { "$cmd" -t "$table" -S 2>/dev/null | grep -E '^-A [A-Z]+ .*-j KUBE-' || true; } | sed 's/^-A/-D/' |
         while read -r rule; do eval "$cmd" -t "$table" "$rule" 2>/dev/null || true; done
-      for chain in $("$cmd" -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
-        "$cmd" -t "$table" -F "$chain" 2>/dev/null || true
-        "$cmd" -t "$table" -X "$chain" 2>/dev/null || true
-      done
+      chains=$("$cmd" -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}')
+      for chain in $chains; do "$cmd" -t "$table" -F "$chain" 2>/dev/null || true; done
+      for chain in $chains; do "$cmd" -t "$table" -X "$chain" 2>/dev/null || true; done
     done
   done
+  # kube-router's ipsets (the policies' pod and CIDR sets), once no rule refers to them.
+  if command -v ipset >/dev/null; then
+    for set in $(ipset list -n 2>/dev/null | grep -E '^(inet6:)?(KUBE-(SRC|DST)-|kube-router-)' || true); do
+      ipset destroy "$set" 2>/dev/null || true
+    done
+  fi
   ip link del "$POD_BRIDGE" 2>/dev/null || true
   ip link del "$NODE_IF" 2>/dev/null || true
   rm -rf "$D"
@@ -384,7 +457,7 @@ cmd_stop() {
 
 cmd_status() {
   local name
-  for name in containerd kubelet kube-proxy scheduler controller-manager; do
+  for name in containerd kubelet kube-proxy kube-router scheduler controller-manager; do
     if pid_alive "$D/pids/$name.pid"; then echo "$name: running"; else echo "$name: stopped"; fi
   done
 }

@@ -274,6 +274,22 @@ describe('the HA values on a node, under churn', () => {
     report(`helm install (HA values) → all pods Ready: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     expect(await gatewayPods(ns)).toHaveLength(3);
     expect((await pods(ns, 'app.kubernetes.io/component=operator')).filter(podReady)).toHaveLength(2);
+    // The chart's NetworkPolicies are on (ha-overlay.yaml) and the node enforces them: every case
+    // of this block runs under them.
+    const policies = await kubectlOk([
+      '-n',
+      ns,
+      'get',
+      'networkpolicies',
+      '-l',
+      `app.kubernetes.io/instance=${release}`,
+      '-o',
+      'name',
+    ]);
+    expect(policies.trim().split('\n').sort()).toEqual([
+      `networkpolicy.networking.k8s.io/${release}-agent-gateway`,
+      `networkpolicy.networking.k8s.io/${release}-agent-gateway-operator`,
+    ]);
     await applyReadmeResources(ns);
     key = await issuedKey(ns, 'ci-reader');
     url = await serviceUrl(ns, `${release}-agent-gateway`);

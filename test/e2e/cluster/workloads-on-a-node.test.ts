@@ -4,8 +4,8 @@
 // (behind the bridge as a proxy sidecar, which the Service targets). The operator renders each as a hardened
 // Deployment, a Service and a NetworkPolicy in the tenant's namespace; the gateway pods list and call
 // their tools; the Service itself refuses a caller without the minted token; one of two replicas
-// deleted under load loses at most the calls in flight; deleting the McpSources removes the workloads. (This node's bridge CNI enforces no NetworkPolicy: the policy is rendered
-// here, enforced in a later step.)
+// deleted under load loses at most the calls in flight; deleting the McpSources removes the workloads.
+// (That the NetworkPolicy is enforced is network-policy-on-a-node.test.ts's part.)
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import {
