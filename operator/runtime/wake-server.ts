@@ -46,7 +46,10 @@ export function startWakeServer(port: number, host: string, handle: WakeHandler)
       () => send(response, 503, { error: 'unavailable' }),
     );
   });
-  server.requestTimeout = 700_000;
+  // A request is headers only (its body is dropped): a sender that takes longer is cut off. The
+  // answer to a waiting wake may take the source's whole wake time-out; that is not bounded here.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
