@@ -31,6 +31,7 @@ type handler struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	endKeepAliveWhileDraining(w, h.draining.Load())
 	switch r.URL.Path {
 	case "/healthz":
 		h.probe(w, h.alive.Load())

@@ -105,7 +105,6 @@ func serve(cfg config, log *slog.Logger, a *auth, ln net.Listener, c *child) int
 	case sig := <-signals:
 		log.Info("stopping", "signal", sig.String())
 		h.draining.Store(true)
-		closeKeepAlives(server)
 		if !drain(cfg.drainDelay, exited) {
 			log.Error("the server process exited while draining", "code", exitCode)
 			shutdown(server, 2*time.Second)
@@ -135,7 +134,6 @@ func serveProxy(cfg config, p *proxy, ln net.Listener) int {
 	case sig := <-signals:
 		p.log.Info("stopping", "signal", sig.String())
 		p.draining.Store(true)
-		closeKeepAlives(server)
 		drain(cfg.drainDelay, nil)
 		shutdown(server, cfg.shutdownGrace)
 		return 0
@@ -163,12 +161,15 @@ func drain(delay time.Duration, exited <-chan struct{}) bool {
 	}
 }
 
-// closeKeepAlives starts the drain: idle keep-alive connections are closed now and every answer
-// from here on says Connection: close, so callers dial again (and reach a pod that is staying) long
-// before the listener closes; a request sent on a kept-alive connection at the moment the server
-// drops it at shutdown would be lost, one sent on a fresh connection is not.
-func closeKeepAlives(server *http.Server) {
-	server.SetKeepAlivesEnabled(false)
+// endKeepAliveWhileDraining: from SIGTERM on every answer says Connection: close and the server
+// closes its connection after it, so callers dial again (reaching a pod that stays) long before the
+// listener closes. Idle connections are not closed early: a caller may be sending on one at that
+// very moment, and that request would be lost; under load each is used, and so closed cleanly,
+// within moments, and only ones left idle for the whole drain delay are closed at shutdown.
+func endKeepAliveWhileDraining(w http.ResponseWriter, draining bool) {
+	if draining {
+		w.Header().Set("Connection", "close")
+	}
 }
 
 // shutdown stops accepting and waits up to grace for in-flight requests.

@@ -60,6 +60,7 @@ func newProxy(upstream *url.URL, a *auth, log *slog.Logger) *proxy {
 }
 
 func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	endKeepAliveWhileDraining(w, p.draining.Load())
 	switch r.URL.Path {
 	case "/healthz":
 		probe(w, p.reachable())
