@@ -83,7 +83,7 @@ const mib = (bytes: number | undefined) => (bytes === undefined ? '?' : (bytes /
 describe('workloads bench', () => {
   it('prints cold start, call overhead and pod memory', async () => {
     say(
-      `conditions: ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, one-node cluster (kube-cluster.sh), image ${images().gateway}, demo MCP server (node) over stdio behind agw-bridge`,
+      `conditions: ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, one-node cluster (kube-cluster.sh), image ${images().gateway}, demo MCP server (node) over stdio behind agw-bridge, the workload's default limits (cpu 500m, memory 256Mi)`,
     );
     await kubectlOk(['create', 'namespace', NS]);
     await helmOk([
