@@ -551,7 +551,7 @@ describe('the chart on a real API server', () => {
       'agw-agent-gateway',
       'agw-agent-gateway-operator',
     ]);
-    expect(await names('services')).toBe('agw-agent-gateway');
+    expect(await names('services')).toBe('agw-agent-gateway agw-agent-gateway-operator-wake');
     expect((await names('serviceaccounts')).split(' ').sort()).toEqual([
       'agw-agent-gateway',
       'agw-agent-gateway-operator',
