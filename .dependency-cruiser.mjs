@@ -31,7 +31,13 @@ export const layers = [
   {
     name: 'features',
     holds: 'request-time services the faces compose',
-    rooms: ['gateway/tool-search', 'gateway/subscriptions', 'gateway/limits', 'operator/kube'],
+    rooms: [
+      'gateway/tool-search',
+      'gateway/subscriptions',
+      'gateway/limits',
+      'gateway/governance',
+      'operator/kube',
+    ],
   },
   {
     name: 'sources',

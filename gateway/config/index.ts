@@ -4,6 +4,8 @@ export { NAME } from './name-schema.js';
 export { AccessSchema, TOOL_DISCLOSURES, ToolDisclosureSchema } from './access-schema.js';
 export type { Access, ToolDisclosure } from './access-schema.js';
 export { LimitsSchema } from './limits-schema.js';
+export { GovernanceSchema } from './governance-schema.js';
+export type { GovernanceConfig } from './governance-schema.js';
 export type { LimitsConfig } from './limits-schema.js';
 export { ApiKeySchema } from './api-key-schema.js';
 export type { ApiKeyConfig } from './api-key-schema.js';

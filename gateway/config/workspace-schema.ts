@@ -6,6 +6,7 @@ import { AccessSchema, ToolDisclosureSchema } from './access-schema.js';
 import { ApiKeySchema } from './api-key-schema.js';
 import { DataSourceSchema } from './data-source-schema.js';
 import { EmbeddingsSchema } from './embeddings-schema.js';
+import { GovernanceSchema } from './governance-schema.js';
 import { LimitsSchema } from './limits-schema.js';
 import { McpSourceSchema } from './mcp-source-schema.js';
 import { nameSchema, patternSchema, reportDuplicates } from './name-schema.js';
@@ -23,6 +24,8 @@ export const WorkspaceSchema = z
       .optional(),
     displayName: z.string().max(200).optional(),
     limits: LimitsSchema.optional(),
+    /** Policy, per-tool limits and guardrails over this workspace's tool calls (issue 41). */
+    governance: GovernanceSchema.default({}),
     mcpSources: z.array(McpSourceSchema).default([]),
     keys: z.array(ApiKeySchema).default([]),
     dataSources: z.array(DataSourceSchema).default([]),

@@ -31,6 +31,8 @@ export interface WorkspaceToRender {
   readonly embeddings?: Readonly<Record<string, unknown>> | false;
   /** What tools/list offers the workspace's keys (config contract `toolDisclosure`); unset: `all`. */
   readonly toolDisclosure?: string;
+  /** Policy, per-tool limits and guardrails (config contract `governance`, issue 41). */
+  readonly governance?: Readonly<Record<string, unknown>>;
   /** Who may sign in with an OAuth access token (config contract `identity`); its secrets are
    * references into `credentials`, like the sources'. */
   readonly identity?: Readonly<Record<string, unknown>>;
@@ -87,9 +89,13 @@ export function renderWorkspace(
   if (workspace.embeddings !== undefined) head['embeddings'] = workspace.embeddings;
   if (workspace.toolDisclosure !== undefined) head['toolDisclosure'] = workspace.toolDisclosure;
   if (workspace.identity !== undefined) head['identity'] = workspace.identity;
+  if (workspace.governance !== undefined) head['governance'] = workspace.governance;
   // The head is never split: it must leave room for the list items of part 0.
   if (Buffer.byteLength(JSON.stringify(head)) > budgetBytes / 2)
-    throw new WorkspaceTooLargeError(workspace.name, 'its settings (identity, limits, embeddings)');
+    throw new WorkspaceTooLargeError(
+      workspace.name,
+      'its settings (identity, governance, limits, embeddings)',
+    );
   const configFragments = pack(
     head,
     [

@@ -1,7 +1,7 @@
 // Workspace: one tenant of the gateway. Every ApiKey, McpSource and DataSource names one in its
 // namespace; the workspace name is what keys are bound to and what the gateways serve.
 import { z } from 'zod';
-import { LimitsSchema, ToolDisclosureSchema } from '../../../gateway/config/index.js';
+import { GovernanceSchema, LimitsSchema, ToolDisclosureSchema } from '../../../gateway/config/index.js';
 import { ConditionsSchema, ObservedGenerationSchema } from './common.js';
 import {
   AGE_COLUMN,
@@ -23,6 +23,7 @@ export const WorkspaceSpecSchema = z
       "What /mcp tools/list offers this workspace's keys: all (every tool the key may call, the default) or search (find_tools and call_tool, which find and call tools on demand). An ApiKey's own setting wins.",
     ),
     identity: WorkspaceIdentitySpecSchema.optional(),
+    governance: GovernanceSchema.optional(),
   })
   .describe('A workspace: the unit of isolation; an API key sees only its own workspace.');
 

@@ -26,6 +26,8 @@ export interface WorkspaceView {
     readonly embeddings?: WorkspaceEmbeddingsView;
     readonly toolDisclosure?: string;
     readonly identity?: WorkspaceIdentityView;
+    /** spec.governance: the config contract's `governance`, rendered as it is (issue 41). */
+    readonly governance?: Readonly<Record<string, unknown>>;
   };
 }
 

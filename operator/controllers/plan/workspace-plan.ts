@@ -183,6 +183,9 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       ...disclosure(input.workspace.spec.toolDisclosure),
       ...(embeddings === undefined ? {} : { embeddings: embeddings.render }),
       ...(identity?.render === undefined ? {} : { identity: identity.render }),
+      ...(input.workspace.spec.governance === undefined
+        ? {}
+        : { governance: input.workspace.spec.governance }),
       mcpSources,
       dataSources,
       keys,

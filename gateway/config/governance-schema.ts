@@ -1,0 +1,10 @@
+// What a workspace decides about its tools beyond "which key sees which tool" (issue 41, DESIGN
+// D26): policy over calls, limits per tool and identity, and guardrails. Each part is its own schema
+// file; this object only gathers them under `workspaces[].governance` (and a Workspace's
+// `spec.governance`). Pinned definitions and overrides belong to a source (mcp-source-schema.ts).
+import { z } from 'zod';
+
+export const GovernanceSchema = z
+  .strictObject({})
+  .describe('Policy over tool calls, limits per tool and identity, and guardrails (docs/security.md).');
+export type GovernanceConfig = z.infer<typeof GovernanceSchema>;
