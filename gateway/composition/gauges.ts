@@ -41,6 +41,20 @@ export function observeGatewayGauges(parts: {
       );
     },
   );
+  // Per MCP source under pin or warn (issue 41): tools whose definition is not approved (held under
+  // pin, served under warn). An alert on it is how an admin learns of a changed tool.
+  observeGauge(
+    'agw.tools.unapproved',
+    'Tools whose definition is not the approved one, per source and pinning mode (held under pin).',
+    () =>
+      catalog.pins
+        .entries()
+        .filter(({ verdict }) => verdict.mode !== 'off')
+        .map(({ workspace, source, verdict }) => ({
+          value: verdict.unapproved.length,
+          attributes: { 'agw.workspace': workspace, 'agw.source': source, 'agw.pinning.mode': verdict.mode },
+        })),
+  );
   observeGauge('agw.knowledge.documents', 'Documents in the knowledge index per data source.', () =>
     sync.documentCounts().map(({ workspace, source, documents }) => ({
       value: documents,

@@ -147,6 +147,52 @@ export const WorkloadMarkSchema = z
   .describe('The Service of a source the operator runs (written by the operator only).');
 export type WorkloadMark = z.infer<typeof WorkloadMarkSchema>;
 
+/** Pinned tool definitions (issue 41, D26): the digest of each tool's definition as an admin
+ * approved it. `pin` holds a new or changed tool out of lists and calls until its digest is approved;
+ * `warn` serves it and alerts; `off` records nothing. */
+export const PinningSchema = z
+  .strictObject({
+    mode: z
+      .enum(['pin', 'warn', 'off'])
+      .default('off')
+      .describe(
+        'pin: a tool whose definition is not approved is held out of lists and calls; warn: served, with a warning, an Event and a metric; off: definitions are not checked.',
+      ),
+    approved: z
+      .record(
+        z.string().min(1).max(128),
+        z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lower-case hex digits>'),
+      )
+      .default({})
+      .refine((approved) => Object.keys(approved).length <= 1000, 'at most 1000 approved tools')
+      .describe(
+        'Upstream tool name to the digest of its approved definition (name, title, description, input and output schema, annotations, after overrides), as /agent/sources, the McpSource status and `agent-gateway sources approve` show it.',
+      ),
+  })
+  .describe('Pinned tool definitions: what an admin approved is what the model sees (docs/security.md).');
+export type PinningConfig = z.infer<typeof PinningSchema>;
+
+/** What an admin changes in a tool's presentation (issue 41), applied before pinning and ranking. */
+export const ToolOverrideSchema = z
+  .strictObject({
+    title: z.string().min(1).max(200).optional().describe("Replaces the tool's title."),
+    description: z.string().max(4000).optional().describe("Replaces the tool's description."),
+    annotations: z
+      .strictObject({
+        title: z.string().min(1).max(200).optional(),
+        readOnlyHint: z.boolean().optional(),
+        destructiveHint: z.boolean().optional(),
+        idempotentHint: z.boolean().optional(),
+        openWorldHint: z.boolean().optional(),
+      })
+      .optional()
+      .describe(
+        "Annotation values that replace the upstream's (the others are kept); readOnlyHint decides the permission a call needs unless permissions names the tool.",
+      ),
+  })
+  .describe("An admin's title, description and annotations for one tool.");
+export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
+
 /** The fields of an MCP source without the cross-field rules (the CRDs reuse them). */
 export const McpSourceFieldsSchema = z.strictObject({
   name: nameSchema,
@@ -173,6 +219,12 @@ export const McpSourceFieldsSchema = z.strictObject({
   /** Per-tool overrides of the permission derived from MCP annotations (upstream tool names). */
   permissions: z.record(z.string().min(1).max(128), AccessSchema).default({}),
   prefix: PrefixPolicySchema.default('always'),
+  pinning: PinningSchema.default({ mode: 'off', approved: {} }),
+  overrides: z
+    .record(z.string().min(1).max(128), ToolOverrideSchema)
+    .default({})
+    .refine((overrides) => Object.keys(overrides).length <= 1000, 'at most 1000 overridden tools')
+    .describe('Per upstream tool name: the title, description and annotations the model sees.'),
   callListFloorMs: z
     .number()
     .int()

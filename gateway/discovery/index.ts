@@ -21,3 +21,8 @@ export {
   FIND_TOOLS,
   CALL_TOOL,
 } from './gateway-tool-names.js';
+export { PinLedger } from './pin-ledger.js';
+export type { PinListener } from './pin-ledger.js';
+export { definitionDigest, canonicalJson, PINNED_FIELDS } from './tool-pins.js';
+export type { PinVerdict, UnapprovedTool, PinChange, PinnedField } from './tool-pins.js';
+export { presentTool } from './tool-overrides.js';

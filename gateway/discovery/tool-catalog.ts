@@ -27,6 +27,9 @@ import type { ProbeTarget } from './source-prober.js';
 import { screenNames } from './tool-name-policy.js';
 import { printableSkips, SkippedToolsLog } from './skipped-tools.js';
 import { namespacedToolName } from './tool-namer.js';
+import { logVerdict, PinLedger } from './pin-ledger.js';
+import { presentTool } from './tool-overrides.js';
+import { ApprovedDefinitions, judgeDefinitions, type PinVerdict } from './tool-pins.js';
 import { count } from '../telemetry/metrics.js';
 
 export interface CatalogTool {
@@ -71,34 +74,39 @@ export function requiredPermission(source: McpSourceConfig, tool: Tool): Access 
   return tool.annotations?.readOnlyHint === true ? 'read' : 'write';
 }
 
-function toCatalogTools(source: McpSourceConfig, tools: readonly Tool[]): CatalogTool[] {
-  return tools
+/** A source's tools as served: filtered by its patterns, presented with its overrides, judged by its
+ * pinning (a held tool is left out here, so no list, ranking or call can reach it). */
+function toCatalogTools(
+  source: McpSourceConfig,
+  tools: readonly Tool[],
+  memory: ApprovedDefinitions,
+  memoryKey: string,
+): { tools: CatalogTool[]; verdict: PinVerdict } {
+  const presented = tools
     .filter(
       (tool) => matchesAny(source.tools.include, tool.name) && !matchesAny(source.tools.exclude, tool.name),
     )
-    .map((tool) => ({
-      name: namespacedToolName(source.name, tool.name),
-      source: source.name,
-      upstreamName: tool.name,
-      description: tool.description ?? '',
-      permission: requiredPermission(source, tool),
-      inputSchema: tool.inputSchema,
-      annotations: tool.annotations,
-      definition: tool,
-    }));
+    .map((tool) => presentTool(source, tool));
+  const { served, verdict } = judgeDefinitions(source, presented, memory, memoryKey);
+  const catalogTools = served.map((tool) => ({
+    name: namespacedToolName(source.name, tool.name),
+    source: source.name,
+    upstreamName: tool.name,
+    description: tool.description ?? '',
+    permission: requiredPermission(source, tool),
+    inputSchema: tool.inputSchema,
+    annotations: tool.annotations,
+    definition: tool,
+  }));
+  return { tools: catalogTools, verdict };
 }
 
 /** Catalog tools derived from one raw list under one source config (config objects are replaced,
- * never changed, on reload), so a reused list is not re-derived for every request. */
-const derivedTools = new WeakMap<readonly Tool[], { source: McpSourceConfig; tools: CatalogTool[] }>();
-
-function derive(source: McpSourceConfig, tools: readonly Tool[]): CatalogTool[] {
-  const known = derivedTools.get(tools);
-  if (known?.source === source) return known.tools;
-  const derived = toCatalogTools(source, tools);
-  derivedTools.set(tools, { source, tools: derived });
-  return derived;
-}
+ * never changed, on reload), so a reused list is not re-derived (nor re-digested) for every request. */
+const derivedTools = new WeakMap<
+  readonly Tool[],
+  { source: McpSourceConfig; tools: CatalogTool[]; verdict: PinVerdict }
+>();
 
 export class ToolCatalog {
   /** The same cache's resource and prompt lists (same keys, lifetimes and invalidation). */
@@ -111,6 +119,9 @@ export class ToolCatalog {
   private readonly skipLog: SkippedToolsLog;
   /** Sources this replica knows to be failing, and their background probes. */
   private readonly failures: SourceFailures;
+  /** What pinning decided last per source, and the approved definitions seen (issue 41). */
+  readonly pins = new PinLedger();
+  private readonly approvedSeen = new ApprovedDefinitions();
 
   constructor(private readonly deps: ToolCatalogDeps) {
     this.skipLog = new SkippedToolsLog(deps.logger);
@@ -118,6 +129,7 @@ export class ToolCatalog {
     this.failures = new SourceFailures({ ...deps, probe: (target) => this.probe(target) });
     // An upstream's list-changed signal (tools, prompts or resources) drops its cached lists at once.
     deps.pool.onListChanged((workspace, source) => void this.invalidate(workspace, source));
+    this.pins.onVerdict((workspace, source, verdict) => logVerdict(deps.logger, workspace, source, verdict));
   }
 
   /** Hears each source's tools whenever a workspace catalog is read with a usable list of it (this
@@ -127,6 +139,20 @@ export class ToolCatalog {
    * to a lookup and defer any work. */
   onSourceTools(listener: SourceToolsListener): void {
     this.sourceToolsListeners.push(listener);
+  }
+
+  /** A raw list's catalog tools under one source config; the source's pinning verdict is recorded. */
+  private derive(workspace: string, source: McpSourceConfig, tools: readonly Tool[]): CatalogTool[] {
+    let known = derivedTools.get(tools);
+    if (known?.source !== source) {
+      known = {
+        source,
+        ...toCatalogTools(source, tools, this.approvedSeen, PinLedger.retainKey(workspace, source.name)),
+      };
+      derivedTools.set(tools, known);
+    }
+    this.pins.record(workspace, source.name, known.verdict);
+    return known.tools;
   }
 
   static cacheKey(workspace: string, source: McpSourceConfig): string {
@@ -172,6 +198,11 @@ export class ToolCatalog {
   /** Stops the probes of sources the new config no longer has in the same form. */
   retain(config: GatewayConfig): void {
     this.failures.retain(config);
+    const keep = new Set(
+      config.workspaces.flatMap((w) => w.mcpSources.map((s) => PinLedger.retainKey(w.name, s.name))),
+    );
+    this.pins.retain(keep);
+    this.approvedSeen.retain(keep);
   }
 
   /** Stops every probe (shutdown). */
@@ -193,14 +224,14 @@ export class ToolCatalog {
       const cached = await this.cachedTools(key);
       if (cached !== undefined) {
         count('agw.discovery.lookups', { result: 'hit' });
-        return { tools: derive(source, cached.tools), reused: false };
+        return { tools: this.derive(workspace, source, cached.tools), reused: false };
       }
       const recent = this.recent.get(key);
       const age = (this.deps.now ?? Date.now)() - (recent?.listedAt ?? 0);
       if (recent !== undefined && age < source.callListFloorMs) {
         count('agw.discovery.lookups', { result: 'floor' });
         if (age >= source.callListFloorMs / 2) void this.refresh(workspace, source, key);
-        return { tools: derive(source, recent.tools), reused: true };
+        return { tools: this.derive(workspace, source, recent.tools), reused: true };
       }
     }
     return { tools: await this.refresh(workspace, source, key), reused: false };
@@ -267,7 +298,7 @@ export class ToolCatalog {
       // Listed by another replica (or earlier here): the source answers again; report what that
       // listing learned.
       this.failures.recovered(workspace, source, key);
-      const tools = derive(source, cached.tools);
+      const tools = this.derive(workspace, source, cached.tools);
       if (cached.checkedAt !== undefined && this.deps.statuses.get(workspace, source.name).status !== 'ready')
         this.deps.statuses.set(workspace, source.name, {
           status: 'ready',
@@ -359,7 +390,7 @@ export class ToolCatalog {
       lifetime,
     );
     this.recent.set(key, { tools, listedAt: now() });
-    const catalogTools = derive(source, tools);
+    const catalogTools = this.derive(workspace, source, tools);
     this.failures.recovered(workspace, source, key);
     this.deps.statuses.set(workspace, source.name, {
       status: 'ready',

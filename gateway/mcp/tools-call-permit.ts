@@ -1,9 +1,17 @@
 // The resolve and permit steps of tools/call (spec §4.2 rules 1–5, §5.5): the called name to its
 // source and tool, and whether this key may call it, all decided before any upstream contact. A tool
 // the key cannot see answers exactly like an unknown tool; why it was refused is told to the auditor.
-import { canSeeSource, hasAccess, type Principal } from '../auth/index.js';
+import { canSeeSource, canSeeTool, hasAccess, type Principal } from '../auth/index.js';
 import type { McpSourceConfig } from '../config/index.js';
-import { isVisible, resolveToolName, type CatalogTool, type ToolCatalog } from '../discovery/index.js';
+import {
+  isVisible,
+  NAMESPACE_SEPARATOR,
+  namespacedToolName,
+  resolveToolName,
+  type CatalogTool,
+  type ToolCatalog,
+  type UnapprovedTool,
+} from '../discovery/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import { RPC } from '../protocol/index.js';
 import { noteAudit, noteDenial } from '../telemetry/audit-context.js';
@@ -46,6 +54,40 @@ export function needsWrite(tool: string, principal?: Principal): McpError {
   );
 }
 
+/** A tool pinning holds (issue 41): told only to a caller who may see the tool, after visibility, so
+ * it reveals nothing an unknown-tool answer would not. */
+export function toolHeld(name: string, held: UnapprovedTool): McpError {
+  const entry = catalogueEntry('forbidden');
+  const why =
+    held.change === 'new'
+      ? 'its definition has not been approved yet'
+      : 'its definition changed since an admin approved it';
+  return new McpError(
+    200,
+    entry.jsonRpcCode,
+    `Tool held: ${name} is not served because ${why}; an admin must review and approve it.`,
+    { code: 'forbidden', class: entry.errorClass, reason: 'tool_not_approved', change: held.change },
+    entry.errorClass,
+  );
+}
+
+/** The held tool a call names, if the key may see it. */
+function heldFor(
+  catalog: ToolCatalog,
+  principal: Principal,
+  source: McpSourceConfig,
+  upstreamName: string,
+): UnapprovedTool | undefined {
+  const held = catalog.pins.held(principal.workspace.name, source.name, upstreamName);
+  if (
+    held === undefined ||
+    !canSeeTool(principal, source.name, namespacedToolName(source.name, upstreamName))
+  )
+    return undefined;
+  noteDenial('tool_not_approved');
+  return held;
+}
+
 /** Where a called name points: a source the key may see and the tool's canonical name there. */
 export interface CallTarget {
   readonly source: McpSourceConfig;
@@ -71,6 +113,17 @@ export async function resolveCall(
     const only = target.failed.length === 1 ? target.failed[0] : undefined;
     const failure = only === undefined ? undefined : catalog.status(principal.workspace.name, only).error;
     if (only !== undefined && failure !== undefined) throw catalogueFailure(failure.code, only);
+    // A bare name of a tool that pinning holds on one of the key's unprefixed sources.
+    for (const candidate of principal.workspace.mcpSources) {
+      if (
+        canonical !== undefined ||
+        candidate.prefix === 'always' ||
+        !canSeeSource(principal, candidate.name)
+      )
+        continue;
+      const held = heldFor(catalog, principal, candidate, name);
+      if (held !== undefined) throw toolHeld(name, held);
+    }
     if (target.hiddenIn !== undefined) noteAudit({ source: target.hiddenIn });
     // Told to the auditor, never the caller.
     if (source !== undefined || target.hiddenIn !== undefined) noteDenial('not_visible');
@@ -102,6 +155,13 @@ export async function permitCall(
     // source that is down) rather than claim the tool does not exist.
     const failure = catalog.status(workspace, source.name).error;
     if (failure !== undefined) throw catalogueFailure(failure.code, source.name);
+    const held = heldFor(
+      catalog,
+      principal,
+      source,
+      canonical.slice(source.name.length + NAMESPACE_SEPARATOR.length),
+    );
+    if (held !== undefined) throw toolHeld(name, held);
     if (decided.tools.some((listed) => listed.name === canonical)) noteDenial('not_visible');
     throw unknownTool(name);
   }

@@ -1,7 +1,7 @@
 // The flat record of a connected source (GET /agent/sources): MCP sources and data sources share one
 // set of columns (null where a column does not apply) so the list stays one TOON table.
 import type { DataSourceConfig, McpSourceConfig } from '../config/index.js';
-import type { SkippedTool, SourceState } from '../discovery/index.js';
+import type { PinVerdict, SkippedTool, SourceState, UnapprovedTool } from '../discovery/index.js';
 import type { SyncState } from '../knowledge/index.js';
 import type { BreakerState } from '../upstream/index.js';
 
@@ -37,6 +37,13 @@ export interface SourceRecord {
   readonly prefix: string | null;
   /** MCP sources: how old (ms) a tool list may be and still decide a tools/call (callListFloorMs). */
   readonly call_list_floor_ms: number | null;
+  /** MCP sources: the pinning mode (pin, warn, off; issue 41). */
+  readonly pinning: string | null;
+  /** MCP sources: tools whose definition is not the approved one (held under pin, served under
+   * warn) that this key may see: how many, and `name (new|changed[: fields]; approve <digest>)`
+   * joined by `; `. */
+  readonly unapproved_tool_count: number | null;
+  readonly unapproved_tools: string | null;
   /** Data sources of a workspace with embeddings: embedding, ready or failed (null otherwise). */
   readonly embedding_status: 'embedding' | 'ready' | 'failed' | null;
   /** Chunks with a vector of the current model / all chunks, e.g. `1200/1500`. */
@@ -134,6 +141,7 @@ export function sourceRecord(
   state: SourceState,
   breaker: BreakerState,
   collisions: readonly SkippedTool[] = [],
+  pins: PinVerdict = { mode: source.pinning.mode, unapproved: [] },
 ): SourceRecord {
   const skipped = [...state.skippedTools, ...collisions];
   return {
@@ -161,6 +169,10 @@ export function sourceRecord(
       skipped.length === 0 ? null : skipped.map((tool) => `${tool.name} (${tool.reason})`).join('; '),
     prefix: source.prefix,
     call_list_floor_ms: source.callListFloorMs,
+    pinning: source.pinning.mode,
+    unapproved_tool_count: pins.unapproved.length,
+    unapproved_tools:
+      pins.unapproved.length === 0 ? null : pins.unapproved.map(describeUnapproved).join('; '),
     ...NO_EMBEDDINGS,
     ...NO_PROGRESS,
   };
@@ -200,6 +212,9 @@ export function dataSourceRecord(source: DataSourceConfig, state: SyncState): So
     skipped_tools: null,
     prefix: null,
     call_list_floor_ms: null,
+    pinning: null,
+    unapproved_tool_count: null,
+    unapproved_tools: null,
     ...(state.vectors === undefined
       ? NO_EMBEDDINGS
       : {
@@ -211,4 +226,10 @@ export function dataSourceRecord(source: DataSourceConfig, state: SyncState): So
         }),
     ...progressColumns(state),
   };
+}
+
+/** `name (changed: description; approve sha256:…)`: what changed and the digest an admin approves. */
+function describeUnapproved(tool: UnapprovedTool): string {
+  const fields = tool.change === 'changed' && tool.fields !== undefined ? `: ${tool.fields.join(', ')}` : '';
+  return `${tool.tool} (${tool.change}${fields}; approve ${tool.digest})`;
 }

@@ -4,8 +4,8 @@
 // starts a sync of a data source and answers 202 at once (issue 39: a big source takes minutes); the
 // caller follows the 202's Location, GET /agent/sources/:id. Refreshing needs write access.
 import type { FastifyInstance } from 'fastify';
-import { canSeeSource, canSeeTool, hasAccess } from '../auth/index.js';
-import { toolNames, type ToolCatalog } from '../discovery/index.js';
+import { canSeeSource, canSeeTool, hasAccess, type Principal } from '../auth/index.js';
+import { namespacedToolName, toolNames, type PinVerdict, type ToolCatalog } from '../discovery/index.js';
 import { GatewayError } from '../errors/index.js';
 import type { SyncEngine } from '../knowledge/index.js';
 import { requirePrincipal } from '../edge/request-context.js';
@@ -51,6 +51,7 @@ export function registerSourcesRoutes(
             sources.get(s.name)!,
             catalog.breakerState(workspace.name, s.name),
             collisions.filter((collision) => collision.source === s.name),
+            pinsFor(catalog, principal, s.name),
           ),
         ),
       ...workspace.dataSources
@@ -79,7 +80,13 @@ export function registerSourcesRoutes(
     if (mcp !== undefined) {
       const { sources } = await catalog.workspaceCatalog(workspace, (name) => name === mcp.name);
       return sendAgentBody(request, reply, {
-        source: sourceRecord(mcp, sources.get(mcp.name)!, catalog.breakerState(workspace.name, mcp.name)),
+        source: sourceRecord(
+          mcp,
+          sources.get(mcp.name)!,
+          catalog.breakerState(workspace.name, mcp.name),
+          [],
+          pinsFor(catalog, principal, mcp.name),
+        ),
       });
     }
     const data = workspace.dataSources.find((s) => s.name === id && canSeeSource(principal, s.name));
@@ -118,7 +125,13 @@ export function registerSourcesRoutes(
         retryFailing: true,
       });
       return sendAgentBody(request, reply, {
-        source: sourceRecord(mcp, sources.get(mcp.name)!, catalog.breakerState(workspace.name, mcp.name)),
+        source: sourceRecord(
+          mcp,
+          sources.get(mcp.name)!,
+          catalog.breakerState(workspace.name, mcp.name),
+          [],
+          pinsFor(catalog, principal, mcp.name),
+        ),
       });
     }
     const data = workspace.dataSources.find((s) => s.name === id && canSeeSource(principal, s.name));
@@ -135,4 +148,15 @@ export function registerSourcesRoutes(
       follow,
     });
   });
+}
+
+/** The source's pinning verdict narrowed to the tools this key may see. */
+function pinsFor(catalog: ToolCatalog, principal: Principal, source: string): PinVerdict {
+  const verdict = catalog.pins.verdict(principal.workspace.name, source);
+  return {
+    mode: verdict.mode,
+    unapproved: verdict.unapproved.filter((tool) =>
+      canSeeTool(principal, source, namespacedToolName(source, tool.tool)),
+    ),
+  };
 }

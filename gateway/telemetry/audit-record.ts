@@ -48,6 +48,7 @@ export const DENIAL_REASONS = [
   'origin_not_allowed',
   'write_required',
   'not_visible',
+  'tool_not_approved',
   'forbidden',
   'rate_limited',
   'quota_exceeded',
