@@ -1,5 +1,5 @@
 // The `agent-gateway` command line: serve, operator, validate-config, key create|revoke|list|hash,
-// sources.
+// sources, tools approve.
 // Each command's module is imported when that command runs (issue 26): `serve` never loads the
 // operator and its Kubernetes client, and `key list` loads neither the gateway nor the operator.
 import { processIo, type CliIo } from './cli-io.js';
@@ -10,11 +10,11 @@ const USAGE = TOP_USAGE;
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
-  const sub = command === 'key' ? `key ${rest[0] ?? ''}` : command;
+  const sub = command === 'key' || command === 'tools' ? `${command} ${rest[0] ?? ''}` : command;
   if (
     sub !== undefined &&
     Object.hasOwn(COMMAND_USAGE, sub) &&
-    wantsHelp(command === 'key' ? rest.slice(1) : rest)
+    wantsHelp(command === 'key' || command === 'tools' ? rest.slice(1) : rest)
   ) {
     io.out(COMMAND_USAGE[sub as CommandName]);
     return 0;
@@ -39,6 +39,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./operator-command.js')).operatorCommand(rest, io);
       case 'sources':
         return await (await import('./sources-command.js')).sourcesCommand(rest, io);
+      case 'tools': {
+        if (rest[0] === 'approve')
+          return await (await import('./tools-command.js')).toolsApprove(rest.slice(1), io);
+        io.err(COMMAND_USAGE['tools approve']);
+        return 2;
+      }
       case 'validate-config':
         return await (await import('./validate-command.js')).validateCommand(rest, io);
       case 'key': {

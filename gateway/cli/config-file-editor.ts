@@ -107,3 +107,33 @@ export async function saveEditable(
   await writeFile(temp, text, { mode: 0o600 });
   await rename(temp, path);
 }
+
+/** Writes `approvals` (upstream tool name to digest) into the source's `pinning.approved`, keeping
+ * the approvals already there and the source's mode (`pin` when it had none). */
+export function approveTools(
+  document: Document,
+  workspace: string,
+  source: string,
+  approvals: Readonly<Record<string, string>>,
+): void {
+  const sources = workspaceNode(document, workspace).get('mcpSources');
+  const node = isSeq(sources)
+    ? sources.items.find((item): item is YAMLMap => isMap(item) && item.get('name') === source)
+    : undefined;
+  if (node === undefined)
+    throw new ConfigEditError(`no MCP source named "${source}" in workspace "${workspace}"`);
+  let pinning = node.get('pinning');
+  if (!isMap(pinning)) {
+    pinning = document.createNode({ mode: 'pin' });
+    node.set('pinning', pinning);
+  }
+  const map = pinning as YAMLMap;
+  let approved = map.get('approved');
+  if (!isMap(approved)) {
+    approved = document.createNode({});
+    map.set('approved', approved);
+  }
+  const entries = approved as YAMLMap;
+  entries.flow = false;
+  for (const [tool, digest] of Object.entries(approvals)) entries.set(tool, digest);
+}

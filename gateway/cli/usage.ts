@@ -58,6 +58,14 @@ export const COMMAND_USAGE = {
   --refresh ID   ask for a sync of source ID (a data source answers at once) or re-list an MCP source
   --wait         with --refresh: print the source's progress every second until it stops syncing;
                  exit 0 when ready, 1 otherwise`,
+  'tools approve': `usage: agent-gateway tools approve --config FILE --url URL --source NAME
+       (--tool NAME[,NAME...] | --all)
+
+  Approves pinned tool definitions: reads the tools a running gateway holds for source NAME (or, under
+  warn, serves unapproved) with the key in AGW_API_KEY, prints what changed and the description the
+  model will see, and writes their digests into FILE under the source's pinning.approved.
+  --tool NAME    approve these upstream tool names (repeat or comma-separate)
+  --all          approve every tool awaiting approval on the source`,
   version:
     'usage: agent-gateway version   (the version and the Node it runs on; --version: the version alone)',
 } as const;

@@ -79,13 +79,25 @@ export function registerSourcesRoutes(
     const mcp = workspace.mcpSources.find((s) => s.name === id && canSeeSource(principal, s.name));
     if (mcp !== undefined) {
       const { sources } = await catalog.workspaceCatalog(workspace, (name) => name === mcp.name);
+      const pins = pinsFor(catalog, principal, mcp.name);
       return sendAgentBody(request, reply, {
+        workspace: workspace.name,
+        // What an admin reviews and approves (agent-gateway tools approve): each unapproved tool
+        // with what changed, its description as the model would see it and the digest to approve.
+        unapproved: pins.unapproved.map((tool) => ({
+          tool: tool.tool,
+          change: tool.change,
+          fields: tool.fields === undefined ? null : tool.fields.join(', '),
+          digest: tool.digest,
+          approved_digest: tool.approvedDigest ?? null,
+          description: tool.description,
+        })),
         source: sourceRecord(
           mcp,
           sources.get(mcp.name)!,
           catalog.breakerState(workspace.name, mcp.name),
           [],
-          pinsFor(catalog, principal, mcp.name),
+          pins,
         ),
       });
     }

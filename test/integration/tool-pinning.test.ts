@@ -3,7 +3,9 @@
 // Under pin a new or changed tool leaves every list and every call with a stated reason until its
 // digest is approved in the config; under warn it is served and the log warns; overrides decide what
 // the model sees, and so what is approved.
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../gateway/cli/cli-main.js';
 import type { Client } from '@modelcontextprotocol/client';
 import {
   changingTools,
@@ -194,6 +196,37 @@ describe('pinned tool definitions', () => {
     const unapproved = String((await sourceRow())['unapproved_tools']);
     expect(unapproved).toMatch(/echo \(changed: description; approve sha256:/);
     expect(unapproved).toMatch(/extra \(new; approve sha256:[0-9a-f]{64}\)/);
+  });
+
+  it('pin:cli-approve — `agent-gateway tools approve` shows the change and writes the digest the gateway offered', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = {
+      out: (line: string) => out.push(line),
+      err: (line: string) => err.push(line),
+      now: () => new Date(),
+      env: { AGW_API_KEY: writer.key },
+    };
+    const args = ['tools', 'approve', '--config', h.configPath, '--url', h.url, '--source', 'changing'];
+    // Neither --tool nor --all, a tool not awaiting approval, no key: refused, the file untouched.
+    expect(await runCli(args, io)).toBe(2);
+    expect(await runCli([...args, '--tool', 'stable'], io)).toBe(1);
+    expect(err.at(-1)).toBe('not awaiting approval on changing: stable');
+    expect(await runCli([...args, '--all'], { ...io, env: {} })).toBe(2);
+    const revision = h.gateway.config.current().revision;
+    expect(await runCli([...args, '--tool', 'extra'], io)).toBe(0);
+    expect(out[0]).toMatch(/^approved changing\/extra \(new\) sha256:[0-9a-f]{64}$/);
+    expect(out[1]).toBe('  description: "The extra tool."');
+    await h.waitForRevision(revision);
+    expect(await listedNames()).toEqual(['changing__extra', 'changing__stable']);
+    // echo's silent change is still awaiting approval; --all approves it too.
+    expect(await runCli([...args, '--all'], io)).toBe(0);
+    expect(out.at(-2)).toMatch(/^approved changing\/echo \(changed: description\) sha256:/);
+    await until('echo to return', async () =>
+      (await listedNames()).includes('changing__echo') ? true : undefined,
+    );
+    const text = await readFile(h.configPath, 'utf8');
+    expect(text).toMatch(/approved:\n\s+echo: sha256:[0-9a-f]{64}\n/);
   });
 
   it('pin:off — off serves every tool and reports nothing', async () => {
