@@ -14,6 +14,7 @@ import { readyWhenSynced } from './composition/readiness.js';
 import type { ServeOptions } from './composition/serve-options.js';
 import { orderedStop } from './composition/shutdown.js';
 import { openTenantReach } from './composition/tenant-reach.js';
+import { reportPins } from './composition/pin-reports.js';
 import { buildUpstream } from './composition/upstream-parts.js';
 import { ConnectionDrain } from './edge/connection-drain.js';
 import type { Lifecycle } from './edge/health-routes.js';
@@ -54,7 +55,15 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
   });
   const knowledge = await openKnowledge({ config, secrets, logger, reach, upstream });
   observeGatewayGauges({ config, ...upstream, sync: knowledge.sync, sharedState: shared.status });
-  const unsubscribe = followConfig({ config, cache: shared.discovery, ...upstream, ...knowledge });
+  const unfollow = followConfig({ config, cache: shared.discovery, ...upstream, ...knowledge });
+  const stopReports =
+    options.pinReports === undefined
+      ? () => undefined
+      : reportPins({ config, catalog: upstream.catalog, logger }, options.pinReports);
+  const unsubscribe = () => {
+    unfollow();
+    stopReports();
+  };
   const subscriptions = new SubscriptionHub({ bus: shared.changes, pool: upstream.pool, config, logger });
   const audit = openAuditSink(config.current().config);
   const oauth = openOAuth(secrets, reach, upstream.authorizationServers);

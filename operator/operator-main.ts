@@ -42,7 +42,9 @@ import { LeaderElector } from './runtime/leader-election.js';
 import { ResourceWatcher, type ChangeKind } from './runtime/resource-watcher.js';
 import { SecretReaders } from './runtime/secret-readers.js';
 import { WorkQueue } from './runtime/work-queue.js';
-import type { WakeHandler } from './runtime/wake-server.js';
+import type { PinReportHandler, WakeHandler } from './runtime/wake-server.js';
+import { PinReports } from './controllers/pin-reports.js';
+import { ApiTokenReviewer, type TokenReviewer } from './kube/token-reviewer.js';
 import { WorkloadWake } from './controllers/workload-wake.js';
 import { observeGauge, recordDuration } from '../gateway/telemetry/metrics.js';
 
@@ -68,6 +70,11 @@ export interface OperatorOptions {
   /** Its own image (the bridge for stdio servers), the gateway pods' labels and the cluster domain,
    * for McpSource spec.run (D25); without it stdio servers are refused (BridgeNotConfigured). */
   readonly workloads?: Omit<WorkloadSettings, 'gatewayNamespace'>;
+  /** The gateways' ServiceAccount user (`system:serviceaccount:<ns>:<name>`): the only sender of
+   * pinning reports (issue 41); without it none are accepted. */
+  readonly gatewayUser?: string;
+  /** Reviews the gateways' tokens (tests inject one); the API server's TokenReview otherwise. */
+  readonly reviewer?: TokenReviewer;
 }
 
 export interface RunningOperator {
@@ -80,6 +87,8 @@ export interface RunningOperator {
   idle(): Promise<void>;
   /** The wake endpoint's decision (runtime/wake-server.ts, D25); answered by every replica. */
   readonly wake: WakeHandler;
+  /** Pinning reports (controllers/pin-reports.ts); absent without `gatewayUser`. */
+  readonly pins?: PinReportHandler;
   stop(): Promise<void>;
 }
 
@@ -342,9 +351,23 @@ export function runOperator(options: OperatorOptions): RunningOperator {
     { value: elector.isLeader ? 1 : 0 },
   ]);
   const wake = new WorkloadWake({ caches, writer });
+  const pins =
+    options.gatewayUser === undefined
+      ? undefined
+      : new PinReports({
+          caches,
+          writer,
+          events,
+          logger,
+          gatewayUser: options.gatewayUser,
+          reviewer: options.reviewer ?? new ApiTokenReviewer(kubeConfig),
+        });
   return {
     identity,
     wake: (namespace, source, bearer, wait, signal) => wake.handle(namespace, source, bearer, wait, signal),
+    ...(pins === undefined
+      ? {}
+      : { pins: (namespace, source, bearer, body) => pins.handle(namespace, source, bearer, body) }),
     isLeader: () => elector.isLeader,
     synced,
     isSynced: () => isSynced,

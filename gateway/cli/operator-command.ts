@@ -7,7 +7,8 @@
 // `--bridge-image` (the operator's own image), `--gateway-selector k=v,...` (the gateway pods'
 // labels) and `--cluster-domain` are what McpSource spec.run renders with (D25); `--wake-port`
 // serves the scale-to-zero wake endpoint and `--wake-url` is the origin the gateways reach it at
-// (its Service), rendered into each scaleToZero source (D25).
+// (its Service), rendered into each scaleToZero source (D25); `--gateway-service-account` lets the
+// gateways report pinned tool definitions on the same port (issue 41).
 import { parseArgs } from 'node:util';
 import { runOperator } from '../../operator/operator-main.js';
 import { startHealthServer } from '../../operator/runtime/health-server.js';
@@ -44,6 +45,7 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
       'wake-port': { type: 'string' },
       'wake-host': { type: 'string' },
       'wake-url': { type: 'string' },
+      'gateway-service-account': { type: 'string' },
     },
     strict: true,
   });
@@ -74,6 +76,13 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
     );
     return 2;
   }
+  const account = values['gateway-service-account'];
+  const accountParts =
+    account === undefined ? undefined : /^([a-z0-9-]{1,63})\/([a-z0-9.-]{1,253})$/.exec(account);
+  if (account !== undefined && accountParts === null) {
+    io.err('--gateway-service-account must be NAMESPACE/NAME, e.g. agw-system/agw-agent-gateway');
+    return 2;
+  }
   const level = values['log-level'] ?? io.env['LOG_LEVEL'] ?? 'info';
   if (!LEVELS.has(level)) {
     io.err(`--log-level must be one of ${[...LEVELS].join(', ')}`);
@@ -101,11 +110,14 @@ export async function operatorCommand(args: string[], io: CliIo): Promise<number
       clusterDomain: values['cluster-domain'] ?? 'cluster.local',
       wakeUrl,
     },
+    ...(accountParts === undefined || accountParts === null
+      ? {}
+      : { gatewayUser: `system:serviceaccount:${accountParts[1]}:${accountParts[2]}` }),
   });
   const wakeServer =
     wakePort === undefined
       ? undefined
-      : await startWakeServer(wakePort, values['wake-host'] ?? '0.0.0.0', operator.wake);
+      : await startWakeServer(wakePort, values['wake-host'] ?? '0.0.0.0', operator.wake, operator.pins);
   const health =
     healthPort === undefined
       ? undefined

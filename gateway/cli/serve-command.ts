@@ -28,6 +28,8 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       kubernetes: { type: 'boolean' },
       namespace: { type: 'string' },
       kubeconfig: { type: 'string' },
+      'pin-report-url': { type: 'string' },
+      'pin-report-token-file': { type: 'string' },
     },
     strict: true,
   });
@@ -43,6 +45,18 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const namespace = kubernetes ? (values.namespace ?? defaultNamespace(io.env)) : undefined;
   if (kubernetes && namespace === undefined) {
     io.err('--kubernetes needs --namespace N (or POD_NAMESPACE, or running in a pod)');
+    return 2;
+  }
+  const reportUrl = values['pin-report-url'];
+  const reportToken = values['pin-report-token-file'];
+  if ((reportUrl === undefined) !== (reportToken === undefined) || (reportUrl !== undefined && !kubernetes)) {
+    io.err('--pin-report-url and --pin-report-token-file go together, and only with --kubernetes');
+    return 2;
+  }
+  if (reportUrl !== undefined && !/^https?:\/\/[^/?#]+\/?$/.test(reportUrl)) {
+    io.err(
+      '--pin-report-url must be an http(s) origin, e.g. http://agw-operator-wake.agw-system.svc.cluster.local:8083',
+    );
     return 2;
   }
   const port = values.port === undefined ? undefined : Number(values.port);
@@ -78,6 +92,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       env: io.env,
       ...(values.host === undefined ? {} : { host: values.host }),
       ...(port === undefined ? {} : { port }),
+      ...(reportUrl === undefined || reportToken === undefined
+        ? {}
+        : { pinReports: { url: reportUrl, tokenFile: reportToken } }),
     });
   } catch (error) {
     if (error instanceof InvalidConfigError) {

@@ -6,6 +6,7 @@ import { GATEWAY_VERSION } from '../version.js';
 export const COMMAND_USAGE = {
   serve: `usage: agent-gateway serve --config FILE [--host H] [--port N] [--init-from EXAMPLE] [--log-level LEVEL]
        agent-gateway serve --kubernetes [--namespace N] [--kubeconfig PATH] [--config BASE] [--host H] [--port N] [--log-level LEVEL]
+             [--pin-report-url ORIGIN --pin-report-token-file PATH]
 
   --config FILE        the gateway config (YAML); with --kubernetes, the base file (server, knowledge,
                        shared state, policy) while workspaces come from the operator's rendered objects
@@ -14,11 +15,14 @@ export const COMMAND_USAGE = {
   --kubernetes         read workspaces from the Kubernetes API (namespace: --namespace, POD_NAMESPACE
                        or the pod's service account)
   --kubeconfig PATH    a kubeconfig instead of the in-cluster or default one
-  --log-level LEVEL    fatal, error, warn, info (default; or LOG_LEVEL), debug, trace or silent`,
+  --log-level LEVEL    fatal, error, warn, info (default; or LOG_LEVEL), debug, trace or silent
+  --pin-report-url ORIGIN, --pin-report-token-file PATH
+                       report pinned tool definitions to the operator at ORIGIN (its wake Service), proving
+                       this gateway with the ServiceAccount token in PATH (audience agent-gateway-operator)`,
   operator: `usage: agent-gateway operator --gateway-namespace N [--scope cluster|namespace] [--policy FILE]
        [--kubeconfig PATH] [--lease-namespace N] [--identity ID] [--health-port P] [--health-host H] [--log-level LEVEL]
        [--bridge-image IMAGE] [--gateway-selector K=V,...] [--cluster-domain D]
-       [--wake-port P] [--wake-host H] [--wake-url ORIGIN]
+       [--wake-port P] [--wake-host H] [--wake-url ORIGIN] [--gateway-service-account NS/NAME]
 
   --gateway-namespace N  where rendered Secrets and ConfigMaps go (default: POD_NAMESPACE)
   --scope                cluster (default): watch every namespace; namespace: the gateway namespace only
@@ -37,7 +41,11 @@ export const COMMAND_USAGE = {
   --wake-port P          serve the scale-to-zero wake endpoint (POST /wake/NAMESPACE/SOURCE) on port P
   --wake-host H          the wake endpoint's address (default 0.0.0.0)
   --wake-url ORIGIN      where the gateways reach the wake endpoint (its Service), rendered into sources
-                         with spec.run.scaleToZero (without it they are refused: WakeNotConfigured)`,
+                         with spec.run.scaleToZero (without it they are refused: WakeNotConfigured)
+  --gateway-service-account NS/NAME
+                         the gateways' ServiceAccount: with --wake-port, accept their pinning reports
+                         (POST /pins/NAMESPACE/SOURCE, token reviewed by the API server) into McpSource
+                         status.pinning and Events`,
   'validate-config': `usage: agent-gateway validate-config FILE
 
   Checks a gateway config file without starting; exit 0 when valid, 1 with every problem by path.`,

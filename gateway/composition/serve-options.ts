@@ -2,6 +2,7 @@
 // config comes from (a file, or the operator's rendered objects), the CLI's host and port, the
 // logger and the environment.
 import type { Logger as PinoLogger } from 'pino';
+import type { PinReportTarget } from './pin-reports.js';
 
 export interface ServeOptions {
   /** The config file; with `kubernetes`, optional and holding only server and knowledge settings. */
@@ -12,4 +13,6 @@ export interface ServeOptions {
   readonly port?: number;
   readonly logger: PinoLogger;
   readonly env: NodeJS.ProcessEnv;
+  /** Where pinning verdicts are reported (the operator, in the cluster shape; issue 41). */
+  readonly pinReports?: PinReportTarget;
 }

@@ -17,8 +17,17 @@ export {
   SourceLimitsSchema,
   ToolFilterSchema,
   PrefixPolicySchema,
+  PinningSchema,
+  ToolOverrideSchema,
 } from './mcp-source-schema.js';
-export type { McpSourceConfig, BreakerConfig, PrefixPolicy, WorkloadMark } from './mcp-source-schema.js';
+export type {
+  McpSourceConfig,
+  BreakerConfig,
+  PrefixPolicy,
+  WorkloadMark,
+  PinningConfig,
+  ToolOverride,
+} from './mcp-source-schema.js';
 export {
   DataSourceSchema,
   FilesDataSourceSchema,

@@ -161,12 +161,16 @@ export const PinningSchema = z
     approved: z
       .record(
         z.string().min(1).max(128),
-        z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lower-case hex digits>'),
+        z
+          .string()
+          .max(71)
+          .regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lower-case hex digits>'),
       )
       .default({})
       .refine((approved) => Object.keys(approved).length <= 1000, 'at most 1000 approved tools')
+      .meta({ maxProperties: 1000 })
       .describe(
-        'Upstream tool name to the digest of its approved definition (name, title, description, input and output schema, annotations, after overrides), as /agent/sources, the McpSource status and `agent-gateway sources approve` show it.',
+        'Upstream tool name to the digest of its approved definition (name, title, description, input and output schema, annotations, after overrides), as /agent/sources, the McpSource status and `agent-gateway tools approve` show it.',
       ),
   })
   .describe('Pinned tool definitions: what an admin approved is what the model sees (docs/security.md).');
@@ -179,11 +183,14 @@ export const ToolOverrideSchema = z
     description: z.string().max(4000).optional().describe("Replaces the tool's description."),
     annotations: z
       .strictObject({
-        title: z.string().min(1).max(200).optional(),
-        readOnlyHint: z.boolean().optional(),
-        destructiveHint: z.boolean().optional(),
-        idempotentHint: z.boolean().optional(),
-        openWorldHint: z.boolean().optional(),
+        title: z.string().min(1).max(200).optional().describe('The annotations title.'),
+        readOnlyHint: z
+          .boolean()
+          .optional()
+          .describe('Whether the tool only reads; false makes a call need write access.'),
+        destructiveHint: z.boolean().optional().describe('Whether the tool may destroy data.'),
+        idempotentHint: z.boolean().optional().describe('Whether repeating a call has no further effect.'),
+        openWorldHint: z.boolean().optional().describe('Whether the tool reaches beyond the workspace.'),
       })
       .optional()
       .describe(
@@ -224,6 +231,7 @@ export const McpSourceFieldsSchema = z.strictObject({
     .record(z.string().min(1).max(128), ToolOverrideSchema)
     .default({})
     .refine((overrides) => Object.keys(overrides).length <= 1000, 'at most 1000 overridden tools')
+    .meta({ maxProperties: 1000 })
     .describe('Per upstream tool name: the title, description and annotations the model sees.'),
   callListFloorMs: z
     .number()

@@ -11,7 +11,7 @@ export function crdFiles(): Map<string, string> {
   return new Map(
     KINDS.map((definition) => [
       `${GROUP}_${definition.plural}.yaml`,
-      `${HEADER}${stringify(crdDocument(definition), { lineWidth: 0 })}`,
+      `${HEADER}${stringify(crdDocument(definition), { lineWidth: 0, version: '1.1' })}`,
     ]),
   );
 }

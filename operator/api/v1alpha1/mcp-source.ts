@@ -7,10 +7,12 @@ import { z } from 'zod';
 import {
   AccessSchema,
   BreakerSchema,
+  PinningSchema,
   PrefixPolicySchema,
   SourceLimitsSchema,
   TimeoutsSchema,
   ToolFilterSchema,
+  ToolOverrideSchema,
 } from '../../../gateway/config/index.js';
 import { ConditionsSchema, ObservedGenerationSchema, WorkspaceRefSchema } from './common.js';
 import {
@@ -56,6 +58,12 @@ export const McpSourceSpecSchema = z
         'Per-tool access overrides by upstream tool name (read or write); otherwise readOnlyHint decides.',
       ),
     prefix: PrefixPolicySchema.optional(),
+    pinning: PinningSchema.optional(),
+    overrides: z
+      .record(z.string().min(1).max(128), ToolOverrideSchema)
+      .meta({ maxProperties: 1000 })
+      .optional()
+      .describe('Per upstream tool name: the title, description and annotations the model sees.'),
     callListFloorMs: z
       .number()
       .int()
@@ -83,6 +91,39 @@ export const McpSourceStatusSchema = z
       .optional()
       .describe(
         'With spec.run.scaleToZero: when a gateway last reported a call to the server (RFC 3339); the idle period counts from here.',
+      ),
+    pinning: z
+      .strictObject({
+        mode: z.enum(['pin', 'warn', 'off']).describe('The pinning mode the gateway judged under.'),
+        unapprovedCount: z.number().int().min(0).describe('Tools whose definition is not the approved one.'),
+        unapproved: z
+          .array(
+            z.strictObject({
+              tool: z
+                .string()
+                .max(128)
+                .describe('The upstream tool name (the key of spec.pinning.approved).'),
+              change: z.enum(['new', 'changed']).describe('No digest approved yet, or a different one.'),
+              fields: z
+                .string()
+                .max(200)
+                .optional()
+                .describe('What differs from the approved definition, when the gateway saw it.'),
+              digest: z
+                .string()
+                .max(71)
+                .describe('The digest to approve: put it in spec.pinning.approved under the tool name.'),
+              description: z.string().max(1000).describe('The description the model would see.'),
+            }),
+          )
+          .max(200)
+          .optional()
+          .describe('The tools held (pin) or served unapproved (warn).'),
+        reportedAt: z.string().max(40).describe('When a gateway last reported (RFC 3339).'),
+      })
+      .optional()
+      .describe(
+        'Pinned tool definitions as the gateways last reported them: what awaits approval, with the digests to approve (docs/security.md).',
       ),
   })
   .describe('Whether the source is rendered for the gateways.');
