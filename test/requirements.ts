@@ -527,6 +527,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 41.4: hidden, forbidden and header-refused calls count nothing; a hidden tool stays unknown at its limit',
   'governance:tool-limit-oauth-subject':
     'issue 41.4: per subject: each OAuth subject and each API key has its own counter',
+  'crd:workspace-tool-limits':
+    'issue 41.4: the Workspace CRD admits toolLimits and refuses one without a rate, a repeated name or an unknown scope',
   'governance:tool-limit-oauth-rule':
     'issue 41.4: per key: the OAuth callers one identity rule admits share a counter',
   // issue 11: the Helm chart
