@@ -519,6 +519,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 41.4: N calls then a refusal naming the limit; a refusal by one matching limit counts on none',
   'governance:tool-limit-schema':
     'issue 41.4: a tool limit without a rate, a repeated name, a bad pattern or scope is refused with its path',
+  'governance:tool-limit-refusal-shape':
+    'issue 41.4: a tool-limit refusal is 429 -31018 rate_limited with Retry-After and RateLimit fields, counted under a closed policy label',
   'governance:tool-limit-replicas-exact':
     'issue 41.4: two replicas on one Redis admit exactly N calls of a caller; the rest get 429 rate_limited naming the limit',
   'governance:tool-limit-sdk-clients': 'issue 41.4: the SDK v2 and v1 (2025-era) clients are limited alike',
