@@ -523,6 +523,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 41.4: a tool-limit refusal is 429 -31018 rate_limited with Retry-After and RateLimit fields, counted under a closed policy label',
   'governance:tool-limit-replicas-exact':
     'issue 41.4: two replicas on one Redis admit exactly N calls of a caller; the rest get 429 rate_limited naming the limit',
+  'governance:tool-limit-redis-keys':
+    'issue 41.4: tool-limit counters in Redis are digests under the workspace hash tag, bounded, expiring within their window',
   'governance:tool-limit-sdk-clients': 'issue 41.4: the SDK v2 and v1 (2025-era) clients are limited alike',
   'governance:tool-limit-call-tool': 'issue 41.4: call_tool counts on the same counter as a direct call',
   'governance:tool-limit-after-visibility':

@@ -6,6 +6,7 @@
 // ladder never reach a counter.
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import type { Harness } from '../support/gateway-harness.js';
@@ -217,5 +218,33 @@ describe('limits per tool and identity', () => {
     // A hidden tool stays unknown even while its limit is reached: no existence oracle.
     const stillUnknown = (await (await fail(a.url, hidden.key, 430)).json()) as RpcError;
     expect(stillUnknown.error).toMatchObject({ code: -32602, message: 'Unknown tool: up__fail' });
+  });
+
+  it('governance:tool-limit-redis-keys — the counters in Redis: digests under the workspace hash tag, bounded names, each expiring within its window', async () => {
+    const client = new Redis((replicas as RedisReplicas<Harness>).redis.url);
+    try {
+      const names: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await client.scan(cursor, 'MATCH', '*:tool:*', 'COUNT', 500);
+        names.push(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+      // echo per caller (hour) for the callers above, and the workspace's failures (minute).
+      expect(names.filter((name) => name.endsWith(':hour')).length).toBeGreaterThanOrEqual(4);
+      expect(names.filter((name) => name.includes(':workspace:'))).toHaveLength(1);
+      const raw = [burst, other, modern, legacy, searcher, writer].map((k) => k.id);
+      for (const name of names) {
+        expect(name).toMatch(
+          /^agw:\{[A-Za-z0-9_-]{32}\}:tool:[A-Za-z0-9_-]{32}:(subject:[A-Za-z0-9_-]{32}:hour|workspace:minute)$/,
+        );
+        for (const material of ['demo', 'echo', 'failures', ...raw]) expect(name).not.toContain(material);
+        const ttl = await client.pttl(name);
+        expect(ttl, name).toBeGreaterThan(0);
+        expect(ttl, name).toBeLessThanOrEqual(name.endsWith(':hour') ? 3_600_000 : 60_000);
+      }
+    } finally {
+      client.disconnect();
+    }
   });
 });
