@@ -12,6 +12,7 @@ import type { ToolCatalog } from './discovery/index.js';
 import { wellFormed } from './platform/well-formed-text.js';
 import { limitHook } from './limits/limit-hook.js';
 import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
+import { ToolLimits } from './limits/tool-limits.js';
 import type { SharedStateStatus } from './rest/sources-route.js';
 import { GatewayError } from './errors/index.js';
 import { authHook } from './edge/auth-hook.js';
@@ -229,6 +230,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       bridge: deps.bridge,
       knowledge: deps.knowledge,
       toolSearch,
+      toolLimits: new ToolLimits(limiter, limitPrefix),
       ...(deps.subscriptions === undefined ? {} : { subscriptions: deps.subscriptions }),
     }),
     deps.drain?.cutoff,

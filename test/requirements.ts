@@ -508,6 +508,33 @@ export const REQUIREMENTS: Record<string, string> = {
   'limits:redis-stalled':
     'issue 10: Redis stalled (SIGSTOP) under load: zero failures, no hang; sharing resumes',
   'limits:redis-outage': 'issue 10 test 5: Redis killed under load: zero failed requests; sharing resumes',
+  // issue 41 part 4: limits per tool and per identity
+  'governance:tool-limit-rules':
+    'issue 41.4: tool limits match namespaced tool names by glob, as key patterns; minute and hour are rates, day a UTC-day quota',
+  'governance:tool-limit-identities':
+    'issue 41.4: per subject counts each key and OAuth subject; per key each key or identity rule; per workspace all callers',
+  'governance:tool-limit-key-names':
+    'issue 41.4: tool-limit counter names hold digests only, under the workspace hash tag, bounded in length',
+  'governance:tool-limit-admission':
+    'issue 41.4: N calls then a refusal naming the limit; a refusal by one matching limit counts on none',
+  'governance:tool-limit-schema':
+    'issue 41.4: a tool limit without a rate, a repeated name, a bad pattern or scope is refused with its path',
+  'governance:tool-limit-refusal-shape':
+    'issue 41.4: a tool-limit refusal is 429 -31018 rate_limited with Retry-After and RateLimit fields, counted under a closed policy label',
+  'governance:tool-limit-replicas-exact':
+    'issue 41.4: two replicas on one Redis admit exactly N calls of a caller; the rest get 429 rate_limited naming the limit',
+  'governance:tool-limit-redis-keys':
+    'issue 41.4: tool-limit counters in Redis are digests under the workspace hash tag, bounded, expiring within their window',
+  'governance:tool-limit-sdk-clients': 'issue 41.4: the SDK v2 and v1 (2025-era) clients are limited alike',
+  'governance:tool-limit-call-tool': 'issue 41.4: call_tool counts on the same counter as a direct call',
+  'governance:tool-limit-after-visibility':
+    'issue 41.4: hidden, forbidden and header-refused calls count nothing; a hidden tool stays unknown at its limit',
+  'governance:tool-limit-oauth-subject':
+    'issue 41.4: per subject: each OAuth subject and each API key has its own counter',
+  'crd:workspace-tool-limits':
+    'issue 41.4: the Workspace CRD admits toolLimits and refuses one without a rate, a repeated name or an unknown scope',
+  'governance:tool-limit-oauth-rule':
+    'issue 41.4: per key: the OAuth callers one identity rule admits share a counter',
   // issue 11: the Helm chart
   // issue 13: the MCP hot path
   'mcp:call-list-floor':

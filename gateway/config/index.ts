@@ -6,6 +6,8 @@ export type { Access, ToolDisclosure } from './access-schema.js';
 export { LimitsSchema } from './limits-schema.js';
 export { GovernanceSchema } from './governance-schema.js';
 export type { GovernanceConfig } from './governance-schema.js';
+export { TOOL_LIMIT_SCOPES, ToolLimitSchema, ToolLimitsSchema } from './tool-limits-schema.js';
+export type { ToolLimitConfig, ToolLimitScope } from './tool-limits-schema.js';
 export type { LimitsConfig } from './limits-schema.js';
 export { ApiKeySchema } from './api-key-schema.js';
 export type { ApiKeyConfig } from './api-key-schema.js';

@@ -36,9 +36,15 @@ export function requestRules(
   kind: RequestKind,
 ): LimitRule[] {
   if (key.limits === undefined && workspace.limits === undefined) return [];
-  const tag = `${prefix}{${keyDigest(`workspace\0${workspace.name}`)}}`;
+  const tag = workspaceTag(prefix, workspace.name);
   return [
     ...rulesOf(key.limits, `${tag}:key:${keyDigest(`key\0${key.id}`)}`, 'key', kind),
     ...rulesOf(workspace.limits, `${tag}:workspace`, 'workspace', kind),
   ];
+}
+
+/** The start of every counter name of a workspace: the prefix and the workspace's digest as a Redis
+ * Cluster hash tag, so all counters one request checks share a slot. */
+export function workspaceTag(prefix: string, workspace: string): string {
+  return `${prefix}{${keyDigest(`workspace\0${workspace}`)}}`;
 }

@@ -6,6 +6,7 @@
 import type { Principal } from '../auth/index.js';
 import { CALL_TOOL, FIND_TOOLS, type ToolCatalog } from '../discovery/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
+import type { ToolLimits } from '../limits/tool-limits.js';
 import { RPC } from '../protocol/index.js';
 import { noteAudit, noteDenial } from '../telemetry/audit-context.js';
 import { annotateRequest } from '../telemetry/tracing.js';
@@ -15,6 +16,7 @@ import { McpError } from './jsonrpc.js';
 import { callKnowledgeTool, isKnowledgeTool, knowledgeToolsFor } from './knowledge-tools.js';
 import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
 import { RequestStateSeal } from './request-state-seal.js';
+import { admitToolCall } from './tools-call-limits.js';
 import { checkParamHeaders, permitCall, resolveCall, unknownTool } from './tools-call-permit.js';
 import { callSource, resumeBridgedCall, type RelayDeps } from './tools-call-relay.js';
 
@@ -22,6 +24,8 @@ export interface ToolsCallDeps extends RelayDeps {
   readonly catalog: ToolCatalog;
   readonly knowledge: KnowledgeService;
   readonly toolSearch: ToolSearch;
+  /** Limits per tool and identity (issue 41), counted after policy, before guardrails. */
+  readonly toolLimits: ToolLimits;
 }
 
 export function toolsCall(deps: ToolsCallDeps): McpHandler {
@@ -36,6 +40,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     const target = await resolveCall(deps.catalog, principal, name);
     const tool = await permitCall(deps.catalog, principal, name, target);
     checkParamHeaders(request, tool, args);
+    await admitToolCall(deps.toolLimits, request, tool);
     const call = { source: target.source, tool, args, requested: name };
     const requestState = request.params['requestState'];
     if (RequestStateSeal.isOurs(requestState))

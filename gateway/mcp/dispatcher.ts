@@ -11,6 +11,7 @@ import { promptsGet, promptsList } from './dispatch-prompts.js';
 import { resourcesList, resourcesRead, resourceTemplatesList } from './dispatch-resources.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { ToolSearch } from '../tool-search/index.js';
+import type { ToolLimits } from '../limits/tool-limits.js';
 import type { SubscriptionHub } from '../subscriptions/index.js';
 import { resourcesSubscribe, resourcesUnsubscribe } from './dispatch-resource-subscriptions.js';
 import type { ElicitationBridge } from './elicitation-bridge.js';
@@ -27,6 +28,8 @@ export interface DispatcherDeps {
   readonly bridge: ElicitationBridge;
   readonly knowledge: KnowledgeService;
   readonly toolSearch: ToolSearch;
+  /** Limits per tool and identity (issue 41), on the same limiter as the request limits. */
+  readonly toolLimits: ToolLimits;
   /** Resource subscriptions (issue 24); without it the legacy face does not offer them. */
   readonly subscriptions?: SubscriptionHub;
 }

@@ -355,4 +355,46 @@ describe('CRDs on a real apiserver', () => {
       await kubectlOk(['explain', 'workspace.spec.identity.issuers.introspection.clientSecret']),
     ).toContain('read from a Secret of this namespace');
   });
+
+  it('crd:workspace-tool-limits — limits are admitted with per defaulted; no rate, a repeated name or an unknown scope is refused at apply', async () => {
+    const workspace = (name: string, toolLimits: unknown[]) =>
+      JSON.stringify({
+        apiVersion: 'agentgateway.dev/v1alpha1',
+        kind: 'Workspace',
+        metadata: { name },
+        spec: { governance: { toolLimits } },
+      });
+    const email = { name: 'email', tools: ['mail__send_*'], callsPerHour: 10 };
+    await kubectlOk(
+      ['apply', '-n', ns, '-f', '-'],
+      workspace('governed', [email, { name: 'writes', tools: ['*'], per: 'workspace', callsPerDay: 1000 }]),
+    );
+    const stored = JSON.parse(
+      await kubectlOk([
+        'get',
+        'workspace',
+        'governed',
+        '-n',
+        ns,
+        '-o',
+        'jsonpath={.spec.governance.toolLimits}',
+      ]),
+    ) as unknown;
+    expect(stored).toEqual([
+      { ...email, per: 'subject' },
+      { name: 'writes', tools: ['*'], per: 'workspace', callsPerDay: 1000 },
+    ]);
+    expect(await applyRefused(workspace('no-rate', [{ name: 'a', tools: ['x'] }]))).toContain(
+      'governance.toolLimits[]: set callsPerMinute, callsPerHour or callsPerDay',
+    );
+    expect(await applyRefused(workspace('twice', [email, { ...email, tools: ['y'] }]))).toContain(
+      'governance.toolLimits: each limit name may be used once',
+    );
+    expect(await applyRefused(workspace('scope', [{ ...email, per: 'tenant' }]))).toContain(
+      'spec.governance.toolLimits[0].per',
+    );
+    expect(await kubectlOk(['explain', 'workspace.spec.governance.toolLimits.per'])).toContain(
+      'Whom the limit counts per',
+    );
+  });
 });

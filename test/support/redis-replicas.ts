@@ -56,10 +56,12 @@ export async function startReplicaProcesses(
   return { redis, gateways, stop };
 }
 
-/** `count` in-process gateways (startHarness) on `document` plus the shared state. */
+/** `count` in-process gateways (startHarness) on `document` plus the shared state (`redisOptions`
+ * added to its Redis options, as for startReplicaProcesses). */
 export async function startReplicaHarnesses(
   count: number,
   document: Record<string, unknown>,
+  redisOptions: Record<string, unknown> = {},
 ): Promise<RedisReplicas<Harness>> {
   const redis = await startRedis();
   const gateways: Harness[] = [];
@@ -70,7 +72,7 @@ export async function startReplicaHarnesses(
   try {
     const env = { ...testEncryptionEnv, REDIS_URL: redis.url };
     for (let i = 0; i < count; i += 1)
-      gateways.push(await startHarness({ sharedState: sharedRedisState(), ...document }, env));
+      gateways.push(await startHarness({ sharedState: sharedRedisState(redisOptions), ...document }, env));
   } catch (error) {
     await stop();
     throw error;

@@ -12,6 +12,7 @@ import {
 } from './crd-definition.js';
 import { WORKSPACE_EMBEDDINGS_RULES, WorkspaceEmbeddingsSpecSchema } from './workspace-embeddings.js';
 import { WORKSPACE_IDENTITY_RULES, WorkspaceIdentitySpecSchema } from './workspace-identity.js';
+import { WORKSPACE_TOOL_LIMIT_RULES } from './workspace-tool-limits.js';
 
 export const WorkspaceSpecSchema = z
   .strictObject({
@@ -62,6 +63,7 @@ export const WORKSPACE: CrdDefinition = {
     '': [SHORT_NAME_RULE],
     'spec.embeddings': WORKSPACE_EMBEDDINGS_RULES,
     ...WORKSPACE_IDENTITY_RULES,
+    ...WORKSPACE_TOOL_LIMIT_RULES,
   },
   printerColumns: [
     READY_COLUMN,
