@@ -6,6 +6,20 @@ export type { Access, ToolDisclosure } from './access-schema.js';
 export { LimitsSchema } from './limits-schema.js';
 export { GovernanceSchema } from './governance-schema.js';
 export type { GovernanceConfig } from './governance-schema.js';
+export {
+  GUARDED_METHODS,
+  GuardrailHookSchema,
+  GuardrailsSchema,
+  HOOK_FAILURE_MODES,
+  HOOK_PHASES,
+} from './guardrails-schema.js';
+export type {
+  GuardedMethod,
+  GuardrailHookConfig,
+  GuardrailsConfig,
+  HookFailureMode,
+  HookPhase,
+} from './guardrails-schema.js';
 export type { LimitsConfig } from './limits-schema.js';
 export { ApiKeySchema } from './api-key-schema.js';
 export type { ApiKeyConfig } from './api-key-schema.js';
