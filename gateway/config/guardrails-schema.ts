@@ -74,7 +74,11 @@ export const GuardrailsSchema = z
       .describe(
         'Mask credentials (cloud keys, private keys, tokens, API keys) in tool results and knowledge answers.',
       ),
-    hooks: z.array(GuardrailHookSchema).max(MAX_HOOKS).default([]),
+    hooks: z
+      .array(GuardrailHookSchema)
+      .max(MAX_HOOKS)
+      .default([])
+      .describe('HTTP hooks asked before a call is relayed and/or before its result reaches the caller.'),
   })
   .superRefine((guardrails, ctx) =>
     reportDuplicates(
