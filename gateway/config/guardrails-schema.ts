@@ -7,9 +7,12 @@ import { z } from 'zod';
 import { nameSchema, patternSchema, reportDuplicates } from './name-schema.js';
 import { SecretRefSchema } from './secret-ref.js';
 
-/** The MCP methods a hook may guard. */
+/** The MCP methods the wire format describes. */
 export const GUARDED_METHODS = ['tools/call', 'resources/read', 'prompts/get'] as const;
 export type GuardedMethod = (typeof GUARDED_METHODS)[number];
+/** The methods a hook may be declared for today: resources/read and prompts/get are not asked yet,
+ * so declaring them is refused rather than silently unguarded. */
+export const HOOKED_METHODS = ['tools/call'] as const;
 
 /** Which side of the relay a hook sees: the request before it, the result after it. */
 export const HOOK_PHASES = ['request', 'response'] as const;
@@ -32,9 +35,9 @@ export const GuardrailHookSchema = z
       .max(2048)
       .describe('Where the gateway POSTs each guarded message; reached through the tenant reach policy.'),
     methods: z
-      .array(z.enum(GUARDED_METHODS))
+      .array(z.enum(HOOKED_METHODS, { error: 'must be tools/call (other methods are not hooked yet)' }))
       .min(1)
-      .max(GUARDED_METHODS.length)
+      .max(HOOKED_METHODS.length)
       .default(['tools/call'])
       .describe('The MCP methods this hook guards.'),
     phases: z
@@ -42,12 +45,16 @@ export const GuardrailHookSchema = z
       .min(1)
       .max(HOOK_PHASES.length)
       .default(['request'])
-      .describe('request: before the relay (may rewrite arguments); response: before the caller sees the result (may rewrite it).'),
+      .describe(
+        'request: before the relay (may rewrite arguments); response: before the caller sees the result (may rewrite it).',
+      ),
     tools: z
       .array(patternSchema)
       .max(100)
       .optional()
-      .describe('Glob patterns over exposed tool names (`github__create_*`); absent: every tool. tools/call only.'),
+      .describe(
+        'Glob patterns over exposed tool names (`github__create_*`); absent: every tool. tools/call only.',
+      ),
     secret: SecretRefSchema.describe(
       'The HMAC-SHA256 key the gateway signs each request with (X-Agw-Signature).',
     ),
@@ -61,7 +68,9 @@ export const GuardrailHookSchema = z
     failure: z
       .enum(HOOK_FAILURE_MODES)
       .default('closed')
-      .describe('A hook that fails (time-out, non-2xx, malformed answer): closed refuses the call, open lets it through.'),
+      .describe(
+        'A hook that fails (time-out, non-2xx, malformed answer): closed refuses the call, open lets it through.',
+      ),
   })
   .describe('An HTTP guardrail hook (docs/security.md "Guardrail hooks").');
 export type GuardrailHookConfig = z.infer<typeof GuardrailHookSchema>;

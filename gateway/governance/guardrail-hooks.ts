@@ -42,13 +42,7 @@ export interface GuardrailHooksDeps {
 
 /** Why a hook failed: the log's and the metric's reason class. */
 export type HookFailure =
-  | 'secret_unavailable'
-  | 'not_allowed'
-  | 'unreachable'
-  | 'timeout'
-  | 'status'
-  | 'too_large'
-  | 'malformed';
+  'secret_unavailable' | 'not_allowed' | 'unreachable' | 'timeout' | 'status' | 'too_large' | 'malformed';
 
 export type GuardOutcome =
   | { readonly kind: 'pass'; readonly value: Record<string, unknown>; readonly rewritten: boolean }
@@ -81,7 +75,7 @@ export class GuardrailHooks {
     const { target } = question;
     return hooks.filter(
       (hook) =>
-        hook.methods.includes(question.method) &&
+        (hook.methods as readonly string[]).includes(question.method) &&
         hook.phases.includes(question.phase) &&
         (hook.tools === undefined || target.kind !== 'tool' || matchesAny(hook.tools, target.name)),
     );

@@ -101,7 +101,6 @@ export function parseAnswer(
 /** A reason safe to show: a string, control characters dropped, clipped. */
 function reasonOf(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  // eslint-disable-next-line no-control-regex
   const clean = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').trim();
   if (clean === '') return undefined;
   return clean.length > MAX_REASON_CHARS ? `${clean.slice(0, MAX_REASON_CHARS)}…` : clean;
@@ -114,10 +113,7 @@ const RESULT_SHAPES: Record<GuardedMethod, (value: Record<string, unknown>) => b
   'prompts/get': (value) => arrayOfRecords(value['messages'], (item) => typeof item['role'] === 'string'),
 };
 
-function arrayOfRecords(
-  value: unknown,
-  each: (item: Record<string, unknown>) => boolean,
-): boolean {
+function arrayOfRecords(value: unknown, each: (item: Record<string, unknown>) => boolean): boolean {
   return Array.isArray(value) && value.every((item) => isRecord(item) && each(item));
 }
 

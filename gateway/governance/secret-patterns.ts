@@ -50,12 +50,14 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   },
   {
     kind: 'github_token',
-    pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,244})(?![A-Za-z0-9_])/g,
+    pattern:
+      /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,244})(?![A-Za-z0-9_])/g,
     needle: 'g',
   },
   {
     kind: 'gitlab_token',
-    pattern: /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g,
+    pattern:
+      /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g,
     needle: 'gl',
   },
   {

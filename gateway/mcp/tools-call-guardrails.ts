@@ -33,7 +33,12 @@ export async function guardedRelay(
     name: call.requested,
     upstreamName: call.tool.upstreamName,
   };
-  const question = { method: 'tools/call', principal: request.principal, target, signal: request.signal } as const;
+  const question = {
+    method: 'tools/call',
+    principal: request.principal,
+    target,
+    signal: request.signal,
+  } as const;
   const asked = await hooks.run({ ...question, phase: 'request', payload: call.args ?? {} });
   const [guardedRequest, guardedCall] = afterRequestHooks(asked, request, call);
   let result: McpResult;

@@ -35,7 +35,8 @@ const DESCRIPTIONS: Record<string, { description: string; unit?: string }> = {
   'agw.audit.dropped': { description: 'Audit records dropped, by reason (queue_full or write_failed).' },
   'agw.guardrail.masked': { description: 'Credentials masked in results and knowledge answers, by kind.' },
   'agw.guardrail.hook.decisions': {
-    description: 'Guardrail hook answers by workspace, hook, phase and decision (or failed_open/failed_closed).',
+    description:
+      'Guardrail hook answers by workspace, hook, phase and decision (or failed_open/failed_closed).',
   },
   'agw.guardrail.hook.duration': { description: 'Guardrail hook round trips by decision.', unit: 's' },
   'agw.operator.reconcile.duration': { description: 'Operator reconciles by outcome.', unit: 's' },

@@ -54,7 +54,10 @@ function answerHook(path: string, body: Record<string, unknown>, response: Serve
     });
   }
   if (path === '/rewrite-result')
-    return reply({ decision: 'rewrite', result: { content: [{ type: 'text', text: 'rewritten by the hook' }] } });
+    return reply({
+      decision: 'rewrite',
+      result: { content: [{ type: 'text', text: 'rewritten by the hook' }] },
+    });
   if (path === '/malformed') return reply({ decision: 'rewrite', arguments: 'not an object' });
   reply({ decision: 'allow' });
 }
@@ -162,7 +165,9 @@ describe.each(['auto', 'legacy'] as const)('guardrail hooks through the SDK clie
       () => undefined,
       (failure: unknown) => failure as { message: string; code?: number },
     );
-    expect(error?.message).toContain('Permission denied: the guardrail no-adding refused this call to demo__add');
+    expect(error?.message).toContain(
+      'Permission denied: the guardrail no-adding refused this call to demo__add',
+    );
     expect(error?.message).toContain('adding is closed for the audit week');
     expect(error?.code).toBe(-31003);
     const modernError = await mcp.callTool({ name: 'modern__fail', arguments: {} }).then(
@@ -170,14 +175,19 @@ describe.each(['auto', 'legacy'] as const)('guardrail hooks through the SDK clie
       (failure: unknown) => failure as { message: string },
     );
     expect(modernError?.message).toContain('the guardrail no-adding refused this call to modern__fail');
-    expect(modern.log.some((request) => request.rpcMethod === 'tools/call' && request.name === 'fail')).toBe(false);
+    expect(modern.log.some((request) => request.rpcMethod === 'tools/call' && request.name === 'fail')).toBe(
+      false,
+    );
   });
 
   it('guardrails:hook-rewrite-arguments — the upstream receives the rewritten arguments (SDK path and byte-faithful relay with its parameter headers)', async () => {
     const mcp = await client(era);
     const echoed = await mcp.callTool({ name: 'demo__echo', arguments: { text: 'hello' } });
     expect(textOf(echoed)).toBe('hello (checked)');
-    const regional = await mcp.callTool({ name: 'modern__regional_lookup', arguments: { region: 'us-east' } });
+    const regional = await mcp.callTool({
+      name: 'modern__regional_lookup',
+      arguments: { region: 'us-east' },
+    });
     expect(textOf(regional)).toBe('region=eu-west');
   });
 
@@ -216,7 +226,9 @@ describe('guardrail hooks on the raw wire', () => {
     });
     expect(answer.error?.code).toBe(-31023);
     expect(answer.error?.data).toMatchObject({ code: 'guardrail_unavailable', guardrail: 'broken' });
-    expect(modern.log.some((request) => request.rpcMethod === 'tools/call' && request.name === 'slow')).toBe(false);
+    expect(modern.log.some((request) => request.rpcMethod === 'tools/call' && request.name === 'slow')).toBe(
+      false,
+    );
   });
 
   it('guardrails:mask-upstream-results — credentials a real upstream returns are masked, in both eras', async () => {

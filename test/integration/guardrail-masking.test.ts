@@ -176,9 +176,9 @@ describe('hook URLs under the tenant reach policy', () => {
     expect(answer.error?.message).not.toContain('127.0.0.1');
     expect(hookNames).not.toContain('fenced-hook');
     expect(hookConnections).toBe(before);
-    expect(h.logs.some((line) => line.includes('"reason":"not_allowed"') && line.includes('fenced-hook'))).toBe(
-      true,
-    );
+    expect(
+      h.logs.some((line) => line.includes('"reason":"not_allowed"') && line.includes('fenced-hook')),
+    ).toBe(true);
   });
 
   it('guardrails:hook-reach-allowed — the workspace the policy lets reach the hook is guarded through it', async () => {

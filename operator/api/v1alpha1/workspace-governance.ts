@@ -3,11 +3,7 @@
 // into the workspace's rendered credentials Secret), never an env or file reference, which would
 // name the gateway's own environment or files.
 import { z } from 'zod';
-import {
-  GovernanceSchema,
-  GuardrailHookSchema,
-  GuardrailsSchema,
-} from '../../../gateway/config/index.js';
+import { GovernanceSchema, GuardrailHookSchema, GuardrailsSchema } from '../../../gateway/config/index.js';
 import { SecretKeyRefSchema } from './common.js';
 import type { CelRule } from './crd-definition.js';
 

@@ -26,10 +26,16 @@ const governance = {
   },
 };
 
-function renderedGuardrails(secrets: Record<string, Record<string, string>>, reach?: ReturnType<typeof reachCheck>) {
+function renderedGuardrails(
+  secrets: Record<string, Record<string, string>>,
+  reach?: ReturnType<typeof reachCheck>,
+) {
   const plan = planWorkspace(
     planInput(
-      { workspace: { metadata: meta('demo'), spec: { governance } }, ...(reach === undefined ? {} : { reach }) },
+      {
+        workspace: { metadata: meta('demo'), spec: { governance } },
+        ...(reach === undefined ? {} : { reach }),
+      },
       secrets,
     ),
   );
@@ -77,7 +83,8 @@ describe('Workspace spec.governance.guardrails in the operator plan', () => {
     const hook = governance.guardrails.hooks[0];
     for (const secret of [{ env: 'REDIS_PASSWORD' }, { file: '/var/run/secrets/token' }])
       expect(
-        WorkspaceSpecSchema.safeParse({ governance: { guardrails: { hooks: [{ ...hook, secret }] } } }).success,
+        WorkspaceSpecSchema.safeParse({ governance: { guardrails: { hooks: [{ ...hook, secret }] } } })
+          .success,
       ).toBe(false);
     expect(WorkspaceSpecSchema.safeParse({ governance }).success).toBe(true);
   });
