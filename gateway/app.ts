@@ -36,6 +36,7 @@ import { registerServerSpans } from './telemetry/server-span.js';
 import { registerAuditHooks } from './edge/audit-hook.js';
 import type { AuditSink } from './telemetry/audit-sink.js';
 import { annotateRequest } from './telemetry/tracing.js';
+import type { GuardrailHooks } from './governance/index.js';
 import type { KnowledgeService, SyncEngine } from './knowledge/index.js';
 import {
   registerKnowledgeRoutes,
@@ -80,6 +81,8 @@ export interface AppDeps {
   readonly consoleAssets?: ReadonlyMap<string, ConsoleAsset>;
   /** The workspace activity behind GET /agent/activity (issue 25); a fresh one when absent. */
   readonly activity?: ActivityRecorder;
+  /** Guardrail hooks (issue 41): none can sign (every hook fails by its policy) when absent. */
+  readonly guardrails?: GuardrailHooks;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -231,6 +234,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       knowledge: deps.knowledge,
       toolSearch,
       toolLimits: new ToolLimits(limiter, limitPrefix),
+      ...(deps.guardrails === undefined ? {} : { guardrails: deps.guardrails }),
       ...(deps.subscriptions === undefined ? {} : { subscriptions: deps.subscriptions }),
     }),
     deps.drain?.cutoff,

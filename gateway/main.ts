@@ -20,6 +20,7 @@ import { ConnectionDrain } from './edge/connection-drain.js';
 import type { Lifecycle } from './edge/health-routes.js';
 import { InflightTracker } from './edge/inflight-tracker.js';
 import { routesOf, type RouteEntry } from './edge/route-table.js';
+import { GuardrailHooks } from './governance/index.js';
 import { SubscriptionHub } from './subscriptions/index.js';
 
 export type { ServeOptions } from './composition/serve-options.js';
@@ -89,6 +90,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     inflight,
     drain,
     toolSearch: knowledge.toolSearch,
+    guardrails: new GuardrailHooks({ secrets, reach, logger }),
     ...(audit === undefined ? {} : { audit }),
   });
   const server = config.current().config.server;

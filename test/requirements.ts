@@ -1221,4 +1221,42 @@ export const REQUIREMENTS: Record<string, string> = {
   'stdio-bridge:sigterm-drain':
     'issue 40: on SIGTERM the bridge turns unready, keeps serving for --drain-delay, lets an in-flight call finish, stops the server and exits 0',
   'stdio-bridge:go-unit-tests': "issue 40: the bridge's Go unit tests pass (go vet, go test)",
+  'guardrails:mask-kinds':
+    'issue 41.5: every credential kind (private keys, AWS, GitHub, GitLab, Slack, Stripe, Google, our own keys, JWTs, bearer tokens) is masked and counted',
+  'guardrails:mask-no-false-positives':
+    'issue 41.5: ordinary text, hashes, certificates and prose are not masked',
+  'guardrails:mask-result-leaves':
+    'issue 41.5: text content, structuredContent leaves, resource text and key-named values are masked; binary data is not; the original is not changed',
+  'guardrails:mask-unterminated-key':
+    'issue 41.5: a private key without its END line is masked to its first blank line',
+  'guardrails:mask-deep-value': 'issue 41.5: a value nested past the walk bound is still masked',
+  'guardrails:mask-linear':
+    'issue 41.5: masking is linear on hostile input built to make backtracking quadratic',
+  'guardrails:mask-upstream-results':
+    'issue 41.5: credentials a real upstream returns are masked, in both eras',
+  'guardrails:mask-knowledge-rest': 'issue 41.5: /agent/search snippets and /agent/query answers are masked',
+  'guardrails:mask-knowledge-mcp': 'issue 41.5: the MCP search and get_document tools are masked',
+  'guardrails:mask-off':
+    'issue 41.5: governance.guardrails.maskSecrets: false turns masking off for a workspace',
+  'guardrails:no-secrets-in-logs': 'issue 41.5: no credential, hook secret, argument or hook URL is logged',
+  'guardrails:hook-signed-wire':
+    'issue 41.5: hook requests are HMAC-signed and carry the documented body, no secrets',
+  'guardrails:hook-deny': 'issue 41.5: a hook deny is a permission error with its reason; nothing is relayed',
+  'guardrails:hook-rewrite-arguments':
+    'issue 41.5: rewritten arguments reach the upstream (SDK path and byte-faithful relay with derived parameter headers)',
+  'guardrails:hook-rewrite-result': 'issue 41.5: a response hook rewrites the result the caller sees',
+  'guardrails:hook-stall-closed':
+    'issue 41.5: a hook that times out with failure: closed refuses the call, naming the hook',
+  'guardrails:hook-stall-open': 'issue 41.5: a hook that times out with failure: open lets the call through',
+  'guardrails:hook-malformed-rewrite':
+    'issue 41.5: a malformed rewrite is a hook failure; nothing is relayed',
+  'guardrails:hook-reach-denied':
+    'issue 41.5: a hook URL the tenant reach policy denies is never connected to',
+  'guardrails:hook-reach-allowed': 'issue 41.5: a hook URL the policy allows for the workspace is used',
+  'operator:guardrails-plan':
+    'issue 41.5: a hook secretKeyRef becomes a credentials-Secret reference, never in a ConfigMap',
+  'operator:guardrails-fail-closed':
+    'issue 41.5: a hook with a missing Secret or refused URL is still rendered (fails by its policy) and named',
+  'operator:guardrails-secret-ref-only':
+    'issue 41.5: the Workspace CRD takes a hook secret as a secretKeyRef only',
 };

@@ -3,11 +3,13 @@
 // file; this object only gathers them under `workspaces[].governance` (and a Workspace's
 // `spec.governance`). Pinned definitions and overrides belong to a source (mcp-source-schema.ts).
 import { z } from 'zod';
+import { GuardrailsSchema } from './guardrails-schema.js';
 import { ToolLimitsSchema } from './tool-limits-schema.js';
 
 export const GovernanceSchema = z
   .strictObject({
     toolLimits: ToolLimitsSchema.optional(),
+    guardrails: GuardrailsSchema.default({ maskSecrets: true, hooks: [] }),
   })
   .describe('Policy over tool calls, limits per tool and identity, and guardrails (docs/security.md).');
 export type GovernanceConfig = z.infer<typeof GovernanceSchema>;

@@ -8,6 +8,20 @@ export { GovernanceSchema } from './governance-schema.js';
 export type { GovernanceConfig } from './governance-schema.js';
 export { TOOL_LIMIT_SCOPES, ToolLimitSchema, ToolLimitsSchema } from './tool-limits-schema.js';
 export type { ToolLimitConfig, ToolLimitScope } from './tool-limits-schema.js';
+export {
+  GUARDED_METHODS,
+  GuardrailHookSchema,
+  GuardrailsSchema,
+  HOOK_FAILURE_MODES,
+  HOOK_PHASES,
+} from './guardrails-schema.js';
+export type {
+  GuardedMethod,
+  GuardrailHookConfig,
+  GuardrailsConfig,
+  HookFailureMode,
+  HookPhase,
+} from './guardrails-schema.js';
 export type { LimitsConfig } from './limits-schema.js';
 export { ApiKeySchema } from './api-key-schema.js';
 export type { ApiKeyConfig } from './api-key-schema.js';

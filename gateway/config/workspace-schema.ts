@@ -25,7 +25,7 @@ export const WorkspaceSchema = z
     displayName: z.string().max(200).optional(),
     limits: LimitsSchema.optional(),
     /** Policy, per-tool limits and guardrails over this workspace's tool calls (issue 41). */
-    governance: GovernanceSchema.default({}),
+    governance: GovernanceSchema.prefault({}),
     mcpSources: z.array(McpSourceSchema).default([]),
     keys: z.array(ApiKeySchema).default([]),
     dataSources: z.array(DataSourceSchema).default([]),

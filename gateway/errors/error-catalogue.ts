@@ -46,6 +46,7 @@ export type ErrorCode =
   | 'upstream_response_too_large'
   | 'upstream_not_allowed'
   | 'identity_provider_unavailable'
+  | 'guardrail_unavailable'
   | 'tool_execution_failed'
   | 'not_ready'
   | 'internal_error';
@@ -196,6 +197,15 @@ export const ERROR_CATALOGUE = {
     emitAs: 'http',
     message:
       'The access token could not be checked: its authorization server cannot be reached. Keep the token and retry after the Retry-After delay.',
+  },
+  // A guardrail hook that fails closed (issue 41 part 5) did not answer, or answered nothing usable:
+  // not the caller's fault and not the upstream's; a dependency of the gateway, transient.
+  guardrail_unavailable: {
+    status: 503,
+    errorClass: 'upstream_reachability',
+    jsonRpcCode: -31023,
+    emitAs: 'jsonrpc',
+    message: 'A guardrail this call must pass could not decide on it; the call was refused.',
   },
   tool_execution_failed: {
     status: 200,

@@ -1,10 +1,12 @@
 // tools/call (spec §4.2 rules 1–5, §5.5), read top to bottom in toolsCall: the gateway's own tools
 // answer here; any other name is resolved to its source and tool, permitted for this key before any
 // upstream contact (tools-call-permit.ts), then routed to its one source, relayed under the source's
-// call time-out and recorded (tools-call-relay.ts). A tool the key cannot see answers exactly like an
+// call time-out and recorded (tools-call-relay.ts), with guardrails on both sides of the relay
+// (tools-call-guardrails.ts). A tool the key cannot see answers exactly like an
 // unknown tool.
 import type { Principal } from '../auth/index.js';
 import { CALL_TOOL, FIND_TOOLS, type ToolCatalog } from '../discovery/index.js';
+import { GuardrailHooks } from '../governance/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { ToolLimits } from '../limits/tool-limits.js';
 import { RPC } from '../protocol/index.js';
@@ -18,6 +20,7 @@ import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
 import { RequestStateSeal } from './request-state-seal.js';
 import { admitToolCall } from './tools-call-limits.js';
 import { checkParamHeaders, permitCall, resolveCall, unknownTool } from './tools-call-permit.js';
+import { guardedRelay } from './tools-call-guardrails.js';
 import { callSource, resumeBridgedCall, type RelayDeps } from './tools-call-relay.js';
 
 export interface ToolsCallDeps extends RelayDeps {
@@ -26,7 +29,11 @@ export interface ToolsCallDeps extends RelayDeps {
   readonly toolSearch: ToolSearch;
   /** Limits per tool and identity (issue 41), counted after policy, before guardrails. */
   readonly toolLimits: ToolLimits;
+  /** The workspaces' guardrail hooks (issue 41); hooks whose secrets cannot be read when absent. */
+  readonly guardrails?: GuardrailHooks;
 }
+
+const NO_HOOKS = new GuardrailHooks();
 
 export function toolsCall(deps: ToolsCallDeps): McpHandler {
   const handler: McpHandler = async (request) => {
@@ -42,10 +49,12 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     checkParamHeaders(request, tool, args);
     await admitToolCall(deps.toolLimits, request, tool);
     const call = { source: target.source, tool, args, requested: name };
-    const requestState = request.params['requestState'];
-    if (RequestStateSeal.isOurs(requestState))
-      return resumeBridgedCall(deps.bridge, request, call, requestState);
-    return callSource(deps, request, call);
+    return guardedRelay(deps.guardrails ?? NO_HOOKS, request, call, (guarded, permitted) => {
+      const requestState = guarded.params['requestState'];
+      if (RequestStateSeal.isOurs(requestState))
+        return resumeBridgedCall(deps.bridge, guarded, permitted, requestState);
+      return callSource(deps, guarded, permitted);
+    });
   };
   return handler;
 }

@@ -9,6 +9,7 @@ import { toolsCall } from './dispatch-tools-call.js';
 import { toolsList } from './dispatch-tools-list.js';
 import { promptsGet, promptsList } from './dispatch-prompts.js';
 import { resourcesList, resourcesRead, resourceTemplatesList } from './dispatch-resources.js';
+import type { GuardrailHooks } from '../governance/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { ToolSearch } from '../tool-search/index.js';
 import type { ToolLimits } from '../limits/tool-limits.js';
@@ -32,6 +33,8 @@ export interface DispatcherDeps {
   readonly toolLimits: ToolLimits;
   /** Resource subscriptions (issue 24); without it the legacy face does not offer them. */
   readonly subscriptions?: SubscriptionHub;
+  /** Guardrail hooks (issue 41): their secrets and the reach policy they are reached through. */
+  readonly guardrails?: GuardrailHooks;
 }
 
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;

@@ -7,6 +7,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { matchesAny, type Principal } from '../auth/index.js';
 import { GET_DOCUMENT_TOOL, SEARCH_TOOL } from '../discovery/index.js';
 import { isGatewayError } from '../errors/index.js';
+import { maskSecretsFor } from '../governance/index.js';
 import {
   DocumentNotFound,
   GROUP_BY,
@@ -94,7 +95,9 @@ export function isKnowledgeTool(name: string): boolean {
   return KNOWLEDGE_TOOLS.some((tool) => tool.name === name);
 }
 
-function toolResult(value: unknown): McpResult {
+/** The tool's answer, credentials in its snippets and chunks masked (issue 41 part 5). */
+function toolResult(principal: Principal, answer: unknown): McpResult {
+  const value = maskSecretsFor(principal.workspace, answer);
   return {
     content: [{ type: 'text', text: encode(value) }],
     structuredContent: value,
@@ -126,7 +129,7 @@ export async function callKnowledgeTool(
     }
     noteSearchScope(principal, parsed.request, 'source');
     const { records, retrieval } = await knowledge.search(principal, parsed.request);
-    return toolResult({
+    return toolResult(principal, {
       query: parsed.request.query,
       count: records.length,
       ...(retrieval === undefined ? {} : { retrieval }),
@@ -150,7 +153,7 @@ export async function callKnowledgeTool(
     fromChunk = chunk.chunkNo;
   }
   try {
-    return toolResult(await knowledge.getDocument(principal, docId, cursor, fromChunk));
+    return toolResult(principal, await knowledge.getDocument(principal, docId, cursor, fromChunk));
   } catch (error) {
     if (error instanceof DocumentNotFound) {
       // A document of a data source the key cannot see: told to the auditor, never the caller.

@@ -33,6 +33,12 @@ const DESCRIPTIONS: Record<string, { description: string; unit?: string }> = {
   'agw.sync.failures': { description: 'Data-source sync runs that failed.' },
   'agw.audit.records': { description: 'Audit records accepted by the sink, by sink (stderr or file).' },
   'agw.audit.dropped': { description: 'Audit records dropped, by reason (queue_full or write_failed).' },
+  'agw.guardrail.masked': { description: 'Credentials masked in results and knowledge answers, by kind.' },
+  'agw.guardrail.hook.decisions': {
+    description:
+      'Guardrail hook answers by workspace, hook, phase and decision (or failed_open/failed_closed).',
+  },
+  'agw.guardrail.hook.duration': { description: 'Guardrail hook round trips by decision.', unit: 's' },
   'agw.operator.reconcile.duration': { description: 'Operator reconciles by outcome.', unit: 's' },
 };
 

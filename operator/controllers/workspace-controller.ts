@@ -262,6 +262,8 @@ function servedCondition(plan: WorkspacePlan): ReadyCondition {
     ...(plan.embeddings === undefined || plan.embeddings.ready
       ? []
       : [`spec.embeddings not used (lexical search only): ${plan.embeddings.message}`]),
+    // A hook that cannot work still guards: it fails by its own failure policy (guardrails-plan.ts).
+    ...(plan.governance?.problems ?? []),
   ];
   return identity !== undefined && !identity.ready
     ? { ...identity, message: ['served by the gateways', identity.message, ...notes].join('; ') }

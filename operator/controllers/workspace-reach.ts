@@ -4,6 +4,7 @@
 import type { ReachPolicy } from '../../gateway/reach/index.js';
 import { decoded, type ControllerCaches, type Resource } from './controller-caches.js';
 import { credentialUrls } from './plan/credential-plan.js';
+import { governanceUrls } from './plan/guardrails-plan.js';
 import { identityUrls } from './plan/identity-plan.js';
 import {
   namesToResolve,
@@ -42,6 +43,7 @@ export async function workspaceReach(
     ...dataSources.flatMap((s) => credentialUrls(s.spec.http?.credential)),
     spec?.embeddings?.baseUrl,
     ...identityUrls(spec?.identity),
+    ...governanceUrls(spec?.governance),
   ].filter((url): url is string => typeof url === 'string');
   const connectionStrings: string[] = [];
   for (const source of dataSources) {

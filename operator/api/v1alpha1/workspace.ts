@@ -1,7 +1,7 @@
 // Workspace: one tenant of the gateway. Every ApiKey, McpSource and DataSource names one in its
 // namespace; the workspace name is what keys are bound to and what the gateways serve.
 import { z } from 'zod';
-import { GovernanceSchema, LimitsSchema, ToolDisclosureSchema } from '../../../gateway/config/index.js';
+import { LimitsSchema, ToolDisclosureSchema } from '../../../gateway/config/index.js';
 import { ConditionsSchema, ObservedGenerationSchema } from './common.js';
 import {
   AGE_COLUMN,
@@ -10,6 +10,7 @@ import {
   SHORT_NAME_RULE,
   type CrdDefinition,
 } from './crd-definition.js';
+import { WORKSPACE_GOVERNANCE_RULES, WorkspaceGovernanceSpecSchema } from './workspace-governance.js';
 import { WORKSPACE_EMBEDDINGS_RULES, WorkspaceEmbeddingsSpecSchema } from './workspace-embeddings.js';
 import { WORKSPACE_IDENTITY_RULES, WorkspaceIdentitySpecSchema } from './workspace-identity.js';
 import { WORKSPACE_TOOL_LIMIT_RULES } from './workspace-tool-limits.js';
@@ -24,7 +25,7 @@ export const WorkspaceSpecSchema = z
       "What /mcp tools/list offers this workspace's keys: all (every tool the key may call, the default) or search (find_tools and call_tool, which find and call tools on demand). An ApiKey's own setting wins.",
     ),
     identity: WorkspaceIdentitySpecSchema.optional(),
-    governance: GovernanceSchema.optional(),
+    governance: WorkspaceGovernanceSpecSchema.optional(),
   })
   .describe('A workspace: the unit of isolation; an API key sees only its own workspace.');
 
@@ -64,6 +65,7 @@ export const WORKSPACE: CrdDefinition = {
     'spec.embeddings': WORKSPACE_EMBEDDINGS_RULES,
     ...WORKSPACE_IDENTITY_RULES,
     ...WORKSPACE_TOOL_LIMIT_RULES,
+    ...WORKSPACE_GOVERNANCE_RULES,
   },
   printerColumns: [
     READY_COLUMN,

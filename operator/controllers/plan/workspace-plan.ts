@@ -19,6 +19,7 @@ import {
 import type { z } from 'zod';
 import { attachCredential } from './credential-plan.js';
 import { EMBEDDINGS_CREDENTIAL, planEmbeddings } from './embeddings-plan.js';
+import { GUARDRAILS_CREDENTIAL_SOURCE, planGovernance, type GovernancePlan } from './guardrails-plan.js';
 import { invalidSpec } from './invalid-spec.js';
 import { IDENTITY_CREDENTIAL_SOURCE, planIdentity, type IdentityPlan } from './identity-plan.js';
 import type { PlanInput } from './plan-input.js';
@@ -39,6 +40,8 @@ export interface WorkspacePlan {
   /** Set when the Workspace has spec.identity; condition.ready: false when it could not be used
    * (the workspace is then rendered with no identity section: API keys only). */
   readonly identity?: IdentityPlan;
+  /** Set when the Workspace has spec.governance; its problems are noted in the Ready message. */
+  readonly governance?: GovernancePlan;
 }
 
 const RENDERED: ReadyCondition = { ready: true, reason: 'Rendered', message: 'served by the gateways' };
@@ -172,6 +175,13 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       : { policy: input.identityPolicy, namespace: input.workspace.metadata.namespace },
   );
 
+  const governance = planGovernance(
+    name,
+    input.workspace.spec.governance,
+    (field, ref) => secretRef(GUARDRAILS_CREDENTIAL_SOURCE, field, ref),
+    input.reach,
+  );
+
   return {
     render: {
       name,
@@ -183,9 +193,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       ...disclosure(input.workspace.spec.toolDisclosure),
       ...(embeddings === undefined ? {} : { embeddings: embeddings.render }),
       ...(identity?.render === undefined ? {} : { identity: identity.render }),
-      ...(input.workspace.spec.governance === undefined
-        ? {}
-        : { governance: input.workspace.spec.governance }),
+      ...(governance === undefined ? {} : { governance: governance.render }),
       mcpSources,
       dataSources,
       keys,
@@ -197,6 +205,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     dataSources: dataStatus,
     ...(embeddings === undefined ? {} : { embeddings: embeddings.condition }),
     ...(identity === undefined ? {} : { identity }),
+    ...(governance === undefined ? {} : { governance }),
   };
 }
 

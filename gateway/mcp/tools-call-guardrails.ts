@@ -1,0 +1,118 @@
+// The guardrail steps of tools/call (issue 41 part 5, DESIGN D26): request hooks are the last step
+// before the relay, response hooks and secret masking the first after it, so every result the
+// relay returns (pooled, byte-faithful, bridged, streamed, resumed) passes them before the caller
+// (and the audit record) sees it. A retry of a call that asked the client for input is guarded
+// again like any call. Rewritten arguments replace the request's (and the parameter headers are
+// derived from them), so what the upstream receives is what the hook approved.
+import { catalogueEntry } from '../errors/index.js';
+import {
+  maskSecretsFor,
+  type GuardOutcome,
+  type GuardrailHooks,
+  type HookTarget,
+} from '../governance/index.js';
+import { noteDenial } from '../telemetry/audit-context.js';
+import { McpError } from './jsonrpc.js';
+import type { McpRequest, McpResult } from './mcp-request.js';
+import { annotatedParams } from './param-headers.js';
+import type { PermittedCall } from './tools-call-relay.js';
+import { derivedParamHeaders } from './upstream-params.js';
+
+export type Relay = (request: McpRequest, call: PermittedCall) => Promise<McpResult>;
+
+/** Request hooks, the relay, then masking and response hooks. */
+export async function guardedRelay(
+  hooks: GuardrailHooks,
+  request: McpRequest,
+  call: PermittedCall,
+  relay: Relay,
+): Promise<McpResult> {
+  const target: HookTarget = {
+    kind: 'tool',
+    source: call.source.name,
+    name: call.requested,
+    upstreamName: call.tool.upstreamName,
+  };
+  const question = {
+    method: 'tools/call',
+    principal: request.principal,
+    target,
+    signal: request.signal,
+  } as const;
+  const asked = await hooks.run({ ...question, phase: 'request', payload: call.args ?? {} });
+  const [guardedRequest, guardedCall] = afterRequestHooks(asked, request, call);
+  let result: McpResult;
+  try {
+    result = await relay(guardedRequest, guardedCall);
+  } catch (error) {
+    throw error instanceof McpError && error.errorClass === 'tool_execution'
+      ? maskedError(request, error)
+      : error;
+  }
+  const masked = maskSecretsFor(request.principal.workspace, result);
+  // A call waiting for the client's input has no result yet: its retry is guarded when it ends.
+  if (masked['resultType'] === 'input_required') return masked;
+  const answered = await hooks.run({ ...question, phase: 'response', payload: masked });
+  if (answered.kind !== 'pass') throw refusal(answered, call.requested, 'response');
+  return answered.rewritten ? maskSecretsFor(request.principal.workspace, answered.value) : masked;
+}
+
+function afterRequestHooks(
+  asked: GuardOutcome,
+  request: McpRequest,
+  call: PermittedCall,
+): [McpRequest, PermittedCall] {
+  if (asked.kind !== 'pass') throw refusal(asked, call.requested, 'request');
+  if (!asked.rewritten) return [request, call];
+  const args = asked.value;
+  const headers: Record<string, string | string[] | undefined> = {};
+  for (const [name, value] of Object.entries(request.headers))
+    if (!name.startsWith('mcp-param-')) headers[name] = value;
+  Object.assign(headers, derivedParamHeaders(annotatedParams(call.tool.inputSchema), args));
+  return [
+    { ...request, headers, params: { ...request.params, arguments: args } },
+    { ...call, args },
+  ];
+}
+
+/** A deny is a permission error with the hook's reason; a failure (closed) names the hook only. */
+function refusal(
+  outcome: Exclude<GuardOutcome, { kind: 'pass' }>,
+  tool: string,
+  phase: 'request' | 'response',
+): McpError {
+  if (outcome.kind === 'deny') {
+    const entry = catalogueEntry('forbidden');
+    noteDenial('forbidden');
+    const why = outcome.reason === undefined ? '' : `: ${outcome.reason}`;
+    return new McpError(
+      200,
+      entry.jsonRpcCode,
+      `Permission denied: the guardrail ${outcome.hook} refused ${phase === 'request' ? 'this call to' : 'the result of'} ${tool}${why}`,
+      {
+        code: 'forbidden',
+        class: entry.errorClass,
+        guardrail: outcome.hook,
+        ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+      },
+      entry.errorClass,
+    );
+  }
+  const entry = catalogueEntry('guardrail_unavailable');
+  return new McpError(
+    200,
+    entry.jsonRpcCode,
+    `The guardrail ${outcome.hook} could not decide on ${tool}; ${phase === 'request' ? 'the call was not made' : 'its result was withheld'}.`,
+    { code: 'guardrail_unavailable', class: entry.errorClass, guardrail: outcome.hook },
+    entry.errorClass,
+  );
+}
+
+/** The upstream's own error, relayed: its message and data are masked like a result. */
+function maskedError(request: McpRequest, error: McpError): McpError {
+  const workspace = request.principal.workspace;
+  const message = maskSecretsFor(workspace, error.message);
+  const data = maskSecretsFor(workspace, error.data);
+  if (message === error.message && data === error.data) return error;
+  return new McpError(error.httpStatus, error.rpcCode, message, data, error.errorClass, error.headers);
+}
