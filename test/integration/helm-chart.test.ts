@@ -314,13 +314,28 @@ describe('the chart, offline', () => {
           },
       )
       .filter((d) => d?.kind !== undefined);
-    // Namespace scope binds nothing cluster-wide; the only ClusterRoles are the tenant roles the
-    // built-in admin/edit/view aggregate (bound to nobody by the chart).
-    expect(docs.filter((d) => d.kind === 'ClusterRoleBinding')).toEqual([]);
-    const clusterRoles = docs.filter((d) => d.kind === 'ClusterRole') as unknown as {
+    // Namespace scope binds one thing cluster-wide: the operator may create TokenReviews (a
+    // cluster-scoped kind) to check the gateways' pinning reports (issue 41), and nothing else. The
+    // other ClusterRoles are the tenant roles the built-in admin/edit/view aggregate (bound to
+    // nobody by the chart).
+    const bindings = docs.filter((d) => d.kind === 'ClusterRoleBinding') as unknown as {
+      roleRef: { name: string };
+      subjects: { kind: string; name: string }[];
+    }[];
+    expect(bindings.map((b) => [b.roleRef.name, b.subjects])).toEqual([
+      [
+        'agent-gateway-agw-agent-gateway-operator-tokenreview',
+        [{ kind: 'ServiceAccount', name: 'agw-agent-gateway-operator', namespace: 'agent-gateway' }],
+      ],
+    ]);
+    const allClusterRoles = docs.filter((d) => d.kind === 'ClusterRole') as unknown as {
       metadata: { name: string; labels: Record<string, string> };
       rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
     }[];
+    expect(allClusterRoles.find((r) => r.metadata.name.endsWith('-tokenreview'))?.rules).toEqual([
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+    ]);
+    const clusterRoles = allClusterRoles.filter((r) => !r.metadata.name.endsWith('-tokenreview'));
     expect(clusterRoles.map((r) => r.metadata.name).sort()).toEqual([
       'agent-gateway-agw-agent-gateway-tenant-edit',
       'agent-gateway-agw-agent-gateway-tenant-view',
