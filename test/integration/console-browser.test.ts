@@ -43,6 +43,8 @@ function config(alphaAccess: 'read' | 'write') {
           demoSource('demo', { description: 'Demo tools from the bundled example MCP server' }),
           httpSource('regional', modern.url, {
             tools: { include: ['regional_lookup'] },
+            // Served, and shown as awaiting approval (issue 41).
+            pinning: { mode: 'warn' },
           }),
           {
             name: 'everything',
@@ -196,7 +198,8 @@ describe('console', () => {
     await sources.getByRole('cell', { name: 'handbook', exact: true }).waitFor();
     const handbook = sources.getByRole('row').filter({ hasText: 'handbook' });
     await expect.poll(() => handbook.textContent()).toMatch(/ready/);
-    // Source, type, state, breaker, last sync, documents, chunks, skipped tools, progress.
+    // Source, type, state, breaker, last sync, documents, chunks, skipped tools, pinned
+    // definitions, progress.
     const cells = await handbook.getByRole('cell').allTextContents();
     expect([cells[1], cells[2], cells[5]]).toEqual(['files', 'ready', '2']);
     expect(Number(cells[6])).toBeGreaterThanOrEqual(2);
@@ -212,6 +215,13 @@ describe('console', () => {
       '6 tools',
       'none',
     ]);
+    expect(demo[8]).toBe('off');
+    const regional = await sources
+      .getByRole('row')
+      .filter({ hasText: 'regional' })
+      .getByRole('cell')
+      .allTextContents();
+    expect(regional[8]).toMatch(/^warn: 1 unapproved: regional_lookup \(new; approve sha256:[0-9a-f]{64}\)$/);
     await shoot(page, 'sources');
 
     // Tools with their permissions.

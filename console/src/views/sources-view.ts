@@ -1,5 +1,5 @@
 // Sources as the key sees them (GET /agent/sources): state, breaker, last sync or check, document
-// counts, skipped tools; chunk counts from GET /agent/activity when it is there; a running sync or
+// counts, skipped tools, pinned definitions awaiting approval; chunk counts from GET /agent/activity when it is there; a running sync or
 // embedding pass as done of total with its pace and time left (issue 39), refreshed every few
 // seconds while one runs.
 import { el, replace, show, table, when } from '../dom.js';
@@ -30,6 +30,9 @@ interface SourceRow {
   readonly eta_s?: number | null;
   readonly skipped_tool_count: number | null;
   readonly skipped_tools: string | null;
+  readonly pinning?: string | null;
+  readonly unapproved_tool_count?: number | null;
+  readonly unapproved_tools?: string | null;
   readonly description: string | null;
 }
 
@@ -38,6 +41,14 @@ export interface SourcesBody {
   readonly config_revision: string;
   readonly shared_state?: string;
   readonly sources: readonly SourceRow[];
+}
+
+/** Pinned tool definitions (issue 41): the mode and what awaits approval, with the digests. */
+function pinningText(s: SourceRow): string {
+  if (s.pinning == null || s.pinning === 'off') return s.type === 'mcp' ? 'off' : '—';
+  if (!s.unapproved_tool_count) return `${s.pinning}: all approved`;
+  const verb = s.pinning === 'pin' ? 'held' : 'unapproved';
+  return `${s.pinning}: ${s.unapproved_tool_count} ${verb}: ${show(s.unapproved_tools)}`;
 }
 
 /** While a source syncs or embeds, the view reads the sources again this often. */
@@ -90,6 +101,7 @@ export const sourcesView: View = {
       s.type === 'mcp' ? `${show(s.tool_count)} tools` : show(s.documents),
       s.type === 'mcp' ? '—' : show(chunks.get(s.id)),
       s.skipped_tool_count ? `${s.skipped_tool_count}: ${show(s.skipped_tools)}` : 'none',
+      pinningText(s),
       [progressText(s), s.error_code, s.last_error].filter((v) => v !== null).join(' · ') || '—',
     ]);
     replace(
@@ -113,6 +125,7 @@ export const sourcesView: View = {
               'Documents',
               'Chunks',
               'Skipped tools',
+              'Pinned definitions',
               'Progress and errors',
             ],
             rows,
