@@ -3,8 +3,12 @@
 // file; this object only gathers them under `workspaces[].governance` (and a Workspace's
 // `spec.governance`). Pinned definitions and overrides belong to a source (mcp-source-schema.ts).
 import { z } from 'zod';
+import { PoliciesSchema } from './policy-schema.js';
 
 export const GovernanceSchema = z
-  .strictObject({})
+  .strictObject({
+    /** Rules in CEL that allow or deny a tools/call (policy-schema.ts). */
+    policies: PoliciesSchema.optional(),
+  })
   .describe('Policy over tool calls, limits per tool and identity, and guardrails (docs/security.md).');
 export type GovernanceConfig = z.infer<typeof GovernanceSchema>;

@@ -16,6 +16,7 @@ import { callKnowledgeTool, isKnowledgeTool, knowledgeToolsFor } from './knowled
 import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
 import { RequestStateSeal } from './request-state-seal.js';
 import { checkParamHeaders, permitCall, resolveCall, unknownTool } from './tools-call-permit.js';
+import { checkCallPolicy } from './tools-call-policy.js';
 import { callSource, resumeBridgedCall, type RelayDeps } from './tools-call-relay.js';
 
 export interface ToolsCallDeps extends RelayDeps {
@@ -36,6 +37,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     const target = await resolveCall(deps.catalog, principal, name);
     const tool = await permitCall(deps.catalog, principal, name, target);
     checkParamHeaders(request, tool, args);
+    checkCallPolicy(principal, tool, args);
     const call = { source: target.source, tool, args, requested: name };
     const requestState = request.params['requestState'];
     if (RequestStateSeal.isOurs(requestState))
