@@ -31,20 +31,51 @@ export const PRINCIPAL_FIELDS = [
 ] as const;
 export const TOOL_FIELDS = ['name', 'source', 'upstreamName', 'access', 'annotations'] as const;
 
-const VARIABLES: ReadonlyMap<string, readonly string[] | undefined> = new Map<string, readonly string[] | undefined>([
+const VARIABLES: ReadonlyMap<string, readonly string[] | undefined> = new Map<
+  string,
+  readonly string[] | undefined
+>([
   ['principal', PRINCIPAL_FIELDS],
   ['tool', TOOL_FIELDS],
   ['args', undefined],
 ]);
 
 /** Type names usable as values (`type(x) == string`). */
-const TYPE_NAMES = new Set(['bool', 'bytes', 'double', 'dyn', 'int', 'list', 'map', 'null_type', 'string', 'type', 'uint']);
+const TYPE_NAMES = new Set([
+  'bool',
+  'bytes',
+  'double',
+  'dyn',
+  'int',
+  'list',
+  'map',
+  'null_type',
+  'string',
+  'type',
+  'uint',
+]);
 
 /** Calls the planner implements itself (logic, conditional, index), beside the standard library. */
 const SPECIAL_CALLS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false']);
 
 /** Calls whose result is never a bool: a rule made of one of them at its top cannot decide. */
-const NOT_BOOL_CALLS = new Set(['_+_', '_-_', '_*_', '_/_', '_%_', '-_', 'size', 'int', 'uint', 'double', 'string', 'bytes', 'type', 'timestamp', 'duration']);
+const NOT_BOOL_CALLS = new Set([
+  '_+_',
+  '_-_',
+  '_*_',
+  '_/_',
+  '_%_',
+  '-_',
+  'size',
+  'int',
+  'uint',
+  'double',
+  'string',
+  'bytes',
+  'type',
+  'timestamp',
+  'duration',
+]);
 
 const standard = celEnv().funcs;
 
@@ -73,7 +104,10 @@ export function checkPolicyExpression(text: string): PolicyExpressionCheck {
   } catch (error) {
     if (error instanceof RangeError) return { ok: false, problem: 'nests too deeply' };
     const message = error instanceof Error ? error.message.split('\n')[0] : 'unknown';
-    return { ok: false, problem: `does not parse: ${(message ?? '').replace('<input>:', 'at ').slice(0, 300)}` };
+    return {
+      ok: false,
+      problem: `does not parse: ${(message ?? '').replace('<input>:', 'at ').slice(0, 300)}`,
+    };
   }
   const walk = new Walk();
   const problem = walk.visit(parsed.expr, TOP, 1) ?? walk.bounds() ?? notBool(parsed.expr);
@@ -126,7 +160,8 @@ class Walk {
       case 'listExpr':
         return this.visitAll(kind.value.elements, scope, next);
       case 'structExpr':
-        if (kind.value.messageName !== '') return `builds a message (${kind.value.messageName}); only maps and lists`;
+        if (kind.value.messageName !== '')
+          return `builds a message (${kind.value.messageName}); only maps and lists`;
         return this.visitAll(
           kind.value.entries.flatMap((entry) => [
             entry.keyKind.case === 'mapKey' ? entry.keyKind.value : undefined,
@@ -170,7 +205,11 @@ class Walk {
     const inRange = this.visit(value.iterRange, { at: 'range', bound: [] }, depth);
     if (inRange !== undefined) return inRange;
     const bound = [value.iterVar, value.iterVar2, value.accuVar].filter((name) => name !== '');
-    return this.visitAll([value.accuInit, value.loopCondition, value.loopStep, value.result], { at: 'body', bound }, depth);
+    return this.visitAll(
+      [value.accuInit, value.loopCondition, value.loopStep, value.result],
+      { at: 'body', bound },
+      depth,
+    );
   }
 }
 
@@ -188,7 +227,9 @@ function notBool(node: Node): string | undefined {
     case 'callExpr':
       return NOT_BOOL_CALLS.has(kind.value.function) ? problem : undefined;
     case 'selectExpr':
-      return kind.value.testOnly || kind.value.operand?.exprKind.case !== 'identExpr' ? undefined : fieldNotBool(kind.value.operand.exprKind.value.name, problem);
+      return kind.value.testOnly || kind.value.operand?.exprKind.case !== 'identExpr'
+        ? undefined
+        : fieldNotBool(kind.value.operand.exprKind.value.name, problem);
     default:
       return undefined;
   }

@@ -36,7 +36,9 @@ export const PolicySchema = z
       .describe('The tools this rule applies to: glob patterns over exposed names (<source>__<tool>).'),
     effect: z
       .enum(['deny', 'allow'])
-      .describe('deny: a call is refused when `when` is true. allow: when any allow rule applies, one must be true.'),
+      .describe(
+        'deny: a call is refused when `when` is true. allow: when any allow rule applies, one must be true.',
+      ),
     when: PolicyExpressionSchema,
     message: z
       .string()
@@ -55,7 +57,11 @@ export const PoliciesSchema = z
     const seen = new Set<string>();
     policies.forEach((policy, index) => {
       if (seen.has(policy.name))
-        ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `duplicate policy name ${policy.name}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [index, 'name'],
+          message: `duplicate policy name ${policy.name}`,
+        });
       seen.add(policy.name);
     });
   })

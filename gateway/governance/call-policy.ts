@@ -9,7 +9,12 @@
 import { matchesAny, type Principal } from '../auth/index.js';
 import type { PolicyConfig } from '../config/index.js';
 import type { CatalogTool } from '../discovery/index.js';
-import { compiledPolicies, type CompiledPolicy, type PolicyBindings, type RuleOutcome } from './policy-compiler.js';
+import {
+  compiledPolicies,
+  type CompiledPolicy,
+  type PolicyBindings,
+  type RuleOutcome,
+} from './policy-compiler.js';
 
 /** Why a call is refused: the rule that refused it and what the caller reads. */
 export interface PolicyDenial {
@@ -70,7 +75,9 @@ function denial(rule: CompiledPolicy, cause: PolicyDenial['cause']): PolicyDenia
   return {
     policy: rule.config.name,
     message:
-      cause === 'error' ? 'this call could not be checked against the policy, so it is refused' : rule.config.message,
+      cause === 'error'
+        ? 'this call could not be checked against the policy, so it is refused'
+        : rule.config.message,
     cause,
   };
 }

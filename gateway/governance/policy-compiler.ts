@@ -121,10 +121,16 @@ function meterComprehensions(node: Expr | undefined, next: () => bigint): void {
       return;
     case 'comprehensionExpr': {
       const comprehension = kind.value;
-      for (const part of [comprehension.iterRange, comprehension.accuInit, comprehension.loopStep, comprehension.result])
+      for (const part of [
+        comprehension.iterRange,
+        comprehension.accuInit,
+        comprehension.loopStep,
+        comprehension.result,
+      ])
         meterComprehensions(part, next);
       const condition = comprehension.loopCondition;
-      if (condition !== undefined) comprehension.loopCondition = call(next(), '_&&_', [call(next(), STEP, []), condition]);
+      if (condition !== undefined)
+        comprehension.loopCondition = call(next(), '_&&_', [call(next(), STEP, []), condition]);
       return;
     }
     default:

@@ -17,7 +17,9 @@ function configWith(policies: unknown[], keyPolicies?: unknown[]): unknown {
       {
         name: 'acme',
         governance: { policies },
-        keys: [{ id: 'Ab3dE5gH7k', hash: HASH, ...(keyPolicies === undefined ? {} : { policies: keyPolicies }) }],
+        keys: [
+          { id: 'Ab3dE5gH7k', hash: HASH, ...(keyPolicies === undefined ? {} : { policies: keyPolicies }) },
+        ],
       },
     ],
   };
@@ -39,7 +41,9 @@ function problems(result: ConfigParseResult): string {
 describe('policy schema', () => {
   it('accepts a rule over principal, tool and args and defaults its tools to every tool', () => {
     const result = validateConfig(
-      configWith([rule("tool.name == 'gh__create_issue' && args.project != 'x' && 'admin' in principal.scopes")]),
+      configWith([
+        rule("tool.name == 'gh__create_issue' && args.project != 'x' && 'admin' in principal.scopes"),
+      ]),
     );
     if (!result.ok) throw new Error(formatProblems(result.problems));
     expect(result.config.workspaces[0]!.governance.policies?.[0]?.tools).toEqual(['*']);
@@ -62,7 +66,9 @@ describe('policy schema', () => {
       'workspaces[0].governance.policies[0].when: Too big: expected string to have <=1024 characters',
     );
     const many = Array.from({ length: 33 }, (_, index) => rule('true', { name: `r${index}` }));
-    expect(problems(validateConfig(configWith(many)))).toContain('workspaces[0].governance.policies: Too big');
+    expect(problems(validateConfig(configWith(many)))).toContain(
+      'workspaces[0].governance.policies: Too big',
+    );
     expect(problems(validateConfig(configWith([rule('true'), rule('false')])))).toContain(
       'workspaces[0].governance.policies[1].name: duplicate policy name r',
     );
@@ -79,12 +85,15 @@ describe('checkPolicyExpression', () => {
     ["args.sql.matches('(?i)^\\\\s*select\\\\b')", undefined],
     ['args.items.all(i, i.project == principal.claims.project)', undefined],
     ["has(args.project) && args.project in ['a', 'b']", undefined],
-    ["tool.annotations.readOnlyHint == true || type(args.n) == double", undefined],
+    ['tool.annotations.readOnlyHint == true || type(args.n) == double', undefined],
     ['foo == 1', 'names foo; a rule sees principal, tool and args'],
     ['lowerAscii(args.s)', 'calls lowerAscii, which is not a function of the CEL standard library'],
     ["tool.title == 'x'", 'tool has no field title (it has name, source, upstreamName, access, annotations)'],
     ['args.a.all(x, args.b.exists(y, x == y))', 'nests a comprehension inside another (its range included)'],
-    ['args.a.map(x, [x, x]).all(y, y.size() > 0)', 'nests a comprehension inside another (its range included)'],
+    [
+      'args.a.map(x, [x, x]).all(y, y.size() > 0)',
+      'nests a comprehension inside another (its range included)',
+    ],
     ['args.a.all(x, x in args.b)', expect.stringContaining('reads args inside a comprehension')],
     ['size(args.a)', 'is not a condition (it must evaluate to true or false)'],
     ["'text'", 'is not a condition (it must evaluate to true or false)'],
@@ -95,7 +104,10 @@ describe('checkPolicyExpression', () => {
       Array.from({ length: 5 }, (_, i) => `args.l${i}.all(x, x > 0)`).join(' && '),
       'has 5 comprehensions (all, exists, exists_one, map, filter); at most 4',
     ],
-    [Array.from({ length: 110 }, () => 'args.x').join('||'), 'has more than 300 nodes once parsed (macros expanded)'],
+    [
+      Array.from({ length: 110 }, () => 'args.x').join('||'),
+      'has more than 300 nodes once parsed (macros expanded)',
+    ],
   ])('%s', (text, expected) => {
     expect(problem(text)).toEqual(expected);
   });
