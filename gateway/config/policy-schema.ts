@@ -27,7 +27,9 @@ export const PolicySchema = z
   .strictObject({
     name: z
       .string()
-      .regex(/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/, 'must be 1-40 lower-case letters, digits or hyphens'),
+      .max(40)
+      .regex(/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/, 'must be 1-40 lower-case letters, digits or hyphens')
+      .describe('The rule’s name: refused callers and audit records see it.'),
     tools: z
       .array(patternSchema)
       .min(1)
@@ -44,7 +46,7 @@ export const PolicySchema = z
       .string()
       .min(1)
       .max(300)
-      .regex(/^[^\u0000-\u001f\u007f]*$/, 'must be one line of text')
+      .regex(/^[^\x00-\x1f\x7f]*$/, 'must be one line of text')
       .describe('What a refused caller reads, after "Permission denied: ".'),
   })
   .describe('A CEL rule over tools/call.');

@@ -7,6 +7,7 @@ import {
   McpSourceSchema,
   DataSourceSchema,
   formatPath,
+  PoliciesSchema,
   ToolDisclosureSchema,
   type SecretRef,
   type ToolDisclosure,
@@ -19,6 +20,7 @@ import {
 import type { z } from 'zod';
 import { attachCredential } from './credential-plan.js';
 import { EMBEDDINGS_CREDENTIAL, planEmbeddings } from './embeddings-plan.js';
+import { planGovernance, type GovernancePlan } from './governance-plan.js';
 import { invalidSpec } from './invalid-spec.js';
 import { IDENTITY_CREDENTIAL_SOURCE, planIdentity, type IdentityPlan } from './identity-plan.js';
 import type { PlanInput } from './plan-input.js';
@@ -39,6 +41,9 @@ export interface WorkspacePlan {
   /** Set when the Workspace has spec.identity; condition.ready: false when it could not be used
    * (the workspace is then rendered with no identity section: API keys only). */
   readonly identity?: IdentityPlan;
+  /** Set when the Workspace has spec.governance; condition.ready: false when the gateway would
+   * refuse it (the workspace is then rendered with a deny-all policy: no tool call is made). */
+  readonly governance?: GovernancePlan;
 }
 
 const RENDERED: ReadyCondition = { ready: true, reason: 'Rendered', message: 'served by the gateways' };
@@ -142,6 +147,16 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       continue;
     }
     const spec = resource.spec;
+    // A key whose rules the gateway would refuse is not served at all (fail closed), like a key
+    // still pending: never served without its rules.
+    const policies = spec.policies === undefined ? undefined : PoliciesSchema.safeParse(spec.policies);
+    if (policies !== undefined && !policies.success) {
+      keyStatus.set(
+        resource.metadata.name,
+        invalidSpec(policies.error.issues, (path) => formatPath(['spec', 'policies', ...path])),
+      );
+      continue;
+    }
     const access = AccessSchema.safeParse(spec.access ?? 'read');
     keys.push({
       id: material.id,
@@ -154,6 +169,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       revoked: spec.revoked ?? false,
       ...(spec.limits === undefined ? {} : { limits: spec.limits }),
       ...disclosure(spec.toolDisclosure),
+      ...(spec.policies === undefined ? {} : { policies: spec.policies }),
     });
     keyStatus.set(resource.metadata.name, keyCondition(spec, now));
   }
@@ -172,6 +188,8 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       : { policy: input.identityPolicy, namespace: input.workspace.metadata.namespace },
   );
 
+  const governance = planGovernance(input.workspace.spec.governance);
+
   return {
     render: {
       name,
@@ -183,9 +201,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       ...disclosure(input.workspace.spec.toolDisclosure),
       ...(embeddings === undefined ? {} : { embeddings: embeddings.render }),
       ...(identity?.render === undefined ? {} : { identity: identity.render }),
-      ...(input.workspace.spec.governance === undefined
-        ? {}
-        : { governance: input.workspace.spec.governance }),
+      ...(governance === undefined ? {} : { governance: governance.render }),
       mcpSources,
       dataSources,
       keys,
@@ -197,6 +213,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     dataSources: dataStatus,
     ...(embeddings === undefined ? {} : { embeddings: embeddings.condition }),
     ...(identity === undefined ? {} : { identity }),
+    ...(governance === undefined ? {} : { governance }),
   };
 }
 
