@@ -143,7 +143,7 @@ function call(id: bigint, name: string, args: Expr[]): Expr {
     $typeName: 'cel.expr.Expr',
     id,
     exprKind: { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: name, args } },
-  } as Expr;
+  };
 }
 
 /** Fresh node ids above every id of the tree. */

@@ -15,7 +15,7 @@ import {
   parse,
   plan,
 } from '@bufbuild/cel';
-import { equals, type Message, type Registry } from '@bufbuild/protobuf';
+import { equals, type Registry } from '@bufbuild/protobuf';
 import { isReflectMessage } from '@bufbuild/protobuf/reflect';
 import { anyUnpack } from '@bufbuild/protobuf/wkt';
 import { getTestRegistry } from '@bufbuild/cel-spec/testdata/registry.js';
@@ -161,9 +161,7 @@ function same(result: unknown, value: Value, registry: Registry): boolean {
       if (!isReflectMessage(result)) return false;
       const desc = registry.getMessage(expected.$typeName);
       return (
-        desc !== undefined &&
-        result.desc.typeName === desc.typeName &&
-        equals(desc, result.message as Message, expected)
+        desc !== undefined && result.desc.typeName === desc.typeName && equals(desc, result.message, expected)
       );
     }
     default:
