@@ -7,7 +7,8 @@ import { validateWorkspace } from '../../../gateway/config/config-loader.js';
 import { GOVERNANCE_FAIL_CLOSED } from '../../../operator/controllers/plan/governance-plan.js';
 import type { PlanInput } from '../../../operator/controllers/plan/plan-input.js';
 import { planWorkspace } from '../../../operator/controllers/plan/workspace-plan.js';
-import { apiKey, meta, planInput } from '../../support/operator-objects.js';
+import { fragmentOf, readyOf, controllerWith } from '../../support/operator-controller.js';
+import { apiKey, meta, planInput, workspace as workspaceOf } from '../../support/operator-objects.js';
 
 const good = { name: 'no-prod', effect: 'deny', when: "args.project == 'prod'", message: 'not prod' };
 const broken = { ...good, name: 'broken', when: 'args.project ==' };
@@ -73,5 +74,24 @@ describe('governance in the plan', () => {
     const keys = rendered(plan).keys;
     expect(keys.map((key) => key.id)).toEqual([ok.id]);
     expect(keys[0]?.policies).toEqual([{ ...good, tools: ['*'] }]);
+  });
+});
+
+describe('governance in the Workspace status', () => {
+  it('operator:governance-status — an invalid spec.governance makes the Workspace Ready=False with the path, and renders the deny-all rule', async () => {
+    const ws = workspaceOf(
+      { ...meta('guarded', 'team-a'), creationTimestamp: '2026-01-01T00:00:00Z' },
+      { governance: { policies: [good, broken] } },
+    );
+    const { controller, writer } = controllerWith({ workspaces: () => [ws] });
+    await controller.reconcile('team-a/guarded');
+    expect(readyOf(writer, 'guarded')).toMatchObject({
+      status: 'False',
+      reason: 'InvalidSpec',
+      message: expect.stringContaining(
+        'served by the gateways; tool calls refused until fixed: spec.governance.policies[1].when: does not parse',
+      ) as unknown,
+    });
+    expect(fragmentOf(writer, 'agw-ws-guarded-c0')).toContain('invalid-governance');
   });
 });
