@@ -1212,4 +1212,6 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 41.3: an ApiKey's valid spec.policies are rendered; a key with a broken rule is not served",
   'operator:governance-status':
     'issue 41.3: an invalid spec.governance makes the Workspace Ready=False (InvalidSpec) with the path',
+  'crd:policies-bounded':
+    'issue 41.3: the CRDs admit CEL policies on a Workspace and an ApiKey and bound them (maxLength, maxItems, one-line message, effect enum)',
 };
