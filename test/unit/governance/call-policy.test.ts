@@ -3,6 +3,7 @@
 // with a reason that holds no argument value, and a hostile rule bounded by the iteration budget.
 import { describe, expect, it } from 'vitest';
 import { principalFor, type Principal } from '../../../gateway/auth/index.js';
+import { admit, principalForIdentity } from '../../../gateway/auth/identity-mapping.js';
 import { formatProblems, validateConfig, type PolicyConfig } from '../../../gateway/config/index.js';
 import type { CatalogTool } from '../../../gateway/discovery/index.js';
 import { decideCall, POLICY_STEP_BUDGET } from '../../../gateway/governance/index.js';
@@ -186,5 +187,58 @@ describe('decideCall', () => {
     const again = performance.now();
     for (let i = 0; i < 100; i += 1) decideCall(principal, tool(), { x: 'z' });
     expect((performance.now() - again) / 100).toBeLessThan(compileAndRun);
+  });
+
+  it("an identity rule's own policies apply to the callers it admits, with their claims and scopes", () => {
+    const issuer = 'https://issuer.example.com';
+    const result = validateConfig({
+      version: 1,
+      server: { publicUrl: 'https://gw.example.com' },
+      oauth: {},
+      workspaces: [
+        {
+          name: 'acme',
+          identity: {
+            issuers: [{ issuer }],
+            rules: [
+              {
+                name: 'contractors',
+                issuer,
+                when: [{ claim: 'groups', contains: 'contractors' }],
+                access: 'write',
+                policies: [
+                  {
+                    name: 'own-region',
+                    effect: 'allow',
+                    when:
+                      "args.region == principal.claims.region && 'mcp:write' in principal.scopes && principal.issuer == '" +
+                      issuer +
+                      "' && principal.subject == 'bob' && principal.name == 'contractors'",
+                    message: 'contractors work in their own region',
+                  },
+                ],
+              },
+              { name: 'staff', issuer, access: 'write' },
+            ],
+          },
+        },
+      ],
+    });
+    if (!result.ok) throw new Error(formatProblems(result.problems));
+    const workspace = result.config.workspaces[0]!;
+    const signIn = (claims: Record<string, unknown>) => {
+      const admission = admit(workspace, issuer, claims);
+      if (!admission.ok) throw new Error('not admitted');
+      return principalForIdentity(admission, issuer, 'bob', claims, undefined);
+    };
+    const contractor = signIn({ sub: 'bob', groups: ['contractors'], region: 'eu', scope: 'mcp:write' });
+    expect(decideCall(contractor, tool(), { region: 'eu' })).toBeUndefined();
+    expect(decideCall(contractor, tool(), { region: 'us' })).toMatchObject({
+      policy: 'own-region',
+      cause: 'not-allowed',
+    });
+    // The staff rule has no policies: the contractors' rule does not apply to its callers.
+    const staff = signIn({ sub: 'bob', groups: ['staff'], region: 'eu' });
+    expect(decideCall(staff, tool(), { region: 'us' })).toBeUndefined();
   });
 });
