@@ -1,6 +1,6 @@
 // Policy over calls (issue 41 part 3, DESIGN D26, docs/security.md "Policy over calls"): rules in
 // CEL on a workspace, an API key or an identity rule that allow or deny a tools/call. Each rule
-// names the tools it applies to (glob patterns over exposed names, as a key's `tools`), its effect,
+// names the tools it applies to (glob patterns over namespaced tool names, as a key's `tools`), its effect,
 // a condition and the message the caller sees. The condition is checked here, statically
 // (policy-expression.ts), so a rule that cannot compile refuses the config at its path; the
 // gateway compiles and evaluates it in gateway/governance.
@@ -35,7 +35,9 @@ export const PolicySchema = z
       .min(1)
       .max(100)
       .default(['*'])
-      .describe('The tools this rule applies to: glob patterns over exposed names (<source>__<tool>).'),
+      .describe(
+        'The tools this rule applies to: glob patterns over namespaced tool names (<source>__<tool>, whatever the prefix policy), as a key’s tools.',
+      ),
     effect: z
       .enum(['deny', 'allow'])
       .describe(
