@@ -1259,4 +1259,24 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 41.5: a hook with a missing Secret or refused URL is still rendered (fails by its policy) and named',
   'operator:guardrails-secret-ref-only':
     'issue 41.5: the Workspace CRD takes a hook secret as a secretKeyRef only',
+  'policy:modern-and-legacy-clients':
+    'issue 41.3: CEL deny and allow rules over arguments decide tools/call alike for the SDK v2 (2026) and v1 (2025) clients, naming the rule',
+  'policy:key-rules': "issue 41.3: an API key's own policies apply to it only, after its workspace's",
+  'policy:call-tool': 'issue 41.3: the inner call of call_tool is decided by the same policies',
+  'policy:oauth-claims':
+    "issue 41.3: a rule reads an OAuth caller's token claims; a missing claim refuses the call (fail closed) without values",
+  'policy:audit':
+    'issue 41.3: the audit record of a refusal says reason policy and the rule name, never arguments',
+  'policy:reload-refused':
+    'issue 41.3: a rule that does not compile refuses the config with its path; the last good rules keep deciding',
+  'operator:governance-rendered':
+    'issue 41.3: valid Workspace spec.governance policies reach the gateway as written',
+  'operator:governance-fail-closed':
+    'issue 41.3: spec.governance the gateway would refuse renders one deny-all rule and names the path',
+  'operator:key-policies':
+    "issue 41.3: an ApiKey's valid spec.policies are rendered; a key with a broken rule is not served",
+  'operator:governance-status':
+    'issue 41.3: an invalid spec.governance makes the Workspace Ready=False (InvalidSpec) with the path',
+  'crd:policies-bounded':
+    'issue 41.3: the CRDs admit CEL policies on a Workspace and an ApiKey and bound them (maxLength, maxItems, one-line message, effect enum)',
 };

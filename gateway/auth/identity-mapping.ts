@@ -5,8 +5,8 @@
 // tenant can admit, deny or capture another tenant's callers. The principal it makes is the one API
 // keys make, with a synthetic key id derived from workspace, issuer and subject, so limits, caches
 // and bridge bindings treat an identity like a key of that workspace only. No claim value leaves
-// this module but in the principal (the subject, for later upstream token exchange) and nothing
-// here is logged.
+// this module but in the principal (the subject, for later upstream token exchange; the claims, for
+// CEL policies in gateway/governance) and nothing here is logged.
 import { createHash } from 'node:crypto';
 import type { WorkspaceConfig } from '../config/index.js';
 import type { ClaimCondition } from '../config/oauth-schema.js';
@@ -136,12 +136,14 @@ export function principalForIdentity(
     toolPatterns: rule.tools,
     limits: rule.limits,
     toolDisclosure: rule.toolDisclosure ?? workspace.toolDisclosure,
+    ...(rule.policies === undefined ? {} : { policies: rule.policies }),
     oidc: {
       issuer,
       subject,
       rule: rule.name,
       ...(resource === undefined ? {} : { resource }),
       scopes: [...scopesOf(claims)],
+      claims,
       ...(typeof claims['exp'] === 'number' && Number.isFinite(claims['exp'])
         ? { expiresAtMs: claims['exp'] * 1000 }
         : {}),

@@ -1,7 +1,7 @@
 // The authenticated caller: one API key or one OAuth identity, bound to exactly one workspace (spec
 // §1, §5.2, D22). Everything downstream reads the workspace from here; no request field can name
 // another.
-import type { Access, ApiKeyConfig, ToolDisclosure, WorkspaceConfig } from '../config/index.js';
+import type { Access, ApiKeyConfig, PolicyConfig, ToolDisclosure, WorkspaceConfig } from '../config/index.js';
 
 export interface Principal {
   readonly keyId: string;
@@ -16,6 +16,8 @@ export interface Principal {
   readonly limits: ApiKeyConfig['limits'];
   /** What tools/list offers this key: the key's own setting, else its workspace's (issue 23). */
   readonly toolDisclosure: ToolDisclosure;
+  /** The key's (or identity rule's) own CEL policies, decided after the workspace's (issue 41). */
+  readonly policies?: readonly PolicyConfig[];
   /** Present when the caller signed in with an OAuth access token (issue 29; identity-mapping.ts),
    * absent for an API key. `keyId` is then `oidc:<digest of workspace, issuer and subject>`. Never
    * the token. */
@@ -31,6 +33,9 @@ export interface OidcIdentity {
    * the shared one (the default workspace). Where its MCP clients connect. */
   readonly resource?: string;
   readonly scopes: readonly string[];
+  /** The verified token's claims (or introspection answer), for CEL policies (issue 41): read by
+   * gateway/governance only, never logged or relayed. */
+  readonly claims?: Readonly<Record<string, unknown>>;
   /** The token's `exp` in epoch ms, when it has one: an upstream token exchanged for this token is
    * not used past it (upstream/token-source.ts). */
   readonly expiresAtMs?: number;
@@ -49,5 +54,6 @@ export function principalFor(key: ApiKeyConfig, workspace: WorkspaceConfig): Pri
     toolPatterns: key.tools,
     limits: key.limits,
     toolDisclosure: key.toolDisclosure ?? workspace.toolDisclosure,
+    ...(key.policies === undefined ? {} : { policies: key.policies }),
   };
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AccessSchema, ToolDisclosureSchema } from './access-schema.js';
 import { LimitsSchema } from './limits-schema.js';
 import { patternSchema } from './name-schema.js';
+import { PoliciesSchema } from './policy-schema.js';
 
 const isoInstant = z.iso.datetime({
   offset: true,
@@ -23,5 +24,7 @@ export const ApiKeySchema = z.strictObject({
   limits: LimitsSchema.optional(),
   /** This key's tool disclosure, replacing its workspace's. */
   toolDisclosure: ToolDisclosureSchema.optional(),
+  /** Rules in CEL over this key's tool calls, on top of its workspace's (issue 41). */
+  policies: PoliciesSchema.optional(),
 });
 export type ApiKeyConfig = z.infer<typeof ApiKeySchema>;

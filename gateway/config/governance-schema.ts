@@ -4,10 +4,13 @@
 // `spec.governance`). Pinned definitions and overrides belong to a source (mcp-source-schema.ts).
 import { z } from 'zod';
 import { GuardrailsSchema } from './guardrails-schema.js';
+import { PoliciesSchema } from './policy-schema.js';
 import { ToolLimitsSchema } from './tool-limits-schema.js';
 
 export const GovernanceSchema = z
   .strictObject({
+    /** Rules in CEL that allow or deny a tools/call (policy-schema.ts). */
+    policies: PoliciesSchema.optional(),
     toolLimits: ToolLimitsSchema.optional(),
     guardrails: GuardrailsSchema.default({ maskSecrets: true, hooks: [] }),
   })

@@ -22,6 +22,9 @@ export type {
   HookFailureMode,
   HookPhase,
 } from './guardrails-schema.js';
+export { MAX_POLICIES, PoliciesSchema, PolicySchema } from './policy-schema.js';
+export type { PolicyConfig } from './policy-schema.js';
+export { checkPolicyExpression, POLICY_BOUNDS, PRINCIPAL_FIELDS, TOOL_FIELDS } from './policy-expression.js';
 export type { LimitsConfig } from './limits-schema.js';
 export { ApiKeySchema } from './api-key-schema.js';
 export type { ApiKeyConfig } from './api-key-schema.js';

@@ -4,6 +4,7 @@
 // the permissions API keys have). Tenants write `identity`; the admin writes `oauth`.
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { PoliciesSchema } from './policy-schema.js';
 import { SecretRefSchema } from './secret-ref.js';
 
 /** A variable reference left in a field after environment expansion (see env-expansion.ts). */
@@ -179,6 +180,8 @@ export function identityRuleSchema<A extends z.ZodType, L extends z.ZodType, T e
       /** Rates and quotas per identity matched by this rule (each identity counted on its own). */
       limits: parts.limits.optional(),
       toolDisclosure: parts.toolDisclosure.optional(),
+      /** Rules in CEL over the tool calls of identities this rule admits, on top of the workspace's. */
+      policies: PoliciesSchema.optional(),
     })
     .describe('Admits a caller whose token satisfies `when` and gives it these permissions.');
 }

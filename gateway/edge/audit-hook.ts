@@ -76,6 +76,7 @@ function inputOf(
     target: notes.target,
     relayedBy: notes.relayedBy,
     denial: notes.denial,
+    policy: notes.policy,
     errorClass: toolError ? 'tool_execution' : request.errorClass,
     errorCode: request.errorCode,
     status: clientGone && !raw.headersSent ? 0 : raw.statusCode,

@@ -13,3 +13,6 @@ export { maskSecretsFor, maskText, maskValue } from './secret-masking.js';
 export type { MaskCounts } from './secret-masking.js';
 export { SECRET_KINDS } from './secret-patterns.js';
 export type { SecretKind } from './secret-patterns.js';
+export { decideCall } from './call-policy.js';
+export type { PolicyDenial } from './call-policy.js';
+export { compiledPolicies, POLICY_STEP_BUDGET } from './policy-compiler.js';

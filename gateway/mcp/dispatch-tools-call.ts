@@ -20,6 +20,7 @@ import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
 import { RequestStateSeal } from './request-state-seal.js';
 import { admitToolCall } from './tools-call-limits.js';
 import { checkParamHeaders, permitCall, resolveCall, unknownTool } from './tools-call-permit.js';
+import { checkCallPolicy } from './tools-call-policy.js';
 import { guardedRelay } from './tools-call-guardrails.js';
 import { callSource, resumeBridgedCall, type RelayDeps } from './tools-call-relay.js';
 
@@ -47,6 +48,7 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     const target = await resolveCall(deps.catalog, principal, name);
     const tool = await permitCall(deps.catalog, principal, name, target);
     checkParamHeaders(request, tool, args);
+    checkCallPolicy(principal, tool, args);
     await admitToolCall(deps.toolLimits, request, tool);
     const call = { source: target.source, tool, args, requested: name };
     return guardedRelay(deps.guardrails ?? NO_HOOKS, request, call, (guarded, permitted) => {

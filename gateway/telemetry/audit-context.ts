@@ -15,6 +15,8 @@ export interface AuditNotes {
   target?: { kind: TargetKind; name?: string | undefined; requested?: string | undefined };
   relayedBy?: 'call_tool';
   denial?: DenialReason;
+  /** The CEL policy that refused the call (denial `policy`; issue 41). */
+  policy?: string;
   /** A tool result with `isError: true`: the tool ran and failed (class `tool_execution`). */
   toolError?: boolean;
   streamed?: boolean;

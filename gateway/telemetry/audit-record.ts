@@ -6,7 +6,7 @@
 // records to; `buildAuditRecord` is the one place a record is made.
 import { z } from 'zod';
 
-export const AUDIT_SCHEMA = 'agw.audit.v3';
+export const AUDIT_SCHEMA = 'agw.audit.v4';
 
 export const DECISIONS = ['allowed', 'denied'] as const;
 
@@ -47,6 +47,7 @@ export const DENIAL_REASONS = [
   'host_not_allowed',
   'origin_not_allowed',
   'write_required',
+  'policy',
   'not_visible',
   'tool_not_approved',
   'forbidden',
@@ -170,6 +171,8 @@ export const AuditRecordSchema = z.strictObject({
   relayed_by: z.literal('call_tool').optional(),
   decision: z.enum(DECISIONS),
   reason: z.enum(DENIAL_REASONS).optional(),
+  /** The CEL policy that refused the call (v4): a rule name of the config. */
+  policy: bounded(LIMITS.name).optional(),
   outcome: z.enum(OUTCOMES),
   error_code: z
     .string()
@@ -261,6 +264,7 @@ export interface AuditInput {
     | undefined;
   readonly relayedBy?: 'call_tool' | undefined;
   readonly denial?: DenialReason | undefined;
+  readonly policy?: string | undefined;
   readonly errorClass?: string | undefined;
   readonly errorCode?: string | undefined;
   readonly status: number;
@@ -317,6 +321,7 @@ export function buildAuditRecord(input: AuditInput): AuditRecord {
     ...(input.relayedBy === undefined ? {} : { relayed_by: input.relayedBy }),
     decision,
     ...(reason === undefined ? {} : { reason }),
+    ...(reason === 'policy' && input.policy ? { policy: safeText(input.policy, LIMITS.name) } : {}),
     outcome: outcome as Outcome,
     ...(input.errorCode !== undefined && ERROR_CODE.test(input.errorCode)
       ? { error_code: input.errorCode }

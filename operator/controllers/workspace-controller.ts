@@ -265,7 +265,17 @@ function servedCondition(plan: WorkspacePlan): ReadyCondition {
     // A hook that cannot work still guards: it fails by its own failure policy (guardrails-plan.ts).
     ...(plan.governance?.problems ?? []),
   ];
-  return identity !== undefined && !identity.ready
-    ? { ...identity, message: ['served by the gateways', identity.message, ...notes].join('; ') }
+  // spec.governance the gateway would refuse is Ready=False too: every tool call is refused.
+  const refused = [identity, plan.governance?.condition].filter(
+    (condition): condition is ReadyCondition => condition !== undefined && !condition.ready,
+  );
+  const first = refused[0];
+  return first !== undefined
+    ? {
+        ...first,
+        message: ['served by the gateways', ...refused.map((c) => c.message), ...notes]
+          .join('; ')
+          .slice(0, 1000),
+      }
     : { ready: true, reason: 'Rendered', message: ['served by the gateways', ...notes].join('; ') };
 }

@@ -70,6 +70,44 @@ describe('CRDs on a real apiserver', () => {
     expect(refused).toContain('spec.files must be set exactly when spec.type is files');
   });
 
+  it('crd:policies-bounded — CEL policies on a Workspace and an ApiKey are admitted; a huge rule, too many rules, a multi-line message or an unknown effect are refused by the schema', async () => {
+    const rule = {
+      name: 'no-prod',
+      tools: ['gh__*'],
+      effect: 'deny',
+      when: "args.project == 'prod'",
+      message: 'not prod',
+    };
+    const workspace = (policies: unknown[]) =>
+      JSON.stringify({
+        apiVersion: 'agentgateway.dev/v1alpha1',
+        kind: 'Workspace',
+        metadata: { name: 'governed' },
+        spec: { governance: { policies } },
+      });
+    await kubectlOk(['apply', '-n', ns, '--dry-run=server', '-f', '-'], workspace([rule]));
+    await kubectlOk(
+      ['apply', '-n', ns, '--dry-run=server', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'agentgateway.dev/v1alpha1',
+        kind: 'ApiKey',
+        metadata: { name: 'governed-key' },
+        spec: { workspaceRef: { name: 'acme' }, policies: [rule] },
+      }),
+    );
+    expect(await applyRefused(workspace([{ ...rule, when: `args.a == '${'x'.repeat(1100)}'` }]))).toMatch(
+      /spec\.governance\.policies\[0\]\.when: Too long/,
+    );
+    const many = Array.from({ length: 33 }, (_, index) => ({ ...rule, name: `r${index}` }));
+    expect(await applyRefused(workspace(many))).toMatch(/spec\.governance\.policies: Too many/);
+    expect(await applyRefused(workspace([{ ...rule, message: 'two\nlines' }]))).toContain(
+      'spec.governance.policies[0].message',
+    );
+    expect(await applyRefused(workspace([{ ...rule, effect: 'audit' }]))).toContain(
+      'spec.governance.policies[0].effect',
+    );
+  });
+
   it('crd:workspace-ref-immutable — moving a resource to another workspace is refused', async () => {
     await kubectlOk(['apply', '-n', ns, '-f', '-'], mcpSource('moving', {}));
     const moved = JSON.parse(mcpSource('moving', {})) as { spec: { workspaceRef: { name: string } } };

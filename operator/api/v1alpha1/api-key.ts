@@ -3,7 +3,12 @@
 // the gateways only its hash. `rotation` issues a new key; `keyId` + `keyHash` (from
 // `agent-gateway key hash`) bring your own key, so the plaintext never enters the cluster.
 import { z } from 'zod';
-import { AccessSchema, LimitsSchema, ToolDisclosureSchema } from '../../../gateway/config/index.js';
+import {
+  AccessSchema,
+  LimitsSchema,
+  PoliciesSchema,
+  ToolDisclosureSchema,
+} from '../../../gateway/config/index.js';
 import { ConditionsSchema, ObservedGenerationSchema, WorkspaceRefSchema } from './common.js';
 import {
   AGE_COLUMN,
@@ -44,6 +49,9 @@ export const ApiKeySpecSchema = z
     limits: LimitsSchema.optional(),
     toolDisclosure: ToolDisclosureSchema.optional().describe(
       "What /mcp tools/list offers this key: all or search (find_tools and call_tool); unset: the workspace's setting.",
+    ),
+    policies: PoliciesSchema.optional().describe(
+      "Rules in CEL over this key's tool calls, decided after its workspace's (docs/security.md). A rule that does not compile: the key is not served (Ready=False, InvalidSpec).",
     ),
     rotation: z
       .number()

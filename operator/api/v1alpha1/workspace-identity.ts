@@ -9,6 +9,7 @@ import {
   AccessSchema,
   JWT_ALGORITHMS,
   LimitsSchema,
+  PoliciesSchema,
   ToolDisclosureSchema,
 } from '../../../gateway/config/index.js';
 import { SecretKeyRefSchema } from './common.js';
@@ -145,6 +146,9 @@ const IdentityRuleSpecSchema = z
     limits: LimitsSchema.optional().describe('Rates and quotas per identity this rule admits.'),
     toolDisclosure: ToolDisclosureSchema.optional().describe(
       "What /mcp tools/list offers the caller: all or search; unset: the workspace's setting.",
+    ),
+    policies: PoliciesSchema.optional().describe(
+      "Rules in CEL over the tool calls of callers this rule admits, decided after the workspace's (docs/security.md).",
     ),
   })
   .describe('Admits a caller whose token satisfies when and gives it these permissions.');

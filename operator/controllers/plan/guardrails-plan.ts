@@ -16,7 +16,7 @@ type MakeRef = (field: string, ref: SecretKeyRef) => SecretRef | ReadyCondition;
 /** Where hook secrets go in the credentials Secret: `cred.workspace.guardrails.<hook>.secret.<hash>`. */
 export const GUARDRAILS_CREDENTIAL_SOURCE = 'workspace';
 
-export interface GovernancePlan {
+export interface GuardrailsPlan {
   readonly render: Readonly<Record<string, unknown>>;
   /** What of it cannot work as written (a missing Secret, a refused URL), for the Ready message. */
   readonly problems: readonly string[];
@@ -28,12 +28,12 @@ interface HookSpec extends Record<string, unknown> {
   readonly secret: { readonly secretKeyRef: SecretKeyRef };
 }
 
-export function planGovernance(
+export function planGuardrails(
   workspace: string,
   spec: Readonly<Record<string, unknown>> | undefined,
   makeRef: MakeRef,
   reach: ReachCheck | undefined,
-): GovernancePlan | undefined {
+): GuardrailsPlan | undefined {
   if (spec === undefined) return undefined;
   const guardrails = spec['guardrails'] as { hooks?: readonly HookSpec[] } | undefined;
   if (guardrails?.hooks === undefined) return { render: spec, problems: [] };

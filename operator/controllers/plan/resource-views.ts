@@ -67,6 +67,8 @@ export interface ApiKeyView {
     readonly keyHash?: string;
     readonly limits?: Readonly<Record<string, number>>;
     readonly toolDisclosure?: string;
+    /** CEL rules over this key's tool calls (issue 41), checked with the gateway's schema. */
+    readonly policies?: readonly unknown[];
   };
   readonly status?: {
     readonly secretName?: string;

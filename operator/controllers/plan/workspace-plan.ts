@@ -7,6 +7,7 @@ import {
   McpSourceSchema,
   DataSourceSchema,
   formatPath,
+  PoliciesSchema,
   ToolDisclosureSchema,
   type SecretRef,
   type ToolDisclosure,
@@ -19,7 +20,8 @@ import {
 import type { z } from 'zod';
 import { attachCredential } from './credential-plan.js';
 import { EMBEDDINGS_CREDENTIAL, planEmbeddings } from './embeddings-plan.js';
-import { GUARDRAILS_CREDENTIAL_SOURCE, planGovernance, type GovernancePlan } from './guardrails-plan.js';
+import { GUARDRAILS_CREDENTIAL_SOURCE, planGuardrails } from './guardrails-plan.js';
+import { planGovernance, type GovernancePlan } from './governance-plan.js';
 import { invalidSpec } from './invalid-spec.js';
 import { IDENTITY_CREDENTIAL_SOURCE, planIdentity, type IdentityPlan } from './identity-plan.js';
 import type { PlanInput } from './plan-input.js';
@@ -40,7 +42,9 @@ export interface WorkspacePlan {
   /** Set when the Workspace has spec.identity; condition.ready: false when it could not be used
    * (the workspace is then rendered with no identity section: API keys only). */
   readonly identity?: IdentityPlan;
-  /** Set when the Workspace has spec.governance; its problems are noted in the Ready message. */
+  /** Set when the Workspace has spec.governance; condition.ready: false when the gateway would
+   * refuse it (the workspace is then rendered with a deny-all policy: no tool call is made); its
+   * guardrail hooks' problems are noted in the Ready message. */
   readonly governance?: GovernancePlan;
 }
 
@@ -145,6 +149,16 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       continue;
     }
     const spec = resource.spec;
+    // A key whose rules the gateway would refuse is not served at all (fail closed), like a key
+    // still pending: never served without its rules.
+    const policies = spec.policies === undefined ? undefined : PoliciesSchema.safeParse(spec.policies);
+    if (policies !== undefined && !policies.success) {
+      keyStatus.set(
+        resource.metadata.name,
+        invalidSpec(policies.error.issues, (path) => formatPath(['spec', 'policies', ...path])),
+      );
+      continue;
+    }
     const access = AccessSchema.safeParse(spec.access ?? 'read');
     keys.push({
       id: material.id,
@@ -157,6 +171,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       revoked: spec.revoked ?? false,
       ...(spec.limits === undefined ? {} : { limits: spec.limits }),
       ...disclosure(spec.toolDisclosure),
+      ...(spec.policies === undefined ? {} : { policies: spec.policies }),
     });
     keyStatus.set(resource.metadata.name, keyCondition(spec, now));
   }
@@ -175,12 +190,14 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       : { policy: input.identityPolicy, namespace: input.workspace.metadata.namespace },
   );
 
-  const governance = planGovernance(
+  const guardrails = planGuardrails(
     name,
     input.workspace.spec.governance,
     (field, ref) => secretRef(GUARDRAILS_CREDENTIAL_SOURCE, field, ref),
     input.reach,
   );
+  const checked = planGovernance(guardrails?.render);
+  const governance = checked === undefined ? undefined : { ...checked, problems: guardrails?.problems ?? [] };
 
   return {
     render: {
