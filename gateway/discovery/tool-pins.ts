@@ -69,6 +69,29 @@ export function definitionDigest(tool: Tool): string {
     .digest('hex')}`;
 }
 
+/** Digests by the plain JSON of the pinned fields: an upstream that lists again (ttlMs 0 lists on
+ * every tools/list) sends the same text, which is cheaper to serialise than to canonicalise and
+ * hash. The key is only a cache key: the digest is always the canonical one. Bounded. */
+const knownDigests = new Map<string, string>();
+/** At most this many characters of keys are kept (about 8 MiB); then the cache starts again. */
+const MAX_KNOWN_CHARS = 4 * 1024 * 1024;
+let knownChars = 0;
+
+function cachedDigest(tool: Tool): string {
+  const key = JSON.stringify(pinnedView(tool));
+  let digest = knownDigests.get(key);
+  if (digest === undefined) {
+    digest = definitionDigest(tool);
+    if (knownChars + key.length > MAX_KNOWN_CHARS) {
+      knownDigests.clear();
+      knownChars = 0;
+    }
+    knownDigests.set(key, digest);
+    knownChars += key.length;
+  }
+  return digest;
+}
+
 /** The fields in which two definitions differ. */
 export function changedFields(before: Tool, after: Tool): PinnedField[] {
   const a = pinnedView(before);
@@ -112,7 +135,7 @@ export function judgeDefinitions(
   const served: Tool[] = [];
   const unapproved: UnapprovedTool[] = [];
   for (const tool of tools) {
-    const digest = definitionDigest(tool);
+    const digest = cachedDigest(tool);
     const approvedDigest = Object.hasOwn(approved, tool.name) ? approved[tool.name] : undefined;
     if (approvedDigest === digest) {
       memory.remember(memoryKey, tool);
