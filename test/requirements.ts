@@ -1279,4 +1279,34 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 41.3: an invalid spec.governance makes the Workspace Ready=False (InvalidSpec) with the path',
   'crd:policies-bounded':
     'issue 41.3: the CRDs admit CEL policies on a Workspace and an ApiKey and bound them (maxLength, maxItems, one-line message, effect enum)',
+  'pin:new-tools-held':
+    'issue 41.1: under pin a tool without an approved digest is in no list and its call is refused with a stated reason; /agent/sources offers the digests, only for tools the key may see',
+  'pin:approved-served':
+    'issue 41.1: approving the offered digests in the config serves the tools to SDK clients of both eras',
+  'pin:announced-change':
+    'issue 41.1: a description changed with tools/list_changed is held (lists and calls) until its digest is approved; a key that cannot see it still gets Unknown tool; the log names the change, never the text',
+  'pin:silent-change': 'issue 41.1: a change nobody announced is held at the next listing',
+  'pin:warn-serves': 'issue 41.1: under warn an unapproved tool is served and reported (log, /agent/sources)',
+  'pin:new-tool-added': 'issue 41.1: a tool added upstream at runtime is held under pin',
+  'pin:cli-approve':
+    'issue 41.1: agent-gateway tools approve shows the change and writes the digest the gateway offered into the config file',
+  'pin:off': 'issue 41.1: pinning off serves every tool and reports nothing',
+  'override:presented':
+    'issue 41.2: overrides replace title, description and annotations in lists and decide the permission',
+  'override:pinned-as-presented':
+    'issue 41.2: pinning digests the presented definition: an overridden description hides an upstream change of it',
+  'kube-pins:new-held':
+    'issue 41.1: on a real API server with two gateways, McpSource status.pinning and an Event list the unapproved tools and digests',
+  'kube-pins:approve-with-kubectl':
+    'issue 41.1: kubectl patch of spec.pinning.approved serves the tools on both gateways and clears the status',
+  'kube-pins:announced-change':
+    'issue 41.1: a changed description is held on both gateways until approved with kubectl; status and Event say what changed',
+  'kube-pins:warn':
+    'issue 41.1: under warn a silent change is served and reported in the status, an Event and the agw_tools_unapproved gauge',
+  'kube-pins:only-gateways-report':
+    "issue 41.1: the operator accepts pinning reports only with the gateways' ServiceAccount token for its audience, and refuses malformed or huge ones",
+  'pins:canonical':
+    'issue 41.1: the definition digest ignores key order and unpinned fields and changes with any pinned field',
+  'pins:what-changed':
+    'issue 41.1: a changed tool names the fields that differ from the approved definition seen, else none',
 };
