@@ -1,7 +1,7 @@
 // Guardrails of a workspace (issue 41 part 5, DESIGN D26, docs/security.md "Guardrails"): the
-// built-in masking of credentials in what tools and knowledge return, and admin-declared HTTP hooks
-// that see a call before it is relayed and/or its result before the caller does, and allow, deny or
-// rewrite it. A hook's URL is tenant-declared in the cluster, so it is reached through the tenant
+// built-in masking of credentials in what tools, resources, prompts and knowledge return, and
+// admin-declared HTTP hooks that see a tools/call, resources/read or prompts/get before it is relayed
+// and/or its result before the caller does, and allow, deny or rewrite it. A hook's URL is tenant-declared in the cluster, so it is reached through the tenant
 // reach policy like an upstream; its HMAC secret is a reference, never an inline value.
 import { z } from 'zod';
 import { nameSchema, patternSchema, reportDuplicates } from './name-schema.js';
@@ -10,9 +10,8 @@ import { SecretRefSchema } from './secret-ref.js';
 /** The MCP methods the wire format describes. */
 export const GUARDED_METHODS = ['tools/call', 'resources/read', 'prompts/get'] as const;
 export type GuardedMethod = (typeof GUARDED_METHODS)[number];
-/** The methods a hook may be declared for today: resources/read and prompts/get are not asked yet,
- * so declaring them is refused rather than silently unguarded. */
-export const HOOKED_METHODS = ['tools/call'] as const;
+/** The methods a hook may be declared for: all the wire format describes. */
+export const HOOKED_METHODS = GUARDED_METHODS;
 
 /** Which side of the relay a hook sees: the request before it, the result after it. */
 export const HOOK_PHASES = ['request', 'response'] as const;
@@ -35,25 +34,27 @@ export const GuardrailHookSchema = z
       .max(2048)
       .describe('Where the gateway POSTs each guarded message; reached through the tenant reach policy.'),
     methods: z
-      .array(z.enum(HOOKED_METHODS, { error: 'must be tools/call (other methods are not hooked yet)' }))
+      .array(z.enum(HOOKED_METHODS, { error: 'must be tools/call, resources/read or prompts/get' }))
       .min(1)
       .max(HOOKED_METHODS.length)
       .default(['tools/call'])
-      .describe('The MCP methods this hook guards.'),
+      .describe(
+        'The MCP methods this hook guards; on resources/read and prompts/get it sees every read and prompt of the sources the caller may see.',
+      ),
     phases: z
       .array(z.enum(HOOK_PHASES))
       .min(1)
       .max(HOOK_PHASES.length)
       .default(['request'])
       .describe(
-        'request: before the relay (may rewrite arguments); response: before the caller sees the result (may rewrite it).',
+        "request: before the relay (may rewrite tool or prompt arguments, or a read's URI within its source); response: before the caller sees the result (may rewrite it).",
       ),
     tools: z
       .array(patternSchema)
       .max(100)
       .optional()
       .describe(
-        'Glob patterns over exposed tool names (`github__create_*`); absent: every tool. tools/call only.',
+        'Glob patterns over exposed tool names (`github__create_*`); absent: every tool. Narrows tools/call only, never resources/read or prompts/get.',
       ),
     secret: SecretRefSchema.describe(
       'The HMAC-SHA256 key the gateway signs each request with (X-Agw-Signature).',
@@ -81,7 +82,7 @@ export const GuardrailsSchema = z
       .boolean()
       .default(true)
       .describe(
-        'Mask credentials (cloud keys, private keys, tokens, API keys) in tool results and knowledge answers.',
+        'Mask credentials (cloud keys, private keys, tokens, API keys) in tool results, resource contents, prompt messages and knowledge answers.',
       ),
     hooks: z
       .array(GuardrailHookSchema)

@@ -42,7 +42,14 @@ export interface GuardrailHooksDeps {
 
 /** Why a hook failed: the log's and the metric's reason class. */
 export type HookFailure =
-  'secret_unavailable' | 'not_allowed' | 'unreachable' | 'timeout' | 'status' | 'too_large' | 'malformed';
+  | 'secret_unavailable'
+  | 'not_allowed'
+  | 'unreachable'
+  | 'timeout'
+  | 'status'
+  | 'too_large'
+  | 'malformed'
+  | 'retargeted';
 
 export type GuardOutcome =
   | { readonly kind: 'pass'; readonly value: Record<string, unknown>; readonly rewritten: boolean }
@@ -57,6 +64,9 @@ export interface GuardQuestion {
   readonly payload: Record<string, unknown>;
   /** The caller's request: when it goes away, the hook's request is cancelled. */
   readonly signal: AbortSignal;
+  /** Whether a rewritten request still names the same target for the same caller (a read's URI);
+   * a rewrite it refuses is the hook's failure (`retargeted`). */
+  readonly accept?: (value: Record<string, unknown>) => Promise<boolean>;
 }
 
 type Asked =
@@ -86,7 +96,7 @@ export class GuardrailHooks {
     let rewritten = false;
     for (const hook of GuardrailHooks.selected(question)) {
       const started = performance.now();
-      const asked = await this.ask(hook, { ...question, payload: value });
+      const asked = await this.accepted(question, await this.ask(hook, { ...question, payload: value }));
       const decision =
         'failure' in asked ? (hook.failure === 'open' ? 'failed_open' : 'failed_closed') : asked.decision;
       this.observe(question, hook, decision, started);
@@ -112,6 +122,14 @@ export class GuardrailHooks {
       }
     }
     return { kind: 'pass', value, rewritten };
+  }
+
+  /** The answer, unless it is a rewrite the question does not accept (checked outside the hook's
+   * time-out: it is the gateway's work, not the hook's). */
+  private async accepted(question: GuardQuestion, asked: Asked): Promise<Asked> {
+    if (!('decision' in asked) || asked.decision !== 'rewrite' || question.accept === undefined) return asked;
+    const ok = await question.accept(asked.value).catch(() => false);
+    return ok ? asked : { failure: 'retargeted' };
   }
 
   private async ask(hook: GuardrailHookConfig, question: GuardQuestion): Promise<Asked> {

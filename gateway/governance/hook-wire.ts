@@ -22,8 +22,13 @@ export const MAX_REASON_CHARS = 300;
  * (prompts/get), by the names the caller and the source use. */
 export type HookTarget =
   | { readonly kind: 'tool'; readonly source: string; readonly name: string; readonly upstreamName: string }
-  | { readonly kind: 'resource'; readonly source: string; readonly uri: string }
-  | { readonly kind: 'prompt'; readonly source: string; readonly name: string };
+  | { readonly kind: 'resource'; readonly source: string; readonly uri: string; readonly upstreamUri: string }
+  | {
+      readonly kind: 'prompt';
+      readonly source: string;
+      readonly name: string;
+      readonly upstreamName: string;
+    };
 
 /** Who asked, without anything secret: no key, token or key hash. */
 export function principalView(principal: Principal): Record<string, unknown> {
@@ -43,7 +48,8 @@ export interface HookMessage {
   readonly method: GuardedMethod;
   readonly principal: Principal;
   readonly target: HookTarget;
-  /** The arguments (request phase) or the result (response phase). */
+  /** The request phase's `arguments`: a tool's or a prompt's arguments, a read's params (`{uri}`);
+   * the response phase's `result`. */
   readonly payload: Record<string, unknown>;
 }
 
@@ -93,6 +99,8 @@ export function parseAnswer(
   const value = parsed[field];
   if (!isRecord(value)) return { malformed: `rewrite without an ${field} object` };
   if (nestsDeeperThan(value, MAX_REWRITE_DEPTH)) return { malformed: `${field} nested too deeply` };
+  if (phase === 'request' && !REQUEST_SHAPES[method](value))
+    return { malformed: `arguments are not ${method} arguments` };
   if (phase === 'response' && !RESULT_SHAPES[method](value))
     return { malformed: `result is not a ${method} result` };
   return { decision, value };
@@ -105,6 +113,15 @@ function reasonOf(value: unknown): string | undefined {
   if (clean === '') return undefined;
   return clean.length > MAX_REASON_CHARS ? `${clean.slice(0, MAX_REASON_CHARS)}…` : clean;
 }
+
+/** What rewritten request arguments must look like, per method: a prompt's arguments are strings,
+ * a read names one URI (where it may point is the caller's check, item-guardrails.ts). */
+const REQUEST_SHAPES: Record<GuardedMethod, (value: Record<string, unknown>) => boolean> = {
+  'tools/call': () => true,
+  'resources/read': (value) =>
+    typeof value['uri'] === 'string' && Object.keys(value).every((name) => name === 'uri'),
+  'prompts/get': (value) => Object.values(value).every((item) => typeof item === 'string'),
+};
 
 /** What a rewritten result must look like, per method. */
 const RESULT_SHAPES: Record<GuardedMethod, (value: Record<string, unknown>) => boolean> = {

@@ -1,6 +1,7 @@
 // prompts/list and prompts/get over the workspace's sources, named like tools by each source's prefix
 // policy (item-names.ts): `<source>__<prompt>`, or the upstream's own name.
-// Visibility follows the key's source patterns; an invisible prompt answers like a missing one.
+// Visibility follows the key's source patterns; an invisible prompt answers like a missing one,
+// before any guardrail hook (item-guardrails.ts) is asked.
 import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource } from '../auth/index.js';
 import { nameProblem } from '../discovery/index.js';
@@ -10,6 +11,8 @@ import { McpError } from './jsonrpc.js';
 import { noteTarget } from '../telemetry/audit-context.js';
 import type { McpHandler } from './mcp-request.js';
 import { META, RPC } from '../protocol/index.js';
+import type { GuardrailHooks } from '../governance/index.js';
+import { guardedPrompt } from './item-guardrails.js';
 import { fanOut, type FanOutDeps } from './source-fanout.js';
 import { upstreamFailure } from './upstream-failure.js';
 
@@ -55,7 +58,7 @@ function promptArguments(value: unknown): Record<string, string> | undefined {
   return value as Record<string, string>;
 }
 
-export function promptsGet(deps: FanOutDeps): McpHandler {
+export function promptsGet(deps: FanOutDeps, hooks?: GuardrailHooks): McpHandler {
   return async (request) => {
     const name = request.params['name'];
     if (typeof name !== 'string')
@@ -74,16 +77,19 @@ export function promptsGet(deps: FanOutDeps): McpHandler {
       throw new McpError(200, RPC.invalidParams, `Unknown prompt: ${name}`);
     const upstreamName = target.name;
     const workspace = principal.workspace.name;
-    try {
-      return await deps.breakers.run(workspace, source, () =>
-        withSessionRecovery(deps.pool, workspace, source, (connection) =>
-          withDeadline(request.signal, source.timeouts.callMs, (signal) =>
-            connection.getPrompt(upstreamName, args, { signal, timeoutMs: source.timeouts.callMs }),
+    const prompt = { source, name, upstreamName, args };
+    return guardedPrompt(hooks, request, prompt, async (guardedArgs) => {
+      try {
+        return await deps.breakers.run(workspace, source, () =>
+          withSessionRecovery(deps.pool, workspace, source, (connection) =>
+            withDeadline(request.signal, source.timeouts.callMs, (signal) =>
+              connection.getPrompt(upstreamName, guardedArgs, { signal, timeoutMs: source.timeouts.callMs }),
+            ),
           ),
-        ),
-      );
-    } catch (error) {
-      throw upstreamFailure(error, source.name);
-    }
+        );
+      } catch (error) {
+        throw upstreamFailure(error, source.name);
+      }
+    });
   };
 }

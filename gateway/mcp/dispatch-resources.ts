@@ -1,6 +1,7 @@
 // resources/list, resources/read and resources/templates/list over the workspace's sources, with
 // URIs and templates named by each source's prefix policy (item-names.ts, resource-uri.ts). Visibility follows the key's source
-// patterns; a resource of a source the key cannot see answers exactly like a missing one.
+// patterns; a resource of a source the key cannot see answers exactly like a missing one, before
+// any guardrail hook (item-guardrails.ts) is asked.
 import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource } from '../auth/index.js';
 import { withSessionRecovery } from '../upstream/index.js';
@@ -15,6 +16,8 @@ import {
   exposeTemplates,
   resolveResourceUri,
 } from './item-names.js';
+import type { GuardrailHooks } from '../governance/index.js';
+import { guardedRead } from './item-guardrails.js';
 import { fanOut, type FanOutDeps } from './source-fanout.js';
 import { upstreamFailure } from './upstream-failure.js';
 
@@ -70,7 +73,7 @@ export function resourceTemplatesList(deps: FanOutDeps): McpHandler {
   };
 }
 
-export function resourcesRead(deps: FanOutDeps): McpHandler {
+export function resourcesRead(deps: FanOutDeps, hooks?: GuardrailHooks): McpHandler {
   return async (request) => {
     const requested = request.params['uri'];
     if (typeof requested !== 'string')
@@ -85,29 +88,31 @@ export function resourcesRead(deps: FanOutDeps): McpHandler {
     if (resolved === undefined || source === undefined || !canSeeSource(principal, source.name))
       throw resourceNotFound(requested);
     const workspace = principal.workspace.name;
-    try {
-      const result = await deps.breakers.run(workspace, source, () =>
-        withSessionRecovery(deps.pool, workspace, source, (connection) =>
-          withDeadline(request.signal, source.timeouts.callMs, (signal) =>
-            connection.readResource(resolved.uri, { signal, timeoutMs: source.timeouts.callMs }),
+    const read = { source, requested, resolved };
+    const guarded = await guardedRead(hooks, deps, request, read, async ({ requested, resolved }) => {
+      try {
+        const result = await deps.breakers.run(workspace, source, () =>
+          withSessionRecovery(deps.pool, workspace, source, (connection) =>
+            withDeadline(request.signal, source.timeouts.callMs, (signal) =>
+              connection.readResource(resolved.uri, { signal, timeoutMs: source.timeouts.callMs }),
+            ),
           ),
-        ),
-      );
-      const contents = Array.isArray(result['contents'])
-        ? (result['contents'] as Record<string, unknown>[])
-        : [];
-      // The URI asked for comes back as the client wrote it; others by the source's policy.
-      const back = (uri: string) => clientUri(source, uri, { requested, resolved });
-      return {
-        ...result,
-        contents: contents.map((content) =>
-          typeof content['uri'] === 'string' ? { ...content, uri: back(content['uri']) } : content,
-        ),
-        ttlMs: 0,
-        cacheScope: 'private',
-      };
-    } catch (error) {
-      throw upstreamFailure(error, source.name);
-    }
+        );
+        const contents = Array.isArray(result['contents'])
+          ? (result['contents'] as Record<string, unknown>[])
+          : [];
+        // The URI asked for comes back as the client wrote it; others by the source's policy.
+        const back = (uri: string) => clientUri(source, uri, { requested, resolved });
+        return {
+          ...result,
+          contents: contents.map((content) =>
+            typeof content['uri'] === 'string' ? { ...content, uri: back(content['uri']) } : content,
+          ),
+        };
+      } catch (error) {
+        throw upstreamFailure(error, source.name);
+      }
+    });
+    return { ...guarded, ttlMs: 0, cacheScope: 'private' };
   };
 }

@@ -50,10 +50,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatch {
     'tools/list': toolsList(deps.catalog, deps.knowledge),
     'tools/call': toolsCall(deps),
     'resources/list': resourcesList(fanOutDeps),
-    'resources/read': resourcesRead(fanOutDeps),
+    'resources/read': resourcesRead(fanOutDeps, deps.guardrails),
     'resources/templates/list': resourceTemplatesList(fanOutDeps),
     'prompts/list': promptsList(fanOutDeps),
-    'prompts/get': promptsGet(fanOutDeps),
+    'prompts/get': promptsGet(fanOutDeps, deps.guardrails),
     'completion/complete': completionComplete(fanOutDeps),
   };
   const modern: Record<string, McpHandler> = { ...shared, 'server/discover': discover };

@@ -1,4 +1,5 @@
-// The guardrail steps of tools/call (issue 41 part 5, DESIGN D26): request hooks are the last step
+// The guardrail steps of tools/call (issue 41 part 5, DESIGN D26; resources/read and prompts/get
+// reuse its result step and refusals, item-guardrails.ts): request hooks are the last step
 // before the relay, response hooks and secret masking the first after it, so every result the
 // relay returns (pooled, byte-faithful, bridged, streamed, resumed) passes them before the caller
 // (and the audit record) sees it. A retry of a call that asked the client for input is guarded
@@ -8,6 +9,7 @@ import { catalogueEntry } from '../errors/index.js';
 import {
   maskSecretsFor,
   type GuardOutcome,
+  type GuardQuestion,
   type GuardrailHooks,
   type HookTarget,
 } from '../governance/index.js';
@@ -45,16 +47,26 @@ export async function guardedRelay(
   try {
     result = await relay(guardedRequest, guardedCall);
   } catch (error) {
-    throw error instanceof McpError && error.errorClass === 'tool_execution'
-      ? maskedError(request, error)
-      : error;
+    throw maskedError(request, error);
   }
-  const masked = maskSecretsFor(request.principal.workspace, result);
   // A call waiting for the client's input has no result yet: its retry is guarded when it ends.
-  if (masked['resultType'] === 'input_required') return masked;
+  if (result['resultType'] === 'input_required') return maskSecretsFor(request.principal.workspace, result);
+  return guardedResult(hooks, question, result, call.requested);
+}
+
+/** Masking and the response hooks over a relayed result (tools, resources and prompts alike): the
+ * hooks see the masked result, and a rewritten one is masked again. */
+export async function guardedResult(
+  hooks: GuardrailHooks,
+  question: Omit<GuardQuestion, 'phase' | 'payload'>,
+  result: McpResult,
+  named: string,
+): Promise<McpResult> {
+  const workspace = question.principal.workspace;
+  const masked = maskSecretsFor(workspace, result);
   const answered = await hooks.run({ ...question, phase: 'response', payload: masked });
-  if (answered.kind !== 'pass') throw refusal(answered, call.requested, 'response');
-  return answered.rewritten ? maskSecretsFor(request.principal.workspace, answered.value) : masked;
+  if (answered.kind !== 'pass') throw refusal(answered, named, 'response');
+  return answered.rewritten ? maskSecretsFor(workspace, answered.value) : masked;
 }
 
 function afterRequestHooks(
@@ -75,8 +87,9 @@ function afterRequestHooks(
   ];
 }
 
-/** A deny is a permission error with the hook's reason; a failure (closed) names the hook only. */
-function refusal(
+/** A deny is a permission error with the hook's reason; a failure (closed) names the hook only.
+ * `tool` names what was asked for (a tool, prompt or resource URI, as the caller wrote it). */
+export function refusal(
   outcome: Exclude<GuardOutcome, { kind: 'pass' }>,
   tool: string,
   phase: 'request' | 'response',
@@ -109,7 +122,8 @@ function refusal(
 }
 
 /** The upstream's own error, relayed: its message and data are masked like a result. */
-function maskedError(request: McpRequest, error: McpError): McpError {
+export function maskedError(request: McpRequest, error: unknown): unknown {
+  if (!(error instanceof McpError) || error.errorClass !== 'tool_execution') return error;
   const workspace = request.principal.workspace;
   const message = maskSecretsFor(workspace, error.message);
   const data = maskSecretsFor(workspace, error.data);
