@@ -1253,6 +1253,22 @@ export const REQUIREMENTS: Record<string, string> = {
   'guardrails:hook-reach-denied':
     'issue 41.5: a hook URL the tenant reach policy denies is never connected to',
   'guardrails:hook-reach-allowed': 'issue 41.5: a hook URL the policy allows for the workspace is used',
+  'guardrails:item-hook-wire':
+    'issue 41.5: resources/read and prompts/get hooks get a signed body naming the resource or prompt, with the read params or prompt arguments, then the result',
+  'guardrails:item-hook-deny':
+    'issue 41.5: a hook deny on resources/read and prompts/get is a permission error; nothing is relayed',
+  'guardrails:item-hook-rewrite-arguments':
+    'issue 41.5: the upstream receives the prompt arguments a request hook rewrote',
+  'guardrails:item-hook-rewrite-result':
+    'issue 41.5: response hooks rewrite the prompt messages and resource contents the caller sees',
+  'guardrails:item-hook-stall-closed':
+    'issue 41.5: a prompts/get hook that times out with failure: closed refuses it, naming the hook',
+  'guardrails:item-hook-invisible':
+    'issue 41.5: a resource or prompt of a source the key cannot see answers as before, and no hook is asked',
+  'guardrails:item-hook-retarget':
+    'issue 41.5: a rewritten read URI is relayed only within its source; pointing it at another source is a hook failure',
+  'guardrails:mask-items':
+    'issue 41.5: credentials in resources/read contents and prompts/get messages are masked, in both eras',
   'operator:guardrails-plan':
     'issue 41.5: a hook secretKeyRef becomes a credentials-Secret reference, never in a ConfigMap',
   'operator:guardrails-fail-closed':

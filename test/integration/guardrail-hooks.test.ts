@@ -4,83 +4,38 @@
 // both eras against the demo stdio upstream and the modern fixture (the byte-faithful relay).
 // Credentials echoed by a real upstream are masked in results, and none of them, nor the hook
 // secret or any argument, reaches the logs.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { signature } from '../../gateway/governance/index.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { fakeCredentials, secretPart } from '../support/fake-credentials.js';
 import { demoSource, httpSource, keyRecord, newKey } from '../support/gateway-document.js';
 import { fileHarness, startWorkspace } from '../support/gateway-harness.js';
+import { startHookServer, STALL, type HookServer } from '../support/hook-server.js';
 import { connectClient, rpcCall } from '../support/mcp-clients.js';
 
 const HOOK_SECRET = 'hook-secret-3f9a1c-never-in-logs';
 const key = newKey();
 const samples = fakeCredentials();
 
-interface Seen {
-  readonly path: string;
-  readonly verified: boolean;
-  readonly body: Record<string, unknown>;
-}
-const seen: Seen[] = [];
-let hookServer: Server;
+let hooks: HookServer;
 let hookUrl = '';
 let modern: RunningModernServer;
-const stalled = new Set<ServerResponse>();
 
-function verify(request: IncomingMessage, raw: string): boolean {
-  const timestamp = String(request.headers['x-agw-timestamp'] ?? '');
-  const age = Math.abs(Date.now() / 1000 - Number(timestamp));
-  return age < 300 && request.headers['x-agw-signature'] === signature(HOOK_SECRET, timestamp, raw);
-}
-
-function answerHook(path: string, body: Record<string, unknown>, response: ServerResponse): void {
-  const reply = (value: unknown) => {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(value));
-  };
-  if (path === '/stall') {
-    stalled.add(response);
-    return;
-  }
-  if (path === '/deny') return reply({ decision: 'deny', reason: 'adding is closed for the audit\nweek' });
+function answerHook(path: string, body: Record<string, unknown>): unknown {
+  if (path === '/stall') return STALL;
+  if (path === '/deny') return { decision: 'deny', reason: 'adding is closed for the audit\nweek' };
   if (path === '/rewrite-args') {
     const args = body['arguments'] as Record<string, unknown>;
-    return reply({
+    return {
       decision: 'rewrite',
       arguments:
         'region' in args ? { ...args, region: 'eu-west' } : { text: `${String(args['text'])} (checked)` },
-    });
+    };
   }
   if (path === '/rewrite-result')
-    return reply({
-      decision: 'rewrite',
-      result: { content: [{ type: 'text', text: 'rewritten by the hook' }] },
-    });
-  if (path === '/malformed') return reply({ decision: 'rewrite', arguments: 'not an object' });
-  reply({ decision: 'allow' });
-}
-
-async function startHookServer(): Promise<void> {
-  hookServer = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const body = JSON.parse(raw) as Record<string, unknown>;
-      const path = request.url ?? '/';
-      seen.push({ path, verified: verify(request, raw), body });
-      if (!verify(request, raw)) {
-        response.writeHead(401).end();
-        return;
-      }
-      answerHook(path, body, response);
-    });
-  });
-  await new Promise<void>((resolve) => hookServer.listen(0, '127.0.0.1', resolve));
-  const address = hookServer.address();
-  hookUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+    return { decision: 'rewrite', result: { content: [{ type: 'text', text: 'rewritten by the hook' }] } };
+  if (path === '/malformed') return { decision: 'rewrite', arguments: 'not an object' };
+  return { decision: 'allow' };
 }
 
 const hook = (name: string, path: string, tools: string[], extra: Record<string, unknown> = {}) => ({
@@ -93,7 +48,8 @@ const hook = (name: string, path: string, tools: string[], extra: Record<string,
 
 const h = fileHarness(
   async () => {
-    await startHookServer();
+    hooks = await startHookServer(HOOK_SECRET, answerHook);
+    hookUrl = hooks.url;
     modern = await startModernServer();
     return startWorkspace(
       {
@@ -118,9 +74,8 @@ const h = fileHarness(
     );
   },
   async () => {
-    for (const response of stalled) response.destroy();
     await modern.close();
-    await new Promise<void>((resolve) => hookServer.close(() => resolve()));
+    await hooks.close();
   },
 );
 
@@ -142,9 +97,9 @@ function textOf(result: unknown): string {
 describe.each(['auto', 'legacy'] as const)('guardrail hooks through the SDK client (%s)', (era) => {
   it('guardrails:hook-signed-wire — every hook request is HMAC-signed and carries the documented body, no secrets', async () => {
     const mcp = await client(era);
-    const before = seen.length;
+    const before = hooks.seen.length;
     await mcp.callTool({ name: 'modern__regional_lookup', arguments: { region: 'us-east' } });
-    const mine = seen.slice(before);
+    const mine = hooks.seen.slice(before);
     expect(mine.length).toBeGreaterThanOrEqual(3);
     expect(mine.every((request) => request.verified)).toBe(true);
     const audit = mine.find((request) => request.path === '/allow' && request.body['phase'] === 'request');
