@@ -1267,6 +1267,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 41.5: a resource or prompt of a source the key cannot see answers as before, and no hook is asked',
   'guardrails:item-hook-retarget':
     'issue 41.5: a rewritten read URI is relayed only within its source; pointing it at another source is a hook failure',
+  'guardrails:item-rewrite-shapes':
+    'issue 41.5: a rewrite of read params (one string uri) or prompt arguments (strings) of another shape is a hook failure',
   'guardrails:mask-items':
     'issue 41.5: credentials in resources/read contents and prompts/get messages are masked, in both eras',
   'operator:guardrails-plan':
