@@ -4,14 +4,13 @@
 // both eras against the demo stdio upstream and the modern fixture (the byte-faithful relay).
 // Credentials echoed by a real upstream are masked in results, and none of them, nor the hook
 // secret or any argument, reaches the logs.
-import type { Client } from '@modelcontextprotocol/client';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { fakeCredentials, secretPart } from '../support/fake-credentials.js';
 import { demoSource, httpSource, keyRecord, newKey } from '../support/gateway-document.js';
 import { fileHarness, startWorkspace } from '../support/gateway-harness.js';
 import { startHookServer, STALL, type HookServer } from '../support/hook-server.js';
-import { connectClient, rpcCall } from '../support/mcp-clients.js';
+import { fileClients, rpcCall } from '../support/mcp-clients.js';
 
 const HOOK_SECRET = 'hook-secret-3f9a1c-never-in-logs';
 const key = newKey();
@@ -79,15 +78,7 @@ const h = fileHarness(
   },
 );
 
-const clients: Client[] = [];
-async function client(era: 'auto' | 'legacy'): Promise<Client> {
-  const connected = await connectClient(h.url, key.key, era);
-  clients.push(connected);
-  return connected;
-}
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-});
+const client = fileClients(h, key.key);
 
 function textOf(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];

@@ -4,14 +4,13 @@
 // both eras, and two real upstreams with resources, a template and a prompt (the modern fixture).
 // A key that cannot see a source gets today's answers and no hook is asked; a hook cannot point a
 // read at another source; credentials an upstream echoes into a note or a prompt are masked.
-import type { Client } from '@modelcontextprotocol/client';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
 import { fakeCredentials, secretPart } from '../support/fake-credentials.js';
 import { httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
 import { fileHarness, startWorkspace } from '../support/gateway-harness.js';
 import { startHookServer, STALL, type HookServer } from '../support/hook-server.js';
-import { connectClient, rpcCall } from '../support/mcp-clients.js';
+import { fileClients, rpcCall } from '../support/mcp-clients.js';
 
 const HOOK_SECRET = 'item-hook-secret-7d2e-never-in-logs';
 const [reader, narrow] = newKeys(2);
@@ -99,15 +98,7 @@ const h = fileHarness(
   },
 );
 
-const clients: Client[] = [];
-async function client(era: 'auto' | 'legacy'): Promise<Client> {
-  const connected = await connectClient(h.url, reader.key, era);
-  clients.push(connected);
-  return connected;
-}
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-});
+const client = fileClients(h, reader.key);
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(

@@ -5,6 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll } from 'vitest';
 import { mcpPost } from './gateway-harness.js';
 
 export async function connectClient(
@@ -20,6 +21,23 @@ export async function connectClient(
     }),
   );
   return client;
+}
+
+/** A file's clients of one key: `connect(era)` connects one to the gateway (read when called, so a
+ * `fileHarness` handle will do); all are closed after the file's tests. */
+export function fileClients(
+  gateway: { readonly url: string },
+  key: string,
+): (era: 'auto' | 'legacy') => Promise<Client> {
+  const clients: Client[] = [];
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+  });
+  return async (era) => {
+    const connected = await connectClient(gateway.url, key, era);
+    clients.push(connected);
+    return connected;
+  };
 }
 
 /**
