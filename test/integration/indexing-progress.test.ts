@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../gateway/cli/cli-main.js';
+import { capturingIo } from '../support/capturing-io.js';
 import { startEmbeddings, type RunningEmbeddings } from '../infra/embeddings-server.js';
 import { keyRecord, newKey } from '../support/gateway-document.js';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
@@ -146,14 +147,7 @@ describe('indexing progress', () => {
 
   it('knowledge:refresh-202 — the CLI asks a refresh and follows it to its end (agent-gateway sources --refresh --wait)', async () => {
     await writeFile(join(dir, 'd999999.txt'), body(999_999));
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = {
-      out: (line: string) => out.push(line),
-      err: (line: string) => err.push(line),
-      now: () => new Date(),
-      env: { AGW_API_KEY: writer.key },
-    };
+    const { io, out, err } = capturingIo({ AGW_API_KEY: writer.key });
     expect(await runCli(['sources', '--url', h.url, '--refresh', 'notes', '--wait'], io)).toBe(0);
     expect(err).toEqual([]);
     expect(out[0]).toMatch(/^notes: refresh (started|queued)$/);

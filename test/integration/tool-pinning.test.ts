@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../gateway/cli/cli-main.js';
+import { capturingIo } from '../support/capturing-io.js';
 import type { Client } from '@modelcontextprotocol/client';
 import {
   changingTools,
@@ -199,14 +200,7 @@ describe('pinned tool definitions', () => {
   });
 
   it('pin:cli-approve — `agent-gateway tools approve` shows the change and writes the digest the gateway offered', async () => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = {
-      out: (line: string) => out.push(line),
-      err: (line: string) => err.push(line),
-      now: () => new Date(),
-      env: { AGW_API_KEY: writer.key },
-    };
+    const { io, out, err } = capturingIo({ AGW_API_KEY: writer.key });
     const args = ['tools', 'approve', '--config', h.configPath, '--url', h.url, '--source', 'changing'];
     // Neither --tool nor --all, a tool not awaiting approval, no key: refused, the file untouched.
     expect(await runCli(args, io)).toBe(2);
