@@ -122,6 +122,9 @@ export class ToolCatalog {
   /** What pinning decided last per source, and the approved definitions seen (issue 41). */
   readonly pins = new PinLedger();
   private readonly approvedSeen = new ApprovedDefinitions();
+  /** The last raw list judged per source (kept across reloads, which drop the cached lists), to
+   * judge it again when the source's pinning changes. One reference per configured source. */
+  private readonly lastJudged = new Map<string, readonly Tool[]>();
 
   constructor(private readonly deps: ToolCatalogDeps) {
     this.skipLog = new SkippedToolsLog(deps.logger);
@@ -152,6 +155,7 @@ export class ToolCatalog {
       derivedTools.set(tools, known);
     }
     this.pins.record(workspace, source.name, known.verdict);
+    this.lastJudged.set(PinLedger.retainKey(workspace, source.name), tools);
     return known.tools;
   }
 
@@ -195,7 +199,8 @@ export class ToolCatalog {
     return this.failures.failingSources();
   }
 
-  /** Stops the probes of sources the new config no longer has in the same form. */
+  /** Stops the probes of sources the new config no longer has in the same form, forgets pinning
+   * state of sources it no longer has, and judges the others' last lists under their new pinning. */
   retain(config: GatewayConfig): void {
     this.failures.retain(config);
     const keep = new Set(
@@ -203,6 +208,17 @@ export class ToolCatalog {
     );
     this.pins.retain(keep);
     this.approvedSeen.retain(keep);
+    // A source's pinning may have changed (an approval, another mode): judge its last list again
+    // now, so the verdict (and the operator's status) follows the config without waiting for a
+    // request to list the source.
+    for (const key of this.lastJudged.keys()) if (!keep.has(key)) this.lastJudged.delete(key);
+    for (const workspace of config.workspaces)
+      for (const source of workspace.mcpSources) {
+        const tools = this.lastJudged.get(PinLedger.retainKey(workspace.name, source.name));
+        if (tools !== undefined && source.pinning.mode !== 'off') this.derive(workspace.name, source, tools);
+        else if (tools !== undefined)
+          this.pins.record(workspace.name, source.name, { mode: 'off', unapproved: [] });
+      }
   }
 
   /** Stops every probe (shutdown). */

@@ -241,8 +241,7 @@ describe('pinning on the real API server with two gateways', () => {
 
   it('kube-pins:warn — under warn a silent change is served, and the status, an Event and the gauge report it', async () => {
     await patchPinning({ mode: 'warn', approved });
-    // A gateway judges a source when it reads its tools: the listings make the new mode's verdict.
-    await everyGatewayLists(['changing__echo', 'changing__stable']);
+    // No request lists the source: the gateways judge its last list again when the config changes.
     await untilStatus('status.pinning in warn', (p) => p.mode === 'warn' && p.unapprovedCount === 0);
     tools.redescribe('Silently different.', false);
     // The gateways see it at their next listing: an admin's refresh makes that now.
