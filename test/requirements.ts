@@ -1327,4 +1327,12 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 41.1: the definition digest ignores key order and unpinned fields and changes with any pinned field',
   'pins:what-changed':
     'issue 41.1: a changed tool names the fields that differ from the approved definition seen, else none',
+  'pins:report-writes-status':
+    'issue 41.1: a gateway report becomes the McpSource status.pinning and a Warning Event naming the change and the digest',
+  'pins:report-unchanged':
+    'issue 41.1: a report the status already shows writes no status and records no Event',
+  'pins:report-refusals':
+    "issue 41.1: the operator refuses reports without the gateways' user (401), for unknown sources (404) and malformed ones (400), and reviews a token once a minute",
+  'pins:review-unavailable':
+    'issue 41.1: an API server that cannot review a token makes the report 503, and the failure is not remembered',
 };

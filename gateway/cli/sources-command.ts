@@ -4,6 +4,7 @@
 // `--wait` follows the source until it stops syncing: exit 0 when ready, 1 otherwise.
 import { parseArgs } from 'node:util';
 import type { CliIo } from './cli-io.js';
+import { callAgent as call } from './agent-call.js';
 import { COMMAND_USAGE } from './usage.js';
 
 type Row = Record<string, string | number | null>;
@@ -35,20 +36,6 @@ export function progressLine(row: Row): string {
     row['last_error'] ? `error: ${String(row['last_error'])}` : undefined,
   ];
   return parts.filter((part) => part !== undefined && part !== '').join(' · ');
-}
-
-async function call(io: CliIo, url: string, key: string, path: string, method = 'GET') {
-  const response = await fetch(new URL(`${path}${path.includes('?') ? '&' : '?'}response_format=json`, url), {
-    method,
-    headers: { authorization: `Bearer ${key}` },
-  });
-  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (response.status >= 400) {
-    const error = body['error'] as { message?: string } | undefined;
-    io.err(`${method} ${path}: HTTP ${response.status}${error?.message ? ` (${error.message})` : ''}`);
-    return undefined;
-  }
-  return body;
 }
 
 async function listSources(io: CliIo, url: string, key: string): Promise<Row[] | undefined> {

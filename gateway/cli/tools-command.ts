@@ -4,6 +4,7 @@
 // source's `pinning.approved`, which the gateway reloads. The key comes from AGW_API_KEY, never argv.
 import { parseArgs } from 'node:util';
 import type { CliIo } from './cli-io.js';
+import { callAgent } from './agent-call.js';
 import { approveTools, loadEditable, saveEditable } from './config-file-editor.js';
 import { COMMAND_USAGE } from './usage.js';
 
@@ -21,14 +22,8 @@ async function unapprovedOf(
   key: string,
   source: string,
 ): Promise<{ workspace: string; unapproved: Unapproved[] } | undefined> {
-  const path = `/agent/sources/${encodeURIComponent(source)}?response_format=json`;
-  const response = await fetch(new URL(path, url), { headers: { authorization: `Bearer ${key}` } });
-  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (response.status !== 200) {
-    const message = (body['error'] as { message?: string } | undefined)?.message;
-    io.err(`GET /agent/sources/${source}: HTTP ${response.status}${message ? ` (${message})` : ''}`);
-    return undefined;
-  }
+  const body = await callAgent(io, url, key, `/agent/sources/${encodeURIComponent(source)}`);
+  if (body === undefined) return undefined;
   if (typeof body['workspace'] !== 'string' || !Array.isArray(body['unapproved'])) {
     io.err(`${source} is not an MCP source of this gateway`);
     return undefined;

@@ -26,5 +26,5 @@ export type { PinListener } from './pin-ledger.js';
 export { definitionDigest, canonicalJson, PINNED_FIELDS } from './tool-pins.js';
 export type { PinVerdict, UnapprovedTool, PinChange, PinnedField } from './tool-pins.js';
 export { presentTool } from './tool-overrides.js';
-export { PinReportSchema, pinReport } from './pin-report.js';
+export { describeUnapproved, PinReportSchema, pinReport } from './pin-report.js';
 export type { PinReport } from './pin-report.js';

@@ -24,6 +24,18 @@ export const PinReportSchema = z.strictObject({
 });
 export type PinReport = z.infer<typeof PinReportSchema>;
 
+/** One unapproved tool as admins read it everywhere (/agent/sources, Events):
+ * `echo (changed: description; approve sha256:…)` or `extra (new; approve sha256:…)`. */
+export function describeUnapproved(tool: {
+  readonly tool: string;
+  readonly change: 'new' | 'changed';
+  readonly fields?: readonly string[] | undefined;
+  readonly digest: string;
+}): string {
+  const fields = tool.change === 'changed' && tool.fields !== undefined ? `: ${tool.fields.join(', ')}` : '';
+  return `${tool.tool} (${tool.change}${fields}; approve ${tool.digest})`;
+}
+
 /** The report of a verdict (at most 200 tools: what a status can show). */
 export function pinReport(verdict: PinVerdict): PinReport {
   return {

@@ -1,7 +1,12 @@
 // The flat record of a connected source (GET /agent/sources): MCP sources and data sources share one
 // set of columns (null where a column does not apply) so the list stays one TOON table.
 import type { DataSourceConfig, McpSourceConfig } from '../config/index.js';
-import type { PinVerdict, SkippedTool, SourceState, UnapprovedTool } from '../discovery/index.js';
+import {
+  describeUnapproved,
+  type PinVerdict,
+  type SkippedTool,
+  type SourceState,
+} from '../discovery/index.js';
 import type { SyncState } from '../knowledge/index.js';
 import type { BreakerState } from '../upstream/index.js';
 
@@ -226,10 +231,4 @@ export function dataSourceRecord(source: DataSourceConfig, state: SyncState): So
         }),
     ...progressColumns(state),
   };
-}
-
-/** `name (changed: description; approve sha256:…)`: what changed and the digest an admin approves. */
-function describeUnapproved(tool: UnapprovedTool): string {
-  const fields = tool.change === 'changed' && tool.fields !== undefined ? `: ${tool.fields.join(', ')}` : '';
-  return `${tool.tool} (${tool.change}${fields}; approve ${tool.digest})`;
 }

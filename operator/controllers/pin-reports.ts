@@ -5,7 +5,7 @@
 // gateways' ServiceAccount may report: its projected token is reviewed by the API server. Any
 // operator replica answers (reads its informer caches, one status write).
 import { createHash } from 'node:crypto';
-import { PinReportSchema, type PinReport } from '../../gateway/discovery/index.js';
+import { describeUnapproved, PinReportSchema, type PinReport } from '../../gateway/discovery/index.js';
 import type { Logger } from '../../gateway/telemetry/logger.js';
 import type { EventRecorder } from '../kube/event-recorder.js';
 import type { KubeWriter } from '../kube/kube-writer.js';
@@ -55,13 +55,7 @@ function toolSet(unapproved: readonly { tool: string; digest: string }[] | undef
 
 /** One line per tool for the Event: `echo (changed: description; approve sha256:…)`. */
 function eventMessage(report: PinReport): string {
-  const lines = report.unapproved.map((tool) => {
-    const what =
-      tool.change === 'changed' && tool.fields !== undefined
-        ? `changed: ${tool.fields.join(', ')}`
-        : tool.change;
-    return `${tool.tool} (${what}; approve ${tool.digest})`;
-  });
+  const lines = report.unapproved.map(describeUnapproved);
   const held = report.mode === 'pin' ? 'held until approved' : 'served unapproved (warn)';
   return `${report.unapproved.length} tool definition(s) ${held}: ${lines.join('; ')}`.slice(0, 1000);
 }
