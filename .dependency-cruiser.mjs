@@ -45,6 +45,11 @@ export const layers = [
     rooms: ['gateway/discovery', 'gateway/knowledge', 'operator/api'],
   },
   { name: 'upstream', holds: 'connections to upstream MCP servers', rooms: ['gateway/upstream'] },
+  {
+    name: 'upstream grants',
+    holds: "the gateway's OAuth client: token requests and users' upstream connections",
+    rooms: ['gateway/connections'],
+  },
   { name: 'identity', holds: 'keys, tokens, permissions', rooms: ['gateway/auth'] },
   { name: 'reach', holds: 'which addresses a tenant may reach', rooms: ['gateway/reach'] },
   { name: 'shared state', holds: 'Redis connection, locks and ciphers', rooms: ['gateway/shared-state'] },

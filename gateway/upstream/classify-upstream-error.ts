@@ -10,7 +10,7 @@ import {
   UpstreamHttpError,
   UpstreamResponseTooLargeError,
 } from './upstream-answer-errors.js';
-import { findTokenError } from './token-endpoint.js';
+import { findTokenError } from '../connections/index.js';
 import { UpstreamIdentityRequiredError } from './upstream-caller.js';
 import { WorkloadWakeError } from './workload-waker.js';
 

@@ -31,7 +31,7 @@ export { bridgeableCapabilities, LEGACY_CALLER_CAPABILITIES } from './bridged-co
 export type { BridgedConnection, CallNotices, ServerRequestHandler } from './bridged-connection.js';
 export { UpstreamTokens, authorizedFetch, staticTokenSource } from './token-source.js';
 export type { TokenSource, TokenTarget, UpstreamTokensOptions } from './token-source.js';
-export { UpstreamTokenError } from './token-endpoint.js';
+export { UpstreamTokenError } from '../connections/index.js';
 export {
   runAsCaller,
   upstreamCallerOf,

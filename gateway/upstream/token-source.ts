@@ -15,8 +15,14 @@ import {
   type UpstreamCredential,
 } from '../config/index.js';
 import { AuthorizationServerPool, type NetworkGuard } from '../reach/index.js';
-import { capAt, TokenCache, type IssuedToken } from './token-cache.js';
-import { discoverTokenEndpoint, requestToken, type EndpointDeps } from './token-endpoint.js';
+import {
+  capAt,
+  discoverTokenEndpoint,
+  requestToken,
+  TokenCache,
+  type EndpointDeps,
+  type IssuedToken,
+} from '../connections/index.js';
 import {
   currentCaller,
   requireIdentity,

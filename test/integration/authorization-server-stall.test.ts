@@ -15,7 +15,7 @@ import {
   ReachPolicy,
 } from '../../gateway/reach/index.js';
 import { fetchJsonObject, OAuthFetchError } from '../../gateway/auth/oauth-fetch.js';
-import { requestToken, UpstreamTokenError } from '../../gateway/upstream/token-endpoint.js';
+import { requestToken, UpstreamTokenError } from '../../gateway/connections/index.js';
 import { until } from '../support/until.js';
 
 /** Server-side sockets, to see when the gateway's side closes them. */

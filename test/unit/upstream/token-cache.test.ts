@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { processSecretReader, type UpstreamCredential } from '../../../gateway/config/index.js';
-import { capAt, issuedToken, TokenCache } from '../../../gateway/upstream/token-cache.js';
+import { capAt, issuedToken, TokenCache } from '../../../gateway/connections/index.js';
 import { UpstreamTokens } from '../../../gateway/upstream/token-source.js';
 import {
   runAsCaller,
   upstreamCallerOf,
   type CallerIdentity,
 } from '../../../gateway/upstream/upstream-caller.js';
-import { basicAuthorization, formEncode } from '../../../gateway/upstream/token-endpoint.js';
+import { basicAuthorization, formEncode } from '../../../gateway/connections/index.js';
 
 function clock(start = 1_000_000) {
   let now = start;
