@@ -108,6 +108,6 @@ export {
   OAuthClientCredentialsSchema,
   TokenExchangeSchema,
 } from './upstream-credential-schema.js';
-export type { UpstreamCredential, OAuthCredential } from './upstream-credential-schema.js';
+export type { UpstreamCredential, OAuthCredential, UserCredential } from './upstream-credential-schema.js';
 export { JWT_ALGORITHMS, OAuthSchema, oauthUrlProblem } from './oauth-schema.js';
 export type { OAuthConfig, IssuerConfig } from './oauth-schema.js';

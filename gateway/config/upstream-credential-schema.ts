@@ -68,11 +68,50 @@ export const TokenExchangeSchema = z
   })
   .refine(oneEndpoint, ONE_ENDPOINT);
 
+/** Per-user connections (issue 42): each user grants the gateway access at the upstream's own
+ * authorization server once (authorization code with PKCE and `resource`), and the gateway calls the
+ * upstream with that user's token. The server is the declared `issuer`, else the first one the
+ * upstream names in its RFC 9728 metadata. The gateway's client there is pre-registered (clientId,
+ * and clientSecret unless it is a public client) or registered dynamically (RFC 7591). */
+export const UserCredentialSchema = z
+  .strictObject({
+    type: z.literal('user'),
+    issuer: httpUrl
+      .optional()
+      .describe(
+        "The upstream's authorization server; default: the first of `authorization_servers` in the upstream's protected-resource metadata (RFC 9728).",
+      ),
+    clientId: SecretRefSchema.optional().describe(
+      "The gateway's pre-registered client id there (a secret reference); absent: dynamic client registration.",
+    ),
+    clientSecret: SecretRefSchema.optional().describe(
+      'Its client secret (a secret reference); absent with a clientId: a public client (PKCE only).',
+    ),
+    authMethod: z
+      .enum(['client_secret_basic', 'client_secret_post'])
+      .default('client_secret_basic')
+      .describe('How a confidential client authenticates at the token endpoint.'),
+    scopes: z
+      .array(scopeToken)
+      .max(32)
+      .default([])
+      .describe('Scopes to ask each user for; none: the server decides.'),
+    resource: httpUrl
+      .optional()
+      .describe("The RFC 8707 resource the grant is for; default: the source's URL."),
+  })
+  .refine((credential) => credential.clientSecret === undefined || credential.clientId !== undefined, {
+    error: 'a clientSecret needs its clientId',
+    path: ['clientSecret'],
+  });
+export type UserCredential = z.infer<typeof UserCredentialSchema>;
+
 /** An MCP source's credential. */
 export const UpstreamCredentialSchema = z.discriminatedUnion('type', [
   ...StaticCredentialSchemas,
   OAuthClientCredentialsSchema,
   TokenExchangeSchema,
+  UserCredentialSchema,
 ]);
 export type UpstreamCredential = z.infer<typeof UpstreamCredentialSchema>;
 
@@ -88,6 +127,12 @@ export type OAuthCredential =
 export function credentialSecrets(credential: UpstreamCredential | undefined): [string, SecretRef][] {
   if (credential === undefined) return [];
   if (credential.type === 'bearer' || credential.type === 'header') return [['secret', credential.secret]];
+  if (credential.type === 'user') {
+    const named: [string, SecretRef][] = [];
+    if (credential.clientId !== undefined) named.push(['clientId', credential.clientId]);
+    if (credential.clientSecret !== undefined) named.push(['clientSecret', credential.clientSecret]);
+    return named;
+  }
   return [
     ['clientId', credential.clientId],
     ['clientSecret', credential.clientSecret],

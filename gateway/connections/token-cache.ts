@@ -10,6 +10,10 @@ export interface IssuedToken {
   readonly expiresAtMs: number;
   /** When to fetch the next one: a tenth of its lifetime before expiry, at most 30 s before. */
   readonly refreshAtMs: number;
+  /** A refresh token, when the grant gave one (authorization code and refresh grants, issue 42). */
+  readonly refreshToken?: string;
+  /** The granted scopes, when the server said. */
+  readonly scope?: string;
 }
 
 /** Without `expires_in` a token is kept this long (a 401 refreshes it sooner). */

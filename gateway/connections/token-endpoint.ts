@@ -21,11 +21,12 @@ export class UpstreamTokenError extends Error {
   }
 }
 
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post';
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
 export interface ClientAuth {
   readonly method: ClientAuthMethod;
   readonly clientId: string;
+  /** Unused by `none` (a public client, RFC 6749 §2.1, which PKCE protects). */
   readonly clientSecret: string;
 }
 
@@ -130,7 +131,7 @@ export async function requestToken(
     headers['authorization'] = basicAuthorization(client.clientId, client.clientSecret);
   else {
     body.set('client_id', client.clientId);
-    body.set('client_secret', client.clientSecret);
+    if (client.method === 'client_secret_post') body.set('client_secret', client.clientSecret);
   }
   const requestedAt = deps.now();
   const answer = await exchange(endpoint, { method: 'POST', headers, body: body.toString() }, deps);
@@ -156,7 +157,21 @@ function tokenOf(body: unknown, requestedAt: number): IssuedToken {
   const seconds =
     typeof expiresIn === 'number' ? expiresIn : typeof expiresIn === 'string' ? Number(expiresIn) : NaN;
   const lifetimeMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_LIFETIME_MS;
-  return issuedToken(value, lifetimeMs, requestedAt);
+  const token = issuedToken(value, lifetimeMs, requestedAt);
+  const refresh = body['refresh_token'];
+  const scope = body['scope'];
+  return {
+    ...token,
+    // A refresh token (authorization code and refresh grants, issue 42): the same bounds as the
+    // access token; one that is not usable is left out rather than kept.
+    ...(typeof refresh === 'string' &&
+    refresh !== '' &&
+    refresh.length <= MAX_TOKEN_CHARS &&
+    !/[\s"\\]/.test(refresh)
+      ? { refreshToken: refresh }
+      : {}),
+    ...(typeof scope === 'string' && scope.length <= 4096 ? { scope } : {}),
+  };
 }
 
 /** RFC 8414 §3.1 (path inserted after the well-known prefix), then OpenID Connect Discovery 1.0. */
@@ -169,25 +184,61 @@ export function metadataUrls(issuer: string): string[] {
   ];
 }
 
-/** The issuer's token endpoint from its metadata, which must name the same issuer (RFC 8414 §3.3).
- * A document that is not there (any status but 200) sends us to the next well-known URL; one that
- * is there but wrong, or a server that cannot be reached, ends the search. */
-export async function discoverTokenEndpoint(issuer: string, deps: EndpointDeps): Promise<string> {
+/** The issuer's metadata document, which must name the same issuer (RFC 8414 §3.3: the mix-up
+ * defence). A document that is not there (any status but 200) sends us to the next well-known URL;
+ * one that is there but wrong, or a server that cannot be reached, ends the search. */
+export async function readServerMetadata(
+  issuer: string,
+  deps: EndpointDeps,
+): Promise<Readonly<Record<string, unknown>>> {
   let status = 0;
   for (const url of metadataUrls(issuer)) {
-    const answer = await exchange(url, { method: 'GET', headers: { accept: 'application/json' } }, deps);
+    const answer = await getJson(url, deps);
     status = answer.status;
     if (answer.status !== 200) continue;
     if (!isRecord(answer.body) || answer.body['issuer'] !== issuer)
       throw new UpstreamTokenError('malformed', 'the metadata does not name the configured issuer');
-    const endpoint = answer.body['token_endpoint'];
-    if (typeof endpoint !== 'string' || !/^https?:\/\//.test(endpoint))
-      throw new UpstreamTokenError('malformed', 'the metadata has no usable token_endpoint');
-    return endpoint;
+    return answer.body;
   }
   throw new UpstreamTokenError(
     status >= 500 ? 'unreachable' : 'malformed',
     `no authorization server metadata (HTTP ${status})`,
+  );
+}
+
+/** An http(s) URL field of a metadata document, or undefined. */
+export function endpointField(metadata: Readonly<Record<string, unknown>>, name: string): string | undefined {
+  const value = metadata[name];
+  return typeof value === 'string' && /^https?:\/\//.test(value) ? value : undefined;
+}
+
+/** The issuer's token endpoint from its metadata. */
+export async function discoverTokenEndpoint(issuer: string, deps: EndpointDeps): Promise<string> {
+  const endpoint = endpointField(await readServerMetadata(issuer, deps), 'token_endpoint');
+  if (endpoint === undefined)
+    throw new UpstreamTokenError('malformed', 'the metadata has no usable token_endpoint');
+  return endpoint;
+}
+
+/** A JSON GET (metadata documents), capped, with the time-out and no redirects. */
+export function getJson(url: string, deps: EndpointDeps): Promise<{ status: number; body: unknown }> {
+  return exchange(url, { method: 'GET', headers: { accept: 'application/json' } }, deps);
+}
+
+/** A JSON POST (dynamic client registration, RFC 7591), capped, with the time-out and no redirects. */
+export function postJson(
+  url: string,
+  body: unknown,
+  deps: EndpointDeps,
+): Promise<{ status: number; body: unknown }> {
+  return exchange(
+    url,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    },
+    deps,
   );
 }
 

@@ -14,8 +14,8 @@ const TAG_BYTES = 16;
 export const MIN_SECRET_CHARS = 32;
 
 export class EncryptionKeyError extends Error {
-  constructor(problem: string) {
-    super(`sharedState.encryption.keys: ${problem}`);
+  constructor(problem: string, field = 'sharedState.encryption.keys') {
+    super(`${field}: ${problem}`);
     this.name = 'EncryptionKeyError';
   }
 }
@@ -41,14 +41,18 @@ export class ValueCipher {
   private readonly byId = new Map<string, CipherKey>();
 
   /** `secrets`: the resolved Secret values, the encrypting one first. Never echoed in errors. */
-  constructor(secrets: readonly string[]) {
-    if (secrets.length === 0) throw new EncryptionKeyError('at least one key is required');
+  constructor(
+    secrets: readonly string[],
+    /** The config field the keys come from, named in errors. */
+    field?: string,
+  ) {
+    if (secrets.length === 0) throw new EncryptionKeyError('at least one key is required', field);
     this.keys = secrets.map((text, index) => {
       if (text.length < MIN_SECRET_CHARS)
-        throw new EncryptionKeyError(`key ${index} is shorter than ${MIN_SECRET_CHARS} characters`);
+        throw new EncryptionKeyError(`key ${index} is shorter than ${MIN_SECRET_CHARS} characters`, field);
       const secret = Buffer.from(text, 'utf8');
       const id = derive(secret, 'key id', 6).toString('base64url');
-      if (this.byId.has(id)) throw new EncryptionKeyError(`key ${index} repeats an earlier key`);
+      if (this.byId.has(id)) throw new EncryptionKeyError(`key ${index} repeats an earlier key`, field);
       const key = { id, key: derive(secret, 'aes-256-gcm values', 32), secret };
       this.byId.set(id, key);
       return key;

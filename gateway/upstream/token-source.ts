@@ -13,6 +13,7 @@ import {
   type OAuthCredential,
   type SecretReader,
   type UpstreamCredential,
+  type UserCredential,
 } from '../config/index.js';
 import { AuthorizationServerPool, type NetworkGuard } from '../reach/index.js';
 import {
@@ -22,9 +23,13 @@ import {
   TokenCache,
   type EndpointDeps,
   type IssuedToken,
+  ConsentRequiredError,
+  type UserConnections,
+  type UserSourceTarget,
 } from '../connections/index.js';
 import {
   currentCaller,
+  currentPrincipal,
   requireIdentity,
   subjectKey,
   UpstreamIdentityRequiredError,
@@ -50,6 +55,8 @@ export interface TokenTarget {
   /** Token exchange on a per-subject connection: the subject it was made for. Another caller's
    * token is never exchanged for it. */
   readonly subject?: string | undefined;
+  /** A `user` source's per-principal connection: whose connection (issue 42). */
+  readonly principal?: string | undefined;
 }
 
 export interface UpstreamTokensOptions {
@@ -63,6 +70,8 @@ export interface UpstreamTokensOptions {
   /** Connections to authorization servers of workspaces without a reach policy (one per process;
    * its own when not given). Guarded workspaces use their guard's pool with the same bounds. */
   readonly authorizationServers?: Pick<AuthorizationServerPool, 'fetchFor'>;
+  /** Users' connections, for `user` sources (issue 42); without them such a source cannot be called. */
+  readonly connections?: UserConnections | undefined;
 }
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -123,6 +132,7 @@ export class UpstreamTokens {
   forCredential(credential: UpstreamCredential | undefined, target: TokenTarget): TokenSource {
     if (credential === undefined || credential.type === 'bearer' || credential.type === 'header')
       return staticTokenSource(credential, this.options.secrets);
+    if (credential.type === 'user') return this.userSource(credential, target);
     const reference = `${target.workspace}\0${target.source}\0${target.url}\0${JSON.stringify(credential)}`;
     // The key names the credential's current values by a digest: a rotated secret (a reloaded file,
     // a changed Kubernetes Secret) takes effect at the next hop, not when the cached token expires.
@@ -154,6 +164,44 @@ export class UpstreamTokens {
       return capAt(token, expiresAtMs);
     };
     return this.cached(this.exchanged, key, issue);
+  }
+
+  /** A `user` source: the principal's own grant from the connection store, refreshed there; no
+   * connection (or no caller, as for a background refresh) is ConsentRequiredError. */
+  private userSource(credential: UserCredential, target: TokenTarget): TokenSource {
+    const connections = this.options.connections;
+    const key = () => {
+      const principal = target.principal ?? currentPrincipal(target.workspace);
+      if (principal === undefined)
+        throw new ConsentRequiredError(target.workspace, target.source, 'no-caller');
+      return { workspace: target.workspace, principal, source: target.source };
+    };
+    const deps = this.endpointDeps(target.guard, target.timeoutMs);
+    const userTarget: UserSourceTarget = {
+      workspace: target.workspace,
+      source: target.source,
+      url: target.url,
+      credential,
+      deps,
+      path: deps.scope,
+    };
+    return {
+      headers: async () => {
+        if (connections === undefined)
+          throw new Error('a user credential needs the gateway’s userConnections store');
+        return { authorization: `Bearer ${await connections.accessToken(key(), userTarget)}` };
+      },
+      refused: (headers) => {
+        const token = bearerOf(headers);
+        if (token === undefined || connections === undefined) return false;
+        try {
+          connections.refused(key(), token);
+        } catch {
+          return false;
+        }
+        return true;
+      },
+    };
   }
 
   /** The subject whose exchanged token a hop uses: the connection's own, else the current caller's. */

@@ -25,6 +25,9 @@ export interface CallerIdentity {
 
 export interface UpstreamCaller {
   readonly identity: CallerIdentity | undefined;
+  /** Whose connection a `user` source's hop uses (issue 42): the principal's key id (an API key's
+   * id, or `oidc:<digest>`), in its workspace. */
+  readonly principal?: { readonly workspace: string; readonly id: string } | undefined;
   /** Why there is no identity, for the log (never a value). */
   readonly kind: 'api-key' | 'oidc';
 }
@@ -36,6 +39,7 @@ const CALLER_TOKEN = Symbol.for('agent-gateway.caller-token');
 /** What the principal offers (structural, so upstream/ does not depend on auth/). */
 export interface PrincipalIdentity {
   readonly keyId: string;
+  readonly workspace: { readonly name: string };
   readonly oidc?:
     | {
         readonly issuer: string;
@@ -61,11 +65,12 @@ const callers = new AsyncLocalStorage<UpstreamCaller>();
 
 export function upstreamCallerOf(principal: PrincipalIdentity): UpstreamCaller {
   const { oidc } = principal;
-  if (oidc === undefined) return { identity: undefined, kind: 'api-key' };
+  const who = { principal: { workspace: principal.workspace.name, id: principal.keyId } };
+  if (oidc === undefined) return { identity: undefined, kind: 'api-key', ...who };
   const sealed = sealedTokenOf(principal);
   const present = sealed?.reveal();
   if (sealed === undefined || present === undefined || present === '')
-    return { identity: undefined, kind: 'oidc' };
+    return { identity: undefined, kind: 'oidc', ...who };
   const identity = {
     issuer: oidc.issuer,
     subject: oidc.subject,
@@ -81,7 +86,7 @@ export function upstreamCallerOf(principal: PrincipalIdentity): UpstreamCaller {
       return token;
     },
   });
-  return { identity: identity as CallerIdentity, kind: 'oidc' };
+  return { identity: identity as CallerIdentity, kind: 'oidc', ...who };
 }
 
 /** Runs `task` (and everything it starts) on behalf of `caller`. */
@@ -108,6 +113,12 @@ export function subjectKey(identity: {
     `agw-upstream-subject\0${identity.issuer}\0${identity.subject}\0${grant}`,
     'base64url',
   ).slice(0, 32);
+}
+
+/** The principal whose connection the current hop uses (issue 42): in the caller's workspace only. */
+export function currentPrincipal(workspace: string): string | undefined {
+  const principal = currentCaller()?.principal;
+  return principal?.workspace === workspace ? principal.id : undefined;
 }
 
 /** The subject key of the current caller, or undefined when it has no identity to exchange. */

@@ -102,17 +102,29 @@ describe('sealing the caller token onto the principal', () => {
     forgetCallerToken(principal);
     expect(holdsCallerToken(principal)).toBe(false);
     expect(() => runAsCaller(caller, () => requireIdentity().token)).toThrow(/request has ended/);
-    expect(upstreamCallerOf(principal)).toEqual({ identity: undefined, kind: 'oidc' });
+    expect(upstreamCallerOf(principal)).toEqual({
+      identity: undefined,
+      kind: 'oidc',
+      principal: { workspace: 'team', id: principal.keyId },
+    });
   });
 
   it('upstream-oauth:caller-token-only-for-exchange — a workspace with no token-exchange source never carries it; API keys never do', () => {
     const principal = sealCallerToken(principalIn(false), TOKEN);
     expect(holdsCallerToken(principal)).toBe(false);
     expect(Object.getOwnPropertySymbols(principal)).toEqual([]);
-    expect(upstreamCallerOf(principal)).toEqual({ identity: undefined, kind: 'oidc' });
+    expect(upstreamCallerOf(principal)).toEqual({
+      identity: undefined,
+      kind: 'oidc',
+      principal: { workspace: 'team', id: principal.keyId },
+    });
     const { oidc: _oidc, ...keyPrincipal } = principalIn(true);
     expect(holdsCallerToken(sealCallerToken(keyPrincipal, TOKEN))).toBe(false);
-    expect(upstreamCallerOf(keyPrincipal)).toEqual({ identity: undefined, kind: 'api-key' });
+    expect(upstreamCallerOf(keyPrincipal)).toEqual({
+      identity: undefined,
+      kind: 'api-key',
+      principal: { workspace: 'team', id: keyPrincipal.keyId },
+    });
   });
 
   it('upstream-oauth:caller-token-grant-key — exchanges and connections are keyed by issuer, subject and scopes, never the token', () => {

@@ -162,6 +162,7 @@ describe('exchanged tokens end with the caller token', () => {
     // The principal's verified exp reaches the identity the exchange reads.
     const principal = {
       keyId: 'oidc:x',
+      workspace: { name: 'w' },
       oidc: { issuer: 'i', subject: 's', scopes: [], expiresAtMs: 42_000 },
     };
     Object.defineProperty(principal, Symbol.for('agent-gateway.caller-token'), {
