@@ -39,10 +39,13 @@ import { annotateRequest } from './telemetry/tracing.js';
 import type { GuardrailHooks } from './governance/index.js';
 import type { KnowledgeService, SyncEngine } from './knowledge/index.js';
 import {
+  registerConnectionRoutes,
+  registerConsentPages,
   registerKnowledgeRoutes,
   registerMcpConfigRoute,
   registerSourcesRoutes,
   registerToolsRoute,
+  type ConnectionRouteDeps,
 } from './rest/index.js';
 import type { BreakerRegistry, UpstreamPool } from './upstream/index.js';
 import { count, recordDuration } from './telemetry/metrics.js';
@@ -83,6 +86,8 @@ export interface AppDeps {
   readonly activity?: ActivityRecorder;
   /** Guardrail hooks (issue 41): none can sign (every hook fails by its policy) when absent. */
   readonly guardrails?: GuardrailHooks;
+  /** Users' connections to `user` sources (issue 42): their routes, pages and the consent step. */
+  readonly connections?: ConnectionRouteDeps;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -216,6 +221,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerMcpConfigRoute(app);
   registerUsageRoute(app, limiter, limitPrefix);
   registerActivityRoute(app, activity, deps.sync);
+  if (deps.connections !== undefined) {
+    registerConnectionRoutes(app, deps.connections);
+    registerConsentPages(app, {
+      ...deps.connections,
+      consoleEnabled: server.console.enabled,
+      hasIdentity: (workspace) =>
+        deps.config.current().config.workspaces.some((w) => w.name === workspace && w.identity !== undefined),
+    });
+  }
   // The console exists only when enabled: otherwise /console is any unknown route (authenticated, 404).
   if (server.console.enabled) registerConsoleRoutes(app, deps.consoleAssets ?? loadConsoleAssets());
   if (deps.subscriptions !== undefined)
@@ -235,6 +249,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       toolSearch,
       toolLimits: new ToolLimits(limiter, limitPrefix),
       ...(deps.guardrails === undefined ? {} : { guardrails: deps.guardrails }),
+      connections: deps.connections?.connections,
       ...(deps.subscriptions === undefined ? {} : { subscriptions: deps.subscriptions }),
     }),
     deps.drain?.cutoff,

@@ -3,6 +3,7 @@
 // OAuth tokens, the circuit breakers, and the ToolCatalog that discovers sources through them.
 import type { Logger as PinoLogger } from 'pino';
 import type { ConfigSource, SecretReader } from '../config/index.js';
+import type { UserConnections } from '../connections/index.js';
 import {
   SourceStatusRegistry,
   ToolCatalog,
@@ -30,12 +31,14 @@ export function buildUpstream(options: {
   readonly reach: TenantReach;
   readonly sessions: SessionStore;
   readonly cache: DiscoveryCache<CachedToolList>;
+  /** Users' connections to `user` sources (issue 42). */
+  readonly connections?: UserConnections;
 }): UpstreamParts {
-  const { config, secrets, logger, reach, sessions, cache } = options;
+  const { config, secrets, logger, reach, sessions, cache, connections } = options;
   // Upstream OAuth tokens, per replica and in memory only (issue 29; docs/security.md).
   // Connections to authorization servers: pools of their own with idle and stall bounds (security.md).
   const authorizationServers = new AuthorizationServerPool();
-  const upstreamTokens = new UpstreamTokens({ secrets, authorizationServers });
+  const upstreamTokens = new UpstreamTokens({ secrets, authorizationServers, connections });
   const pool = new UpstreamPool({
     secrets,
     tokens: upstreamTokens,

@@ -16,6 +16,7 @@ import { SharedStateSchema } from './shared-state-schema.js';
 import { TELEMETRY_DEFAULTS, TelemetrySchema } from './telemetry-schema.js';
 import { TenantPolicySchema } from './tenant-policy-schema.js';
 import { WorkspaceSchema } from './workspace-schema.js';
+import { checkUserCredentials } from './upstream-credential-schema.js';
 
 export const GatewayConfigSchema = z
   .strictObject({
@@ -45,6 +46,7 @@ export const GatewayConfigSchema = z
   })
   .superRefine((config, ctx) => {
     checkOAuth(config, ctx);
+    checkUserCredentials(config, ctx);
     reportDuplicates(
       config.workspaces.map((w) => w.name),
       ['workspaces'],

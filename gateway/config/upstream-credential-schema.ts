@@ -138,3 +138,38 @@ export function credentialSecrets(credential: UpstreamCredential | undefined): [
     ['clientSecret', credential.clientSecret],
   ];
 }
+
+/** Per-user connections (issue 42) need the gateway's public URL (the consent links and the OAuth
+ * callback are under it) and an HTTP upstream (the grant is for its URL). */
+export function checkUserCredentials(
+  config: {
+    readonly server: { readonly publicUrl?: string | undefined };
+    readonly workspaces: readonly {
+      readonly mcpSources: readonly {
+        readonly transport: string;
+        readonly credential?: UpstreamCredential | undefined;
+      }[];
+    }[];
+  },
+  ctx: z.RefinementCtx,
+): void {
+  config.workspaces.forEach((workspace, wi) =>
+    workspace.mcpSources.forEach((source, si) => {
+      if (source.credential?.type !== 'user') return;
+      const path = ['workspaces', wi, 'mcpSources', si, 'credential'];
+      if (config.server.publicUrl === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message:
+            'a user credential needs server.publicUrl: the consent links and the OAuth callback (<publicUrl>/oauth/upstream/callback) are under it',
+        });
+      if (source.transport === 'stdio')
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: 'a user credential needs an HTTP upstream, not stdio',
+        });
+    }),
+  );
+}

@@ -6,7 +6,12 @@ import type { GatewayConfig, McpSourceConfig } from '../config/index.js';
 import { catalogueEntry } from '../errors/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import { count } from '../telemetry/metrics.js';
-import { classifyUpstreamError, countsAgainstSource, type UpstreamPool } from '../upstream/index.js';
+import {
+  classifyUpstreamError,
+  countsAgainstSource,
+  isPerCaller,
+  type UpstreamPool,
+} from '../upstream/index.js';
 import { sourceCacheKey } from './cache-key.js';
 import { describeListFailure } from './list-failure.js';
 import { SourceProber, type ProbeTarget } from './source-prober.js';
@@ -85,11 +90,9 @@ export class SourceFailures {
       lastError,
     });
     // Only what says the source is down (what its breaker counts) makes it failing for everyone: a
-    // 4xx, a missing caller identity or a reach denial is about this request. A token-exchange
-    // source lists as its caller, so no probe could speak for the others.
-    const ofSource =
-      source.credential?.type !== 'tokenExchange' &&
-      (code === 'upstream_circuit_open' || countsAgainstSource(error));
+    // 4xx, a missing caller identity or connection or a reach denial is about this request. A per-caller
+    // source (token exchange, a user's connection) lists as its caller, so no probe could speak for the others.
+    const ofSource = !isPerCaller(source) && (code === 'upstream_circuit_open' || countsAgainstSource(error));
     if (!ofSource) {
       this.deps.logger.warn({ workspace, source: source.name, code }, 'upstream tool discovery failed');
       return;

@@ -59,7 +59,8 @@ function inputOf(
     mcp && audit.notes.method === undefined ? { ...peekMcp(request), ...audit.notes } : audit.notes;
   const principal = request.principal;
   const raw = reply.raw;
-  const toolError = notes.toolError === true && request.errorClass === undefined;
+  const consent = notes.consentRequired === true && request.errorClass === undefined;
+  const toolError = !consent && notes.toolError === true && request.errorClass === undefined;
   return {
     startedAt: audit.startedAt,
     requestId: request.id,
@@ -77,8 +78,8 @@ function inputOf(
     relayedBy: notes.relayedBy,
     denial: notes.denial,
     policy: notes.policy,
-    errorClass: toolError ? 'tool_execution' : request.errorClass,
-    errorCode: request.errorCode,
+    errorClass: consent ? 'upstream_authorization' : toolError ? 'tool_execution' : request.errorClass,
+    errorCode: consent ? 'upstream_consent_required' : request.errorCode,
     status: clientGone && !raw.headersSent ? 0 : raw.statusCode,
     streamed: notes.streamed === true || wasStreamed(raw),
     clientGone,

@@ -42,6 +42,7 @@ export type ErrorCode =
   | 'upstream_unauthorized'
   | 'upstream_token_unavailable'
   | 'upstream_identity_required'
+  | 'upstream_consent_required'
   | 'upstream_protocol_error'
   | 'upstream_response_too_large'
   | 'upstream_not_allowed'
@@ -165,6 +166,15 @@ export const ERROR_CATALOGUE = {
     emitAs: 'jsonrpc',
     message:
       "This upstream source is called with a token exchanged for the caller's own: sign in with the identity provider (an API key cannot be exchanged).",
+  },
+  upstream_consent_required: {
+    status: 200,
+    errorClass: 'upstream_authorization',
+    // The 2025-11-25 URLElicitationRequiredError; 2026 clients get an input_required result instead.
+    jsonRpcCode: -32042,
+    emitAs: 'jsonrpc',
+    message:
+      'This upstream source acts as you: connect your account there first (open the link the gateway gives, sign in and approve), then retry.',
   },
   upstream_protocol_error: {
     status: 502,

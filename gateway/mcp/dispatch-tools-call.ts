@@ -2,9 +2,11 @@
 // answer here; any other name is resolved to its source and tool, permitted for this key before any
 // upstream contact (tools-call-permit.ts), then routed to its one source, relayed under the source's
 // call time-out and recorded (tools-call-relay.ts), with guardrails on both sides of the relay
-// (tools-call-guardrails.ts). A tool the key cannot see answers exactly like an
+// (tools-call-guardrails.ts). A `user` source first needs the caller's connection there
+// (tools-call-consent.ts: a URL elicitation otherwise). A tool the key cannot see answers exactly like an
 // unknown tool.
 import type { Principal } from '../auth/index.js';
+import type { UserConnections } from '../connections/index.js';
 import { CALL_TOOL, FIND_TOOLS, type ToolCatalog } from '../discovery/index.js';
 import { GuardrailHooks } from '../governance/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
@@ -21,6 +23,7 @@ import { RequestStateSeal } from './request-state-seal.js';
 import { admitToolCall } from './tools-call-limits.js';
 import { checkParamHeaders, permitCall, resolveCall, unknownTool } from './tools-call-permit.js';
 import { checkCallPolicy } from './tools-call-policy.js';
+import { requireConnection, withConsent } from './tools-call-consent.js';
 import { guardedRelay } from './tools-call-guardrails.js';
 import { callSource, resumeBridgedCall, type RelayDeps } from './tools-call-relay.js';
 
@@ -32,6 +35,8 @@ export interface ToolsCallDeps extends RelayDeps {
   readonly toolLimits: ToolLimits;
   /** The workspaces' guardrail hooks (issue 41); hooks whose secrets cannot be read when absent. */
   readonly guardrails?: GuardrailHooks;
+  /** Users' connections to `user` sources (issue 42); such a source cannot be called without them. */
+  readonly connections?: UserConnections | undefined;
 }
 
 const NO_HOOKS = new GuardrailHooks();
@@ -51,12 +56,16 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     checkCallPolicy(principal, tool, args);
     await admitToolCall(deps.toolLimits, request, tool);
     const call = { source: target.source, tool, args, requested: name };
-    return guardedRelay(deps.guardrails ?? NO_HOOKS, request, call, (guarded, permitted) => {
-      const requestState = guarded.params['requestState'];
-      if (RequestStateSeal.isOurs(requestState))
-        return resumeBridgedCall(deps.bridge, guarded, permitted, requestState);
-      return callSource(deps, guarded, permitted);
-    });
+    const consent = await requireConnection(deps.connections, request, call);
+    if ('answer' in consent) return consent.answer;
+    return withConsent(deps.connections, consent.request, call, () =>
+      guardedRelay(deps.guardrails ?? NO_HOOKS, consent.request, call, (guarded, permitted) => {
+        const requestState = guarded.params['requestState'];
+        if (RequestStateSeal.isOurs(requestState))
+          return resumeBridgedCall(deps.bridge, guarded, permitted, requestState);
+        return callSource(deps, guarded, permitted);
+      }),
+    );
   };
   return handler;
 }

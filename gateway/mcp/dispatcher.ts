@@ -9,6 +9,7 @@ import { toolsCall } from './dispatch-tools-call.js';
 import { toolsList } from './dispatch-tools-list.js';
 import { promptsGet, promptsList } from './dispatch-prompts.js';
 import { resourcesList, resourcesRead, resourceTemplatesList } from './dispatch-resources.js';
+import type { UserConnections } from '../connections/index.js';
 import type { GuardrailHooks } from '../governance/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { ToolSearch } from '../tool-search/index.js';
@@ -35,6 +36,8 @@ export interface DispatcherDeps {
   readonly subscriptions?: SubscriptionHub;
   /** Guardrail hooks (issue 41): their secrets and the reach policy they are reached through. */
   readonly guardrails?: GuardrailHooks;
+  /** Users' connections to `user` sources (issue 42). */
+  readonly connections?: UserConnections | undefined;
 }
 
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;

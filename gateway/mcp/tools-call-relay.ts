@@ -237,7 +237,7 @@ function upstreamAddress(source: McpSourceConfig): { 'server.address'?: string; 
   return address;
 }
 
-function clientCapabilitiesOf(params: Record<string, unknown>): Record<string, unknown> {
+export function clientCapabilitiesOf(params: Record<string, unknown>): Record<string, unknown> {
   const meta = params['_meta'];
   const capabilities =
     typeof meta === 'object' && meta !== null

@@ -16,3 +16,6 @@ export {
 export type { ResponseFormat } from './response-format.js';
 export { sendAgentBody } from './agent-reply.js';
 export { registerKnowledgeRoutes } from './knowledge-routes.js';
+export { registerConnectionRoutes } from './connections-routes.js';
+export type { ConnectionRouteDeps } from './connections-routes.js';
+export { registerConsentPages } from './consent-pages.js';

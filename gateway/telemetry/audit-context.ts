@@ -19,6 +19,8 @@ export interface AuditNotes {
   policy?: string;
   /** A tool result with `isError: true`: the tool ran and failed (class `tool_execution`). */
   toolError?: boolean;
+  /** The caller was asked to connect its account at a `user` source (issue 42). */
+  consentRequired?: boolean;
   streamed?: boolean;
 }
 

@@ -10,7 +10,7 @@ import {
   UpstreamHttpError,
   UpstreamResponseTooLargeError,
 } from './upstream-answer-errors.js';
-import { findTokenError } from '../connections/index.js';
+import { findConsentRequired, findTokenError } from '../connections/index.js';
 import { UpstreamIdentityRequiredError } from './upstream-caller.js';
 import { WorkloadWakeError } from './workload-waker.js';
 
@@ -28,6 +28,7 @@ export function classifyUpstreamError(error: unknown): ErrorCode {
   if (error instanceof SecretUnavailableError) return 'upstream_unauthorized';
   if (findReachDenied(error) !== undefined) return 'upstream_not_allowed';
   if (findCause(error, UpstreamIdentityRequiredError) !== undefined) return 'upstream_identity_required';
+  if (findConsentRequired(error) !== undefined) return 'upstream_consent_required';
   if (findTokenError(error) !== undefined) return 'upstream_token_unavailable';
   // A source scaled to zero that did not wake (D25): slow to start is a time-out, not a refusal.
   const wake = findCause(error, WorkloadWakeError);

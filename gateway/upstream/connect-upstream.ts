@@ -10,6 +10,7 @@ import { sdkConnection } from './sdk-connection.js';
 import { sessionKey, type SharedSession } from './session-store.js';
 import type { ConnectDeps, UpstreamConnection, UpstreamEvents } from './upstream-connection.js';
 import { scopedDeps, transportFor } from './upstream-transport.js';
+import { isPerCaller } from './per-caller.js';
 
 /** Connects, joining the session other replicas share for this source when there is one (2025-era
  * Streamable HTTP upstreams), or opening one and sharing it. One replica at a time does this per
@@ -22,12 +23,13 @@ export async function connectUpstream(
 ): Promise<UpstreamConnection> {
   const deps = scopedDeps(unscoped, source, workspace);
   const sessions = deps.sessions;
-  // A token-exchange session belongs to one caller: it is not shared through the store.
+  // A per-caller session (token exchange, a user's connection) belongs to one caller: it is not
+  // shared through the store.
   if (
     sessions === undefined ||
     workspace === undefined ||
     source.transport !== 'streamable-http' ||
-    source.credential?.type === 'tokenExchange'
+    isPerCaller(source)
   )
     return connectOnce(source, deps, events, undefined);
   const key = sessionKey(workspace, source);

@@ -9,6 +9,7 @@ export type {
   UpstreamEvents,
 } from './upstream-connection.js';
 export { UpstreamPool } from './upstream-pool.js';
+export { isPerCaller } from './per-caller.js';
 export type { Connector, ListChangedListener, ResourceUpdatedListener } from './upstream-pool.js';
 export type { ResourceSubscriber } from './resource-subscriptions.js';
 export { classifyUpstreamError } from './classify-upstream-error.js';

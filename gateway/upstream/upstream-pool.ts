@@ -8,8 +8,15 @@ import { connectBridged, type BridgedConnection, type ServerRequestHandler } fro
 import { BridgedSessionPool } from './bridged-session-pool.js';
 import type { Logger } from '../telemetry/logger.js';
 import { sessionKey } from './session-store.js';
-import { currentCaller, currentSubject, UpstreamIdentityRequiredError } from './upstream-caller.js';
+import { ConsentRequiredError } from '../connections/index.js';
+import {
+  currentCaller,
+  currentPrincipal,
+  currentSubject,
+  UpstreamIdentityRequiredError,
+} from './upstream-caller.js';
 import { connectUpstream } from './connect-upstream.js';
+import { isPerCaller } from './per-caller.js';
 import type { ConnectDeps, UpstreamConnection, UpstreamEvents } from './upstream-connection.js';
 
 interface PoolEntry {
@@ -34,14 +41,25 @@ const fingerprints = new WeakMap<McpSourceConfig, string>();
 /** Per-subject connections of one token-exchange source kept per replica (issue 29). */
 export const SUBJECT_CONNECTIONS = 64;
 
-/** A source's pool key; a token-exchange source has one connection per caller (docs/decisions.md):
- * its upstream session and token belong to that user. No caller identity: the refusal. */
-function entryKey(workspace: string, source: McpSourceConfig): string | UpstreamIdentityRequiredError {
-  const key = `${workspace}/${source.name}`;
-  if (source.credential?.type !== 'tokenExchange') return key;
+/** The current caller's part of a per-caller source's pool key, or the refusal. */
+function callerPart(workspace: string, source: McpSourceConfig): string | Error {
+  if (source.credential?.type === 'user') {
+    const principal = currentPrincipal(workspace);
+    return principal === undefined
+      ? new ConsentRequiredError(workspace, source.name, 'no-caller')
+      : `user:${principal}`;
+  }
   const subject = currentSubject();
-  if (subject === undefined) return new UpstreamIdentityRequiredError(currentCaller()?.kind ?? 'none');
-  return `${key}#${subject}`;
+  return subject ?? new UpstreamIdentityRequiredError(currentCaller()?.kind ?? 'none');
+}
+
+/** A source's pool key; a per-caller source has one connection per caller (docs/decisions.md): its
+ * upstream session and token belong to that user. No caller: the refusal. */
+function entryKey(workspace: string, source: McpSourceConfig): string | Error {
+  const key = `${workspace}/${source.name}`;
+  if (!isPerCaller(source)) return key;
+  const part = callerPart(workspace, source);
+  return typeof part === 'string' ? `${key}#${part}` : part;
 }
 
 export class UpstreamPool {
@@ -145,8 +163,14 @@ export class UpstreamPool {
    * source, the current caller's). */
   discard(workspace: string, sourceName: string): void {
     const subject = currentSubject();
+    const principal = currentPrincipal(workspace);
     const key = `${workspace}/${sourceName}`;
-    for (const candidate of subject === undefined ? [key] : [key, `${key}#${subject}`]) {
+    const candidates = [
+      key,
+      ...(subject === undefined ? [] : [`${key}#${subject}`]),
+      ...(principal === undefined ? [] : [`${key}#user:${principal}`]),
+    ];
+    for (const candidate of candidates) {
       const entry = this.entries.get(candidate);
       if (entry !== undefined) void this.closeEntry(candidate, entry);
     }

@@ -7,7 +7,7 @@ import { mcpClientSdk, mcpClientStdio } from './mcp-client-sdk.js';
 import { guardedFetch } from './response-guard.js';
 import type { SharedSession } from './session-store.js';
 import { authorizedFetch, staticTokenSource, type TokenSource } from './token-source.js';
-import { currentSubject } from './upstream-caller.js';
+import { currentPrincipal, currentSubject } from './upstream-caller.js';
 import type { WorkloadWaker } from './workload-waker.js';
 import type { ConnectDeps } from './upstream-connection.js';
 
@@ -34,6 +34,10 @@ export function scopedDeps(
       // (upstream_token_unavailable), not as the upstream's time-out.
       timeoutMs: Math.max(100, Math.floor(source.timeouts.connectMs / 2)),
       subject: source.credential?.type === 'tokenExchange' ? currentSubject() : undefined,
+      principal:
+        source.credential?.type === 'user' && workspace !== undefined
+          ? currentPrincipal(workspace)
+          : undefined,
     }) ?? staticTokenSource(staticCredential(source), deps.secrets);
   return { ...deps, credentials, ...(guard === undefined ? {} : { guard }) };
 }
