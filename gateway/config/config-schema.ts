@@ -15,6 +15,7 @@ import {
 import { SharedStateSchema } from './shared-state-schema.js';
 import { TELEMETRY_DEFAULTS, TelemetrySchema } from './telemetry-schema.js';
 import { TenantPolicySchema } from './tenant-policy-schema.js';
+import { USER_CONNECTIONS_SQLITE_DEFAULT, UserConnectionsSchema } from './user-connections-schema.js';
 import { WorkspaceSchema } from './workspace-schema.js';
 import { checkUserCredentials } from './upstream-credential-schema.js';
 
@@ -37,6 +38,8 @@ export const GatewayConfigSchema = z
     workspaces: z.array(WorkspaceSchema).default([]),
     knowledge: KnowledgeSchema.default({ sqlitePath: ':memory:', usageHints: false }),
     sharedState: SharedStateSchema.default({}),
+    /** Users' upstream connections (issue 42); see user-connections-schema.ts. */
+    userConnections: UserConnectionsSchema.default({ sqlitePath: USER_CONNECTIONS_SQLITE_DEFAULT }),
     /** The audit trail (issue 29, docs/audit.md); see telemetry-schema.ts. */
     telemetry: TelemetrySchema.default(TELEMETRY_DEFAULTS),
     /** What tenant resources may reach (issue 20); see tenant-policy-schema.ts. */

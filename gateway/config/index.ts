@@ -65,6 +65,8 @@ export { KnowledgeSchema, AnswererSchema } from './knowledge-schema.js';
 export type { AnswererConfig } from './knowledge-schema.js';
 export { SharedStateSchema } from './shared-state-schema.js';
 export type { SharedStateConfig } from './shared-state-schema.js';
+export { UserConnectionsSchema, USER_CONNECTIONS_SQLITE_DEFAULT } from './user-connections-schema.js';
+export type { UserConnectionsConfig } from './user-connections-schema.js';
 export { parseConfigText, validateConfig, formatProblems, formatPath } from './config-loader.js';
 export type { ConfigProblem, ConfigParseResult } from './config-loader.js';
 export { MemoryConfigSource, InvalidConfigError, SnapshotHolder } from './config-source.js';
