@@ -16,6 +16,7 @@ import { orderedStop } from './composition/shutdown.js';
 import { openTenantReach } from './composition/tenant-reach.js';
 import { reportPins } from './composition/pin-reports.js';
 import { buildUpstream } from './composition/upstream-parts.js';
+import { openUserConnections, userSourceTargets } from './composition/user-connections.js';
 import { ConnectionDrain } from './edge/connection-drain.js';
 import type { Lifecycle } from './edge/health-routes.js';
 import { InflightTracker } from './edge/inflight-tracker.js';
@@ -46,6 +47,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     logger,
     () => config.current().config.server.multiRound,
   );
+  const userConnections = await openUserConnections({ config, secrets, logger });
   const upstream = buildUpstream({
     config,
     secrets,
@@ -53,6 +55,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     reach,
     sessions: shared.sessions,
     cache: shared.discovery,
+    connections: userConnections.connections,
   });
   const knowledge = await openKnowledge({ config, secrets, logger, reach, upstream });
   observeGatewayGauges({ config, ...upstream, sync: knowledge.sync, sharedState: shared.status });
@@ -91,6 +94,10 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     drain,
     toolSearch: knowledge.toolSearch,
     guardrails: new GuardrailHooks({ secrets, reach, logger }),
+    connections: {
+      connections: userConnections.connections,
+      target: userSourceTargets(config, reach, upstream.authorizationServers),
+    },
     ...(audit === undefined ? {} : { audit }),
   });
   const server = config.current().config.server;
@@ -124,6 +131,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     knowledge,
     reach,
     audit,
+    userConnections,
   });
   return { url, config, routes: routesOf(app), stop };
 }

@@ -1,5 +1,5 @@
 // The `agent-gateway` command line: serve, operator, validate-config, key create|revoke|list|hash,
-// sources, tools approve.
+// sources, tools approve, connections revoke.
 // Each command's module is imported when that command runs (issue 26): `serve` never loads the
 // operator and its Kubernetes client, and `key list` loads neither the gateway nor the operator.
 import { processIo, type CliIo } from './cli-io.js';
@@ -10,12 +10,9 @@ const USAGE = TOP_USAGE;
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
-  const sub = command === 'key' || command === 'tools' ? `${command} ${rest[0] ?? ''}` : command;
-  if (
-    sub !== undefined &&
-    Object.hasOwn(COMMAND_USAGE, sub) &&
-    wantsHelp(command === 'key' || command === 'tools' ? rest.slice(1) : rest)
-  ) {
+  const grouped = command === 'key' || command === 'tools' || command === 'connections';
+  const sub = grouped ? `${command} ${rest[0] ?? ''}` : command;
+  if (sub !== undefined && Object.hasOwn(COMMAND_USAGE, sub) && wantsHelp(grouped ? rest.slice(1) : rest)) {
     io.out(COMMAND_USAGE[sub as CommandName]);
     return 0;
   }
@@ -43,6 +40,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         if (rest[0] === 'approve')
           return await (await import('./tools-command.js')).toolsApprove(rest.slice(1), io);
         io.err(COMMAND_USAGE['tools approve']);
+        return 2;
+      }
+      case 'connections': {
+        if (rest[0] === 'revoke')
+          return await (await import('./connections-command.js')).connectionsRevoke(rest.slice(1), io);
+        io.err(COMMAND_USAGE['connections revoke']);
         return 2;
       }
       case 'validate-config':

@@ -74,6 +74,13 @@ export const COMMAND_USAGE = {
   model will see, and writes their digests into FILE under the source's pinning.approved.
   --tool NAME    approve these upstream tool names (repeat or comma-separate)
   --all          approve every tool awaiting approval on the source`,
+  'connections revoke': `usage: agent-gateway connections revoke --config FILE --workspace NAME
+       [--source NAME] [--key ID | --issuer URL --subject SUB]
+
+  Revokes users' connections to user-credential sources in the store FILE's userConnections names
+  (SQLite file or PostgreSQL; its secrets are read from this environment): all of the workspace's,
+  narrowed to one source and/or one caller (an API key's id, or an OAuth identity by issuer and
+  subject). Every gateway sees it at the caller's next call, which asks the user to connect again.`,
   version:
     'usage: agent-gateway version   (the version and the Node it runs on; --version: the version alone)',
 } as const;

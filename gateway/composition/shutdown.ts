@@ -30,6 +30,8 @@ export interface StoppableParts {
   readonly knowledge: KnowledgeParts;
   readonly reach: TenantReach;
   readonly audit: AuditSink | undefined;
+  /** Users' connection store (issue 42). */
+  readonly userConnections: { readonly rows: { close(): Promise<void> } };
 }
 
 export function orderedStop(parts: StoppableParts): () => Promise<void> {
@@ -57,6 +59,7 @@ export function orderedStop(parts: StoppableParts): () => Promise<void> {
       await shared.close();
       knowledge.sync.stop();
       await knowledge.store.close();
+      await parts.userConnections.rows.close();
       await parts.reach.close();
       await upstream.authorizationServers.close();
       await config.close();
