@@ -175,7 +175,7 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
     rsaPublicKey: rsaPublic,
     requests,
     registrationScopes,
-    revokeGrants: grants.revoke,
+    revokeGrants: (accountId) => grants.revoke(accountId),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

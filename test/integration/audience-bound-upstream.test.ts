@@ -14,6 +14,7 @@ import {
 import { startAuthServer, type AuthServer, type ResourceServerInfo } from '../infra/oidc-provider.js';
 import { CookieJar, headlessConsent } from '../support/headless-consent.js';
 import { machineClient, machineSecret } from '../support/oauth-clients.js';
+import { mintUserToken } from '../support/upstream-oauth.js';
 
 const CALLBACK = 'http://127.0.0.1:9/oauth/upstream/callback';
 const OTHER_RESOURCE = 'http://127.0.0.1:9/other/mcp';
@@ -176,17 +177,19 @@ describe('the SaaS authorization server and its audience-bound upstream', () => 
     expect(metadata).toMatchObject({ resource: upstream.url, authorization_servers: [as.issuer] });
   });
 
-  it('refuses a token of the same issuer for another resource, and a garbled one, as invalid_token', async () => {
+  it('refuses a token of the same issuer for another resource, an expired and a garbled one, as invalid_token', async () => {
     const { tokens } = await authorize(KEEPING, OTHER_RESOURCE, 'alice');
     expect(decodeJwt(tokens.access_token ?? '').aud).toBe(OTHER_RESOURCE);
+    const expired = await mintUserToken(as, { sub: 'alice', aud: upstream.url, ttlSeconds: -10 });
     const before = upstream.accepted.length;
-    for (const authorization of [`Bearer ${tokens.access_token}`, 'Bearer not.a.jwt']) {
-      const response = await initialize(authorization);
+    for (const token of [tokens.access_token ?? '', expired, 'not.a.jwt']) {
+      const response = await initialize(`Bearer ${token}`);
       expect(response.status).toBe(401);
       const challenge = response.headers.get('www-authenticate') ?? '';
       expect(challenge).toContain('error="invalid_token"');
       expect(challenge).toContain(`resource_metadata="${upstream.metadataUrl}"`);
-      expect(challenge).not.toContain(tokens.access_token ?? '');
+      expect(challenge).toContain(token === expired ? 'token expired' : 'token refused');
+      expect(challenge + (await response.text())).not.toContain(token);
     }
     expect(upstream.accepted.length).toBe(before);
   });
