@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CookieJar } from './cookie-jar.js';
 import { freePort } from './free-port.js';
 
 export const KEYCLOAK_VERSION = '26.7.3';
@@ -221,28 +222,6 @@ export async function startKeycloak(timeoutMs = 180_000): Promise<Keycloak> {
   };
 }
 
-/** A cookie jar for Keycloak's login cookies (sent back whatever their path; one realm per jar). */
-class CookieJar {
-  private readonly cookies = new Map<string, string>();
-
-  take(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair?.indexOf('=') ?? -1;
-      if (pair === undefined || at < 0) continue;
-      const name = pair.slice(0, at).trim();
-      const value = pair.slice(at + 1);
-      if (/max-age=0/i.test(line) || /expires=Thu, 01[- ]Jan[- ]1970/i.test(line) || value === '')
-        this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-
-  header(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-  }
-}
-
 function decodeEntities(text: string): string {
   return text
     .replace(/&amp;/g, '&')
@@ -264,8 +243,8 @@ export async function keycloakLogin(
   let next = new URL(authorizationUrl);
   let page = '';
   for (let hop = 0; hop < 5; hop += 1) {
-    const response = await fetch(next, { redirect: 'manual', headers: { cookie: jar.header() } });
-    jar.take(response);
+    const response = await fetch(next, { redirect: 'manual', headers: { cookie: jar.header(next) } });
+    jar.take(next, response);
     const location = response.headers.get('location');
     if (location === null) {
       page = await response.text();
@@ -279,10 +258,11 @@ export async function keycloakLogin(
   const form = /<form[^>]*id="kc-form-login"[^>]*>/.exec(page)?.[0];
   const action = form === undefined ? undefined : /action="([^"]+)"/.exec(form)?.[1];
   if (action === undefined) throw new Error("Keycloak's login page has no kc-form-login form");
-  const submitted = await fetch(decodeEntities(action), {
+  const target = decodeEntities(action);
+  const submitted = await fetch(target, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header(target) },
     body: new URLSearchParams({ username, password, credentialId: '' }),
   });
   const location = submitted.headers.get('location');

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { CookieJar } from './cookie-jar.js';
 
 export interface ResourceServerInfo {
   /** The scopes this resource may be granted (space-separated). */
@@ -17,6 +18,8 @@ export interface ResourceServerInfo {
   /** Access token lifetime; a function decides per client. Default 3600. */
   readonly ttlSeconds?: number | ((clientId: string) => number);
 }
+
+export type RefreshRotation = 'always' | 'never';
 
 export interface AuthServerOptions {
   /** Resource indicators and what each may be granted; others get invalid_target. */
@@ -42,6 +45,15 @@ export interface AuthServerOptions {
   readonly registrationCors?: boolean;
   /** Runs on the provider before it serves (e.g. registerGrantType). */
   readonly configure?: (provider: Provider) => void;
+  /** Clients that get a refresh token from every authorization code (a SaaS that always issues
+   * one), not only when `offline_access` was granted (oidc-provider's rule, kept for the others).
+   * The client must be allowed the refresh_token grant type; such a token outlives the session. */
+  readonly issueRefreshToken?: (clientId: string) => boolean;
+  /** Whether a refresh hands out a new refresh token and retires the used one ('always'; using a
+   * retired one then fails and revokes the grant) or keeps it ('never'). Default: oidc-provider's
+   * rule (public clients rotate; confidential ones once 70% of the token's lifetime has passed). A
+   * function decides per client. */
+  readonly rotateRefreshToken?: RefreshRotation | ((clientId: string) => RefreshRotation);
 }
 
 export interface AuthServer {
@@ -56,6 +68,10 @@ export interface AuthServer {
   readonly requests: Map<string, number>;
   /** The `scope` each dynamic registration asked for (undefined: none), in order. */
   readonly registrationScopes: (string | undefined)[];
+  /** Revokes every grant `accountId` gave (any client), with its refresh tokens and unused codes,
+   * as a user removing an app at the SaaS would: the next refresh gets invalid_grant. JWT access
+   * tokens already issued stay valid until they expire. Resolves to the number of grants revoked. */
+  revokeGrants(accountId: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -117,6 +133,7 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
     findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id }) }),
     extraTokenClaims: (_ctx: unknown, token: { accountId?: string; clientId: string }) =>
       options.tokenClaims?.(token.accountId, token.clientId) ?? {},
+    ...refreshTokenPolicy(options),
     features: {
       devInteractions: { enabled: true },
       registration: { enabled: true },
@@ -148,6 +165,7 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
     },
   });
   options.configure?.(provider);
+  const grants = trackGrants(provider);
   route.handler = provider.callback();
   return {
     issuer,
@@ -157,6 +175,7 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
     rsaPublicKey: rsaPublic,
     requests,
     registrationScopes,
+    revokeGrants: (accountId) => grants.revoke(accountId),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -165,55 +184,108 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
   };
 }
 
-/** A cookie jar good enough for oidc-provider's path-scoped interaction cookies. */
-class CookieJar {
-  private readonly cookies = new Map<string, string>();
-
-  take(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair?.indexOf('=') ?? -1;
-      if (pair === undefined || at < 0) continue;
-      const name = pair.slice(0, at).trim();
-      const value = pair.slice(at + 1);
-      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-
-  header(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-  }
+interface RefreshSource {
+  readonly clientId: string;
+  readonly scopes: Set<string>;
+}
+interface RefreshClient {
+  readonly clientId: string;
+  grantTypeAllowed(grantType: string): boolean;
 }
 
-/** Walks the authorization request through the dev login (as `login`) and consent forms and
- * returns the redirect to the client's `redirectUri`, with `code`, `state` and `iss`. */
-export async function headlessLogin(
+/** The provider settings behind `issueRefreshToken` and `rotateRefreshToken` (none when unset, so
+ * oidc-provider's defaults stay). */
+function refreshTokenPolicy(options: AuthServerOptions): Record<string, unknown> {
+  const always = options.issueRefreshToken;
+  const rotation = options.rotateRefreshToken;
+  return {
+    ...(always === undefined
+      ? {}
+      : {
+          issueRefreshToken: (_ctx: unknown, client: RefreshClient, source: RefreshSource) =>
+            client.grantTypeAllowed('refresh_token') &&
+            (source.scopes.has('offline_access') || always(client.clientId)),
+          // Without offline_access oidc-provider would tie the refresh token to the login session.
+          expiresWithSession: (_ctx: unknown, source: RefreshSource) =>
+            !source.scopes.has('offline_access') && !always(source.clientId),
+        }),
+    ...(rotation === undefined
+      ? {}
+      : {
+          rotateRefreshToken: (ctx: { oidc: { entities: { Client: RefreshClient } } }) =>
+            (typeof rotation === 'function' ? rotation(ctx.oidc.entities.Client.clientId) : rotation) ===
+            'always',
+        }),
+  };
+}
+
+interface GrantModel {
+  readonly adapter: { destroy(id: string): Promise<void> };
+}
+interface TokenModel {
+  revokeByGrantId(grantId: string): Promise<void>;
+}
+
+/** Remembers which grants each account gave (the memory adapter cannot list them) and revokes them
+ * the way oidc-provider's own revocation does: tokens and codes by grant id, then the grant. */
+function trackGrants(provider: Provider): { revoke(accountId: string): Promise<number> } {
+  const byAccount = new Map<string, Set<string>>();
+  provider.on('grant.saved', (grant) => {
+    const { accountId, jti } = grant as { accountId?: string; jti: string };
+    if (accountId === undefined) return;
+    byAccount.set(accountId, (byAccount.get(accountId) ?? new Set()).add(jti));
+  });
+  const models = provider as unknown as Record<
+    'AccessToken' | 'RefreshToken' | 'AuthorizationCode',
+    TokenModel
+  > & {
+    Grant: GrantModel;
+  };
+  return {
+    async revoke(accountId) {
+      const ids = [...(byAccount.get(accountId) ?? [])];
+      byAccount.delete(accountId);
+      for (const id of ids) {
+        await Promise.all(
+          [models.AccessToken, models.RefreshToken, models.AuthorizationCode].map((model) =>
+            model.revokeByGrantId(id),
+          ),
+        );
+        await models.Grant.adapter.destroy(id);
+      }
+      return ids.length;
+    },
+  };
+}
+
+/** Walks an authorization request through oidc-provider's dev login (as `login`, any password) and
+ * consent forms, keeping its cookies in `jar`, and returns the first redirect that `leaves` accepts,
+ * without following it. Throws on an error page, an unexpected page or a redirect loop. */
+export async function walkInteraction(
   authorizationUrl: URL | string,
   login: string,
-  redirectUri: string,
+  jar: CookieJar,
+  leaves: (next: URL) => boolean,
 ): Promise<URL> {
-  const jar = new CookieJar();
   let url = new URL(authorizationUrl);
-  let method = 'GET';
   let body: URLSearchParams | undefined;
   for (let hop = 0; hop < 20; hop += 1) {
+    const cookie = jar.header(url);
     const response = await fetch(url, {
-      method,
+      method: body === undefined ? 'GET' : 'POST',
       redirect: 'manual',
       headers: {
-        cookie: jar.header(),
+        ...(cookie === '' ? {} : { cookie }),
         ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
       },
       ...(body === undefined ? {} : { body }),
     });
-    jar.take(response);
+    jar.take(url, response);
     const location = response.headers.get('location');
     if (location !== null) {
       const next = new URL(location, url);
-      if (next.href.startsWith(redirectUri)) return next;
+      if (leaves(next)) return next;
       url = next;
-      method = 'GET';
       body = undefined;
       continue;
     }
@@ -225,11 +297,22 @@ export async function headlessLogin(
     if (prompt === undefined || action === undefined)
       throw new Error(`unexpected page: ${html.slice(0, 300)}`);
     url = new URL(action.replace(/&amp;/g, '&'), url);
-    method = 'POST';
     body =
       prompt === 'login'
         ? new URLSearchParams({ prompt, login, password: 'any' })
         : new URLSearchParams({ prompt });
   }
   throw new Error('too many redirects in the login');
+}
+
+/** Walks the authorization request through the dev login (as `login`) and consent forms and
+ * returns the redirect to the client's `redirectUri`, with `code`, `state` and `iss`. */
+export async function headlessLogin(
+  authorizationUrl: URL | string,
+  login: string,
+  redirectUri: string,
+): Promise<URL> {
+  return walkInteraction(authorizationUrl, login, new CookieJar(), (next) =>
+    next.href.startsWith(redirectUri),
+  );
 }
