@@ -1,7 +1,7 @@
 // What the consent flow hands out and gets back (issue 42), each sealed (AES-256-GCM under the
 // connection keys, a purpose of its own as associated data) so it can be neither read nor forged nor
 // used for another purpose, and each short-lived:
-// - a ticket: the elicitation URL's `/connect/<ticket>`, naming workspace, principal and source;
+// - a ticket: the elicitation URL's `/connect?ticket=<ticket>`, naming workspace, principal and source;
 // - a retry state: the `requestState` of a 2026 `input_required` answer, bound to the same and to the
 //   tool called;
 // - an OAuth `state`: bound to workspace, principal, source, the authorization server it was sent to

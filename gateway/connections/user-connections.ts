@@ -17,7 +17,8 @@ import { ClientRegistrations } from './client-registration.js';
 import type { ConnectionKey, ConnectionSummary, RevokeFilter } from './connection-rows.js';
 import type { ConnectionVault } from './connection-vault.js';
 import { ConsentRequiredError } from './consent-required-error.js';
-import { browserDigest, ConsentSeal, randomToken, type ConsentTarget } from './consent-seal.js';
+import type { ConsentSeal } from './consent-seal.js';
+import { browserDigest, randomToken, type ConsentTarget } from './consent-seal.js';
 import { requestToken, UpstreamTokenError } from './token-endpoint.js';
 import type { UserGrant } from './user-grant.js';
 
@@ -91,7 +92,7 @@ export class UserConnections {
 
   /** The page a user opens to connect (the URL of an elicitation). */
   consentUrl(target: ConsentTarget): string {
-    return `${this.base}/connect/${this.options.seal.ticket(target)}`;
+    return `${this.base}/connect?ticket=${encodeURIComponent(this.options.seal.ticket(target))}`;
   }
 
   get seal(): ConsentSeal {

@@ -23,7 +23,7 @@ import { RequestStateSeal } from './request-state-seal.js';
 import { admitToolCall } from './tools-call-limits.js';
 import { checkParamHeaders, permitCall, resolveCall, unknownTool } from './tools-call-permit.js';
 import { checkCallPolicy } from './tools-call-policy.js';
-import { requireConnection, withConsent } from './tools-call-consent.js';
+import { consentForUnlisted, requireConnection, withConsent } from './tools-call-consent.js';
 import { guardedRelay } from './tools-call-guardrails.js';
 import { callSource, resumeBridgedCall, type RelayDeps } from './tools-call-relay.js';
 
@@ -50,8 +50,12 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     if (request.relayedBy === undefined && isDisclosureCall(principal, name))
       return callDisclosureTool(handler, deps, request, name, args);
     if (isKnowledgeTool(name)) return callOwnKnowledgeTool(deps.knowledge, principal, name, args);
-    const target = await resolveCall(deps.catalog, principal, name);
-    const tool = await permitCall(deps.catalog, principal, name, target);
+    // A `user` source a caller without a connection could not list yet: asked to connect.
+    const permitted = await resolveCall(deps.catalog, principal, name)
+      .then(async (target) => ({ target, tool: await permitCall(deps.catalog, principal, name, target) }))
+      .catch((error: unknown) => ({ answer: consentForUnlisted(deps.connections, request, name, error) }));
+    if ('answer' in permitted) return permitted.answer;
+    const { target, tool } = permitted;
     checkParamHeaders(request, tool, args);
     checkCallPolicy(principal, tool, args);
     await admitToolCall(deps.toolLimits, request, tool);

@@ -25,6 +25,9 @@ export const CONNECT_INPUT = 'agw_connect';
 
 export type ConsentGate = { readonly request: McpRequest } | { readonly answer: McpResult };
 
+/** What the consent step needs of a call: its source and the name the client called. */
+type ConsentCall = Pick<PermittedCall, 'source' | 'requested'>;
+
 function needsConsent(source: McpSourceConfig): boolean {
   return source.credential?.type === 'user';
 }
@@ -48,12 +51,41 @@ export async function requireConnection(
   const target = targetOf(request, call.source);
   const state = request.params['requestState'];
   const ours = ConsentSeal.isRetryState(state);
-  if (ours && !connections.seal.retryMatches(state, target, call.tool.name))
+  if (ours && !connections.seal.retryMatches(state, target, call.requested))
     throw new McpError(200, RPC.invalidParams, 'Invalid or expired requestState.');
   if (!(await connections.connected(target))) return { answer: consentAnswer(connections, request, call) };
   if (!ours) return { request };
   const { requestState: _state, inputResponses: _answers, ...params } = request.params;
   return { request: { ...request, params } };
+}
+
+function isConsentFailure(error: unknown): boolean {
+  return (
+    findConsentRequired(error) !== undefined ||
+    (error instanceof McpError && error.data?.['code'] === 'upstream_consent_required')
+  );
+}
+
+/** The call could not be resolved because its `user` source could not be listed for a caller with
+ * no connection there (no list cached yet): the caller is asked to connect, as for a listed tool.
+ * Only for a source the key may see (the failure names it only then); anything else is rethrown. */
+export function consentForUnlisted(
+  connections: UserConnections | undefined,
+  request: McpRequest,
+  requested: string,
+  error: unknown,
+): McpResult {
+  const named = error instanceof McpError ? error.data?.['source'] : undefined;
+  const source = request.principal.workspace.mcpSources.find((candidate) => candidate.name === named);
+  if (connections === undefined || source === undefined || !needsConsent(source) || !isConsentFailure(error))
+    throw error;
+  const state = request.params['requestState'];
+  if (
+    ConsentSeal.isRetryState(state) &&
+    !connections.seal.retryMatches(state, targetOf(request, source), requested)
+  )
+    throw new McpError(200, RPC.invalidParams, 'Invalid or expired requestState.');
+  return consentAnswer(connections, request, { source, requested });
 }
 
 /** Runs the relay; a connection found missing on the way is answered with the elicitation. */
@@ -67,10 +99,7 @@ export async function withConsent(
   try {
     return await relay();
   } catch (error) {
-    const lost =
-      findConsentRequired(error) !== undefined ||
-      (error instanceof McpError && error.data?.['code'] === 'upstream_consent_required');
-    if (!lost) throw error;
+    if (!isConsentFailure(error)) throw error;
     return consentAnswer(connections, request, call);
   }
 }
@@ -86,7 +115,7 @@ function catalogueError(): McpError {
   );
 }
 
-function consentAnswer(connections: UserConnections, request: McpRequest, call: PermittedCall): McpResult {
+function consentAnswer(connections: UserConnections, request: McpRequest, call: ConsentCall): McpResult {
   const target = targetOf(request, call.source);
   const url = connections.consentUrl(target);
   const message = `To use ${call.requested}, connect your ${call.source.name} account: open the link, sign in there and approve, then retry.`;
@@ -108,6 +137,6 @@ function consentAnswer(connections: UserConnections, request: McpRequest, call: 
     inputRequests: {
       [CONNECT_INPUT]: { method: 'elicitation/create', params: { mode: 'url', message, url } },
     },
-    requestState: connections.seal.retryState(target, call.tool.name),
+    requestState: connections.seal.retryState(target, call.requested),
   };
 }

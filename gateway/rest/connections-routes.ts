@@ -38,7 +38,7 @@ function startBody(body: unknown): { source?: string; ticket?: string } {
     value === undefined || (typeof value === 'string' && value.length <= 8192);
   if (!valid(source) || !valid(ticket) || (source === undefined) === (ticket === undefined))
     throw new GatewayError('invalid_request', 'Give exactly one of source and ticket (strings).');
-  return fields as { source?: string; ticket?: string };
+  return fields;
 }
 
 export function registerConnectionRoutes(app: FastifyInstance, deps: ConnectionRouteDeps): void {

@@ -1,5 +1,5 @@
 // The two pages of a consent that a browser opens without a key (issue 42):
-// GET /connect/<ticket> — the link of a URL elicitation — sends the browser to the console (the
+// GET /connect?ticket=<ticket> — the link of a URL elicitation — sends the browser to the console (the
 // workspace's own when it signs in with OAuth), which signs the user in and starts the flow with the
 // ticket; the ticket itself proves nothing (POST /agent/connections/start checks it against the
 // signed-in caller). GET /oauth/upstream/callback is the redirect URI at every upstream
@@ -52,8 +52,8 @@ export function registerConsentPages(
   const { connections } = deps;
   const options = { config: { access: 'public' as const } };
 
-  app.get<{ Params: { ticket: string } }>('/connect/:ticket', options, async (request, reply) => {
-    const ticket = request.params.ticket;
+  app.get<{ Querystring: { ticket?: unknown } }>('/connect', options, async (request, reply) => {
+    const ticket = text(request.query.ticket) ?? '';
     const opened = connections.seal.openTicket(ticket);
     if (opened === undefined) return page(reply, 400, 'Link expired', REFUSALS.state);
     if (!deps.consoleEnabled)
