@@ -52,7 +52,12 @@ export class PgConnectionRows implements ConnectionRows {
   static async open(config: pg.PoolConfig, options: PgConnectionRowsOptions = {}): Promise<PgConnectionRows> {
     const { default: driver } = await import('pg');
     const logger = options.logger ?? silentLogger;
-    const pool = new driver.Pool({ ...config, max: options.maxQuerySessions ?? 8 });
+    // A query waits at most 10 s for a free session (unless `config` says otherwise), never forever.
+    const pool = new driver.Pool({
+      connectionTimeoutMillis: 10_000,
+      ...config,
+      max: options.maxQuerySessions ?? 8,
+    });
     const lockPool = new driver.Pool({ ...config, max: options.maxLockSessions ?? 8 });
     for (const each of [pool, lockPool])
       each.on('error', (error: Error & { code?: string }) =>

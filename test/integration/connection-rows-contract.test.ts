@@ -259,6 +259,24 @@ describe('PostgreSQL ConnectionRows shared by replicas', () => {
     expect((await replicas[3]?.get(key))?.sealed).toBe('s');
   });
 
+  it('opens as a role that may only read and write the tables (no CREATE on the schema)', async () => {
+    await pgRows(); // the tables, made by the role that may create them
+    const admin = new pg.Client(server.admin);
+    await admin.connect();
+    await admin.query("CREATE ROLE agw_rw LOGIN PASSWORD 'agw_rw' NOSUPERUSER");
+    await admin.query(
+      'GRANT SELECT, INSERT, UPDATE, DELETE ON user_connections, user_connection_consumed, user_connection_values TO agw_rw',
+    );
+    await admin.end();
+    const rows = await track(
+      PgConnectionRows.open({ ...server.app, user: 'agw_rw', password: 'agw_rw' }, { now }),
+    );
+    const key = { workspace: workspace(), principal: 'alice', source: 'github' };
+    await rows.put(key, row(key, 's'));
+    expect(await rows.consumeOnce(`state-${key.workspace}`, nowMs + 1_000)).toBe(true);
+    expect(await rows.remove({ workspace: key.workspace })).toBe(1);
+  });
+
   it('consumes an id once across two replicas, also when they race', async () => {
     const [a, b] = [await pgRows(), await pgRows()];
     const id = `state-${workspace()}`;
