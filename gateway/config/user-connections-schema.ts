@@ -18,7 +18,7 @@ export const UserConnectionsSchema = z
     postgres: z
       .strictObject({
         connectionString: SecretRefSchema.describe(
-          'A libpq connection URI (postgresql://user:pass@host/db) as a secret reference; the role needs CREATE on its schema the first time (the tables are created when missing).',
+          'A libpq connection URI (postgresql://user:pass@host/db) as a secret reference; the role needs CREATE on its schema the first time (the tables are created when missing), or read and write on tables that exist.',
         ),
       })
       .optional()

@@ -48,14 +48,17 @@ export interface ConnectionRows {
   /** Inserts or replaces. */
   put(key: ConnectionKey, row: ConnectionRow): Promise<void>;
   /** Runs `task` while no other holder of the same key runs one, in this process and (PostgreSQL)
-   * in every replica: one refresh in flight per connection. Bounded wait: rejects after `waitMs`. */
+   * in every replica: one refresh in flight per connection. Bounded wait: rejects with
+   * ConnectionLockTimeout (keyed-mutex.ts) after `waitMs`, the task not run. A task that throws
+   * rejects with its error and frees the key. */
   exclusive<T>(key: ConnectionKey, waitMs: number, task: () => Promise<T>): Promise<T>;
   /** The connections of one principal in one workspace, by source name. */
   list(workspace: string, principal: string): Promise<ConnectionSummary[]>;
   /** Deletes what the filter names; how many rows went. */
   remove(filter: RevokeFilter): Promise<number>;
   /** True the first time `id` is consumed (until `expiresAtMs`), false after: a consent callback's
-   * state is single-use across replicas. Expired ids may be forgotten. */
+   * state is single-use across replicas. Expired ids may be forgotten; an id whose `expiresAtMs` has
+   * already passed is refused (false), never recorded. */
   consumeOnce(id: string, expiresAtMs: number): Promise<boolean>;
   /** A sealed value under a name (the gateway's dynamic client registrations at upstream
    * authorization servers, shared by replicas). */

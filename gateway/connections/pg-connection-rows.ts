@@ -14,7 +14,14 @@ import { alreadyExpired, type ConnectionRowsOptions } from './consumed-ids.js';
 import { keyName, KeyedMutex } from './keyed-mutex.js';
 import { createConnectionTables } from './pg-connection-schema.js';
 import { advisoryLockId, PgKeyLock } from './pg-key-lock.js';
-import { rowFrom, summaryFrom, type StoredRow } from './stored-row.js';
+import {
+  PUT_CONFLICT,
+  putValues,
+  rowFrom,
+  SUMMARY_COLUMNS as COLUMNS,
+  summaryFrom,
+  type StoredRow,
+} from './connection-tables.js';
 import { silentLogger, type Logger } from '../telemetry/logger.js';
 
 export interface PgConnectionRowsOptions extends ConnectionRowsOptions {
@@ -26,9 +33,6 @@ export interface PgConnectionRowsOptions extends ConnectionRowsOptions {
    * wait gets ConnectionLockTimeout. */
   readonly maxLockSessions?: number;
 }
-
-const COLUMNS =
-  'workspace, principal, source, issuer, scope, connected_at_ms, refreshed_at_ms, expires_at_ms';
 
 export class PgConnectionRows implements ConnectionRows {
   private readonly mutex = new KeyedMutex();
@@ -48,7 +52,12 @@ export class PgConnectionRows implements ConnectionRows {
   static async open(config: pg.PoolConfig, options: PgConnectionRowsOptions = {}): Promise<PgConnectionRows> {
     const { default: driver } = await import('pg');
     const logger = options.logger ?? silentLogger;
-    const pool = new driver.Pool({ ...config, max: options.maxQuerySessions ?? 8 });
+    // A query waits at most 10 s for a free session (unless `config` says otherwise), never forever.
+    const pool = new driver.Pool({
+      connectionTimeoutMillis: 10_000,
+      ...config,
+      max: options.maxQuerySessions ?? 8,
+    });
     const lockPool = new driver.Pool({ ...config, max: options.maxLockSessions ?? 8 });
     for (const each of [pool, lockPool])
       each.on('error', (error: Error & { code?: string }) =>
@@ -72,23 +81,9 @@ export class PgConnectionRows implements ConnectionRows {
   }
 
   async put(key: ConnectionKey, row: ConnectionRow): Promise<void> {
-    const s = row.summary;
     await this.pool.query(
-      `INSERT INTO user_connections (${COLUMNS}, sealed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (workspace, principal, source) DO UPDATE SET issuer = excluded.issuer, scope = excluded.scope,
-         connected_at_ms = excluded.connected_at_ms, refreshed_at_ms = excluded.refreshed_at_ms,
-         expires_at_ms = excluded.expires_at_ms, sealed = excluded.sealed`,
-      [
-        key.workspace,
-        key.principal,
-        key.source,
-        s.issuer,
-        s.scope ?? null,
-        s.connectedAtMs,
-        s.refreshedAtMs ?? null,
-        s.expiresAtMs ?? null,
-        row.sealed,
-      ],
+      `INSERT INTO user_connections (${COLUMNS}, sealed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ${PUT_CONFLICT}`,
+      putValues(key, row),
     );
   }
 

@@ -12,25 +12,21 @@ import type {
 } from './connection-rows.js';
 import { alreadyExpired, type ConnectionRowsOptions } from './consumed-ids.js';
 import { keyName, KeyedMutex } from './keyed-mutex.js';
-import { rowFrom, summaryFrom, type StoredRow } from './stored-row.js';
+import {
+  connectionTables,
+  PUT_CONFLICT,
+  putValues,
+  rowFrom,
+  SUMMARY_COLUMNS as COLUMNS,
+  summaryFrom,
+  type StoredRow,
+} from './connection-tables.js';
 
 const SCHEMA = `
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
 PRAGMA busy_timeout = 5000;
-CREATE TABLE IF NOT EXISTS user_connections (
-  workspace TEXT NOT NULL, principal TEXT NOT NULL, source TEXT NOT NULL,
-  issuer TEXT NOT NULL, scope TEXT, connected_at_ms INTEGER NOT NULL, refreshed_at_ms INTEGER,
-  expires_at_ms INTEGER, sealed TEXT NOT NULL,
-  PRIMARY KEY (workspace, principal, source));
-CREATE INDEX IF NOT EXISTS user_connections_source ON user_connections (workspace, source);
-CREATE TABLE IF NOT EXISTS user_connection_consumed (id TEXT PRIMARY KEY, expires_at_ms INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS user_connection_consumed_expiry ON user_connection_consumed (expires_at_ms);
-CREATE TABLE IF NOT EXISTS user_connection_values (name TEXT PRIMARY KEY, sealed TEXT NOT NULL);
-`;
-
-const COLUMNS =
-  'workspace, principal, source, issuer, scope, connected_at_ms, refreshed_at_ms, expires_at_ms';
+${connectionTables({ text: 'TEXT', millis: 'INTEGER' })}`;
 
 function prepare(db: DatabaseSync) {
   return {
@@ -38,10 +34,7 @@ function prepare(db: DatabaseSync) {
       `SELECT ${COLUMNS}, sealed FROM user_connections WHERE workspace = ? AND principal = ? AND source = ?`,
     ),
     put: db.prepare(
-      `INSERT INTO user_connections (${COLUMNS}, sealed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (workspace, principal, source) DO UPDATE SET issuer = excluded.issuer, scope = excluded.scope,
-         connected_at_ms = excluded.connected_at_ms, refreshed_at_ms = excluded.refreshed_at_ms,
-         expires_at_ms = excluded.expires_at_ms, sealed = excluded.sealed`,
+      `INSERT INTO user_connections (${COLUMNS}, sealed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ${PUT_CONFLICT}`,
     ),
     list: db.prepare(
       `SELECT ${COLUMNS} FROM user_connections WHERE workspace = ? AND principal = ? ORDER BY source`,
@@ -103,19 +96,8 @@ export class SqliteConnectionRows implements ConnectionRows {
   }
 
   put(key: ConnectionKey, row: ConnectionRow): Promise<void> {
-    const s = row.summary;
     return attempt(() => {
-      this.statements.put.run(
-        key.workspace,
-        key.principal,
-        key.source,
-        s.issuer,
-        s.scope ?? null,
-        s.connectedAtMs,
-        s.refreshedAtMs ?? null,
-        s.expiresAtMs ?? null,
-        row.sealed,
-      );
+      this.statements.put.run(...putValues(key, row));
     });
   }
 

@@ -12,12 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ConnectionLockTimeout,
   MemoryConnectionRows,
+  openConnectionRows,
   PgConnectionRows,
   SqliteConnectionRows,
   type ConnectionKey,
   type ConnectionRow,
   type ConnectionRows,
 } from '../../gateway/connections/index.js';
+import { createPinoLogger } from '../../gateway/telemetry/pino-logger.js';
 import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
 
 let server: PostgresServer;
@@ -257,6 +259,24 @@ describe('PostgreSQL ConnectionRows shared by replicas', () => {
     expect((await replicas[3]?.get(key))?.sealed).toBe('s');
   });
 
+  it('opens as a role that may only read and write the tables (no CREATE on the schema)', async () => {
+    await pgRows(); // the tables, made by the role that may create them
+    const admin = new pg.Client(server.admin);
+    await admin.connect();
+    await admin.query("CREATE ROLE agw_rw LOGIN PASSWORD 'agw_rw' NOSUPERUSER");
+    await admin.query(
+      'GRANT SELECT, INSERT, UPDATE, DELETE ON user_connections, user_connection_consumed, user_connection_values TO agw_rw',
+    );
+    await admin.end();
+    const rows = await track(
+      PgConnectionRows.open({ ...server.app, user: 'agw_rw', password: 'agw_rw' }, { now }),
+    );
+    const key = { workspace: workspace(), principal: 'alice', source: 'github' };
+    await rows.put(key, row(key, 's'));
+    expect(await rows.consumeOnce(`state-${key.workspace}`, nowMs + 1_000)).toBe(true);
+    expect(await rows.remove({ workspace: key.workspace })).toBe(1);
+  });
+
   it('consumes an id once across two replicas, also when they race', async () => {
     const [a, b] = [await pgRows(), await pgRows()];
     const id = `state-${workspace()}`;
@@ -362,5 +382,51 @@ describe('SQLite ConnectionRows across a restart', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('openConnectionRows', () => {
+  function capture(): { lines: string[]; logger: ReturnType<typeof createPinoLogger> } {
+    const lines: string[] = [];
+    return {
+      lines,
+      logger: createPinoLogger({ destination: { write: (line: string) => lines.push(line) } }),
+    };
+  }
+
+  it('opens PostgreSQL when configured and logs the choice, never the connection string', async () => {
+    const { app } = server;
+    const url = `postgresql://${app.user}:${app.password}@/${app.database}?host=${encodeURIComponent(app.host)}&port=${app.port}`;
+    const { lines, logger } = capture();
+    const rows = await track(
+      openConnectionRows(
+        { sqlitePath: ':memory:', postgres: { connectionString: { env: 'AGW_CONNECTIONS_PG' } } },
+        { readEnv: (name) => (name === 'AGW_CONNECTIONS_PG' ? url : undefined), readFile: () => '' },
+        logger,
+      ),
+    );
+    expect(rows).toBeInstanceOf(PgConnectionRows);
+    const key = { workspace: workspace(), principal: 'alice', source: 'github' };
+    await rows.put(key, row(key, 's'));
+    expect((await (await pgRows()).get(key))?.sealed).toBe('s');
+    expect(lines.join('')).toContain('"store":"postgres"');
+    for (const fragment of [url, app.password, app.host]) expect(lines.join('')).not.toContain(fragment);
+  });
+
+  it('opens the SQLite file otherwise, and refuses a connection string it cannot read', async () => {
+    const { lines, logger } = capture();
+    const path = join(dir, 'opened.db');
+    const rows = await track(
+      openConnectionRows({ sqlitePath: path }, { readEnv: () => undefined, readFile: () => '' }, logger),
+    );
+    expect(rows).toBeInstanceOf(SqliteConnectionRows);
+    expect(lines.join('')).toContain('"store":"sqlite"');
+    await expect(
+      openConnectionRows(
+        { sqlitePath: ':memory:', postgres: { connectionString: { env: 'AGW_MISSING' } } },
+        { readEnv: () => undefined, readFile: () => '' },
+        logger,
+      ),
+    ).rejects.toThrow('secret env:AGW_MISSING is not available');
   });
 });
