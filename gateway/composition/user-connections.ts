@@ -61,7 +61,8 @@ export async function openUserConnections(options: {
     vault: new ConnectionVault(rows, cipher),
     seal: new ConsentSeal(cipher),
     secrets,
-    publicUrl: server.publicUrl ?? `http://${server.host}:${server.port}`,
+    // In a cluster a workspace may add a user source to gateways without one: its calls say so.
+    publicUrl: server.publicUrl,
   });
   return { connections, rows };
 }

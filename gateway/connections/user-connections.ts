@@ -49,8 +49,9 @@ export interface UserConnectionsOptions {
   readonly vault: ConnectionVault;
   readonly seal: ConsentSeal;
   readonly secrets: SecretReader;
-  /** The gateway's public base URL: the callback and the elicitation URLs are under it. */
-  readonly publicUrl: string;
+  /** The gateway's public base URL: the callback and the elicitation URLs are under it. Absent (a
+   * cluster whose gateways have no publicUrl): nobody can be sent to consent (ConsentUnavailable). */
+  readonly publicUrl: string | undefined;
   readonly now?: () => number;
 }
 
@@ -84,10 +85,15 @@ export class UserConnections {
 
   constructor(private readonly options: UserConnectionsOptions) {
     this.now = options.now ?? Date.now;
-    this.base = options.publicUrl.replace(/\/+$/, '');
+    this.base = (options.publicUrl ?? 'http://publicurl.invalid').replace(/\/+$/, '');
     this.callbackUrl = `${this.base}/oauth/upstream/callback`;
     this.servers = new AuthorizationServers(this.now);
     this.clients = new ClientRegistrations(options.vault, options.secrets);
+  }
+
+  /** Whether users can be sent to consent at all (the gateway knows its public URL). */
+  get canConsent(): boolean {
+    return this.options.publicUrl !== undefined;
   }
 
   /** The page a user opens to connect (the URL of an elicitation). */

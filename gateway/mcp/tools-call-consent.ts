@@ -117,6 +117,16 @@ function catalogueError(): McpError {
 
 function consentAnswer(connections: UserConnections, request: McpRequest, call: ConsentCall): McpResult {
   const target = targetOf(request, call.source);
+  if (!connections.canConsent) {
+    const entry = catalogueEntry('upstream_consent_required');
+    throw new McpError(
+      200,
+      entry.jsonRpcCode,
+      `${call.source.name} acts as each user, but this gateway has no server.publicUrl to send you to connect: an admin must set it.`,
+      { code: 'upstream_consent_required', source: call.source.name },
+      entry.errorClass,
+    );
+  }
   const url = connections.consentUrl(target);
   const message = `To use ${call.requested}, connect your ${call.source.name} account: open the link, sign in there and approve, then retry.`;
   noteAudit({ consentRequired: true });

@@ -70,6 +70,11 @@ export function registerConnectionRoutes(app: FastifyInstance, deps: ConnectionR
 
   app.post('/agent/connections/start', async (request, reply) => {
     const principal = requirePrincipal(request.principal);
+    if (!connections.canConsent)
+      throw new GatewayError(
+        'invalid_request',
+        'This gateway has no server.publicUrl, so it cannot take a sign-in back: an admin must set it.',
+      );
     const { source: named, ticket } = startBody(request.body);
     let source = named;
     if (ticket !== undefined) {

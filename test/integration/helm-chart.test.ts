@@ -110,6 +110,54 @@ describe('the chart, offline', () => {
     expect(parsed.data?.sharedState.encryption?.keys).toEqual([{ env: 'AGW_REDIS_ENCRYPTION_KEY_0' }]);
   });
 
+  it('helm:user-connections — publicUrl and the PostgreSQL connection store with a chart-made key Secret render a config the gateway accepts (issue 42)', async () => {
+    const docs = parseAllDocuments(
+      await helmOk([
+        ...TEMPLATE,
+        '--set',
+        'gateway.publicUrl=https://gw.example.com',
+        '--set',
+        'userConnections.postgres.enabled=true',
+        '--set',
+        'userConnections.postgres.connectionStringSecret.name=conn-pg',
+      ]),
+    )
+      .map(
+        (d) =>
+          d.toJS() as {
+            kind?: string;
+            metadata: { name: string };
+            data?: Record<string, string>;
+            spec?: unknown;
+          },
+      )
+      .filter((d) => d?.kind !== undefined);
+    const secret = docs.find(
+      (d) => d.kind === 'Secret' && d.metadata.name === 'agw-agent-gateway-connection-keys',
+    );
+    expect(Buffer.from(secret?.data?.['key'] ?? '', 'base64').toString('utf8')).toMatch(/^[A-Za-z0-9]{48}$/);
+    const configMap = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'agw-agent-gateway');
+    const parsed = GatewayConfigSchema.safeParse(parse(configMap?.data?.['gateway.yaml'] ?? ''));
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    expect(parsed.data?.server.publicUrl).toBe('https://gw.example.com');
+    expect(parsed.data?.userConnections).toMatchObject({
+      postgres: { connectionString: { env: 'AGW_CONNECTIONS_POSTGRES_URL' } },
+      encryption: { keys: [{ env: 'AGW_CONNECTION_KEY_0' }] },
+    });
+    const deployment = JSON.stringify(
+      docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'agw-agent-gateway'),
+    );
+    expect(deployment).toContain(
+      '"name":"AGW_CONNECTIONS_POSTGRES_URL","valueFrom":{"secretKeyRef":{"name":"conn-pg","key":"url"}}',
+    );
+    expect(deployment).toContain(
+      '"name":"AGW_CONNECTION_KEY_0","valueFrom":{"secretKeyRef":{"name":"agw-agent-gateway-connection-keys","key":"key"}}',
+    );
+    const missing = await helm([...TEMPLATE, '--set', 'userConnections.postgres.enabled=true']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('userConnections.postgres.connectionStringSecret.name is required');
+  });
+
   it('helm:values-schema — wrong types and unknown keys are refused', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agw-helm-values-'));
     try {

@@ -172,7 +172,7 @@ describe('CRDs on a real apiserver', () => {
     );
   });
 
-  it('crd:upstream-oauth-credential — OAuth credentials take client id and secret from Secrets; the CEL rules refuse what the gateway would, tokenExchange on a DataSource included; -o wide shows the credential type', async () => {
+  it('crd:upstream-oauth-credential — OAuth credentials take client id and secret from Secrets; the CEL rules refuse what the gateway would, tokenExchange and user on a DataSource included, type user with or without a client of its own; -o wide shows the credential type', async () => {
     const client = {
       clientId: { secretKeyRef: { name: 'oauth-client', key: 'id' } },
       clientSecret: { secretKeyRef: { name: 'oauth-client', key: 'secret' } },
@@ -206,7 +206,7 @@ describe('CRDs on a real apiserver', () => {
         secretKeyRef: { name: 's', key: 'k' },
         tokenEndpoint: 'https://login.example.com/token',
       }),
-    ).toContain('are only used by types oauthClientCredentials and tokenExchange');
+    ).toContain('are only used by types oauthClientCredentials, tokenExchange and user');
     expect(await refusedWith('audience', oauth({ audience: 'crm' }))).toContain(
       'credential.audience is only used when credential.type is tokenExchange',
     );
@@ -229,7 +229,28 @@ describe('CRDs on a real apiserver', () => {
         },
       });
     expect(await applyRefused(data('exchange', oauth({ type: 'tokenExchange' })))).toContain(
-      'credential.type tokenExchange needs a caller’s token and a DataSource syncs with none',
+      'credential.type tokenExchange and user need a caller and a DataSource syncs with none',
+    );
+    // Type user (issue 42): no client needed (dynamic registration), no token endpoint, no secret
+    // without its id, and never on a DataSource.
+    expect(await applyRefused(data('personal', { type: 'user' }))).toContain(
+      'credential.type tokenExchange and user need a caller and a DataSource syncs with none',
+    );
+    expect(
+      await refusedWith('user-endpoint', { type: 'user', tokenEndpoint: 'https://login.example.com/token' }),
+    ).toContain('credential.tokenEndpoint is not used by type user');
+    expect(await refusedWith('user-secret', { type: 'user', clientSecret: client.clientSecret })).toContain(
+      'credential.clientSecret needs its clientId (type user)',
+    );
+    await kubectlOk(
+      ['apply', '-n', ns, '-f', '-'],
+      mcpSource('personal', { credential: { type: 'user', scopes: ['repo'] } }),
+    );
+    await kubectlOk(
+      ['apply', '-n', ns, '-f', '-'],
+      mcpSource('personal-client', {
+        credential: { type: 'user', issuer: 'https://login.example.com', clientId: client.clientId },
+      }),
     );
     await kubectlOk(
       ['apply', '-n', ns, '-f', '-'],

@@ -100,6 +100,10 @@ only (metrics.enabled) or for the service/pod monitors, unless otel.prometheusPo
 {{- end -}}
 
 {{/* The Secret with the keys that encrypt what Redis stores: the admin's, or the one the chart makes. */}}
+{{- define "agent-gateway.connectionKeysSecret" -}}
+{{- default (printf "%s-connection-keys" (include "agent-gateway.fullname" .)) .Values.userConnections.encryptionSecret.name -}}
+{{- end -}}
+
 {{- define "agent-gateway.redisEncryptionSecret" -}}
 {{- default (printf "%s-redis-encryption" (include "agent-gateway.fullname" .)) .Values.sharedState.redis.encryptionSecret.name -}}
 {{- end -}}

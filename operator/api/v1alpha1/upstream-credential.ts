@@ -22,9 +22,9 @@ const secretValue = (what: string) =>
 export const UpstreamCredentialRefSchema = z
   .strictObject({
     type: z
-      .enum(['bearer', 'header', 'oauthClientCredentials', 'tokenExchange'])
+      .enum(['bearer', 'header', 'oauthClientCredentials', 'tokenExchange', 'user'])
       .describe(
-        'bearer: Authorization: Bearer <value>; header: <headerName>: <value>; oauthClientCredentials: a token of the gateway’s own (RFC 6749 §4.4); tokenExchange: the OAuth caller’s token exchanged for one meant for the upstream (RFC 8693; McpSource only).',
+        'bearer: Authorization: Bearer <value>; header: <headerName>: <value>; oauthClientCredentials: a token of the gateway’s own (RFC 6749 §4.4); tokenExchange: the OAuth caller’s token exchanged for one meant for the upstream (RFC 8693; McpSource only); user: each user connects their own account at the upstream’s authorization server once and calls carry that user’s grant (McpSource only; the gateways need userConnections and a publicUrl).',
       ),
     headerName: z
       .string()
@@ -44,7 +44,7 @@ export const UpstreamCredentialRefSchema = z
     issuer: httpUrl
       .optional()
       .describe(
-        'The authorization server; its token endpoint is read from its metadata (RFC 8414, then OpenID discovery). OAuth types; give this or tokenEndpoint. Its host must be allowed by the admin policy.network.',
+        'The authorization server; its token endpoint is read from its metadata (RFC 8414, then OpenID discovery). OAuth types; give this or tokenEndpoint (type user: optional, default from the upstream’s RFC 9728 metadata). Its host must be allowed by the admin policy.network.',
       ),
     clientId: secretValue('The gateway’s client id at the authorization server'),
     clientSecret: secretValue('The client secret, sent only to the token endpoint'),
@@ -79,6 +79,8 @@ export const UpstreamCredentialRefSchema = z
   );
 
 const STATIC = "(self.type == 'bearer' || self.type == 'header')";
+/** Type user: the client may be registered dynamically (no clientId) or public (no secret). */
+const USER = "self.type == 'user'";
 const OAUTH_FIELDS = [
   'tokenEndpoint',
   'issuer',
@@ -106,21 +108,29 @@ export const CREDENTIAL_RULES: readonly CelRule[] = [
   },
   {
     rule: `!${STATIC} || (${OAUTH_FIELDS.map((f) => `!has(self.${f})`).join(' && ')})`,
-    message: `credential: ${OAUTH_FIELDS.join(', ')} are only used by types oauthClientCredentials and tokenExchange`,
+    message: `credential: ${OAUTH_FIELDS.join(', ')} are only used by types oauthClientCredentials, tokenExchange and user`,
   },
   {
-    rule: `${STATIC} || has(self.clientId)`,
+    rule: `${STATIC} || ${USER} || has(self.clientId)`,
     message: 'credential.clientId is required for types oauthClientCredentials and tokenExchange',
   },
   {
     // Both auth methods the gateway has send the secret; a future private_key_jwt would not.
-    rule: `${STATIC} || has(self.clientSecret)`,
+    rule: `${STATIC} || ${USER} || has(self.clientSecret)`,
     message:
       'credential.clientSecret is required for authMethod client_secret_basic (the default) and client_secret_post',
   },
   {
-    rule: `${STATIC} || has(self.tokenEndpoint) != has(self.issuer)`,
+    rule: `${STATIC} || ${USER} || has(self.tokenEndpoint) != has(self.issuer)`,
     message: 'credential: give exactly one of tokenEndpoint and issuer (OAuth types)',
+  },
+  {
+    rule: `!(${USER}) || !has(self.tokenEndpoint)`,
+    message: 'credential.tokenEndpoint is not used by type user (give issuer, or let the upstream name it)',
+  },
+  {
+    rule: `!(${USER}) || !has(self.clientSecret) || has(self.clientId)`,
+    message: 'credential.clientSecret needs its clientId (type user)',
   },
   {
     rule: "self.type == 'tokenExchange' || !has(self.audience)",
@@ -128,9 +138,9 @@ export const CREDENTIAL_RULES: readonly CelRule[] = [
   },
 ];
 
-/** A DataSource syncs with no caller, so there is no token to exchange. */
+/** A DataSource syncs with no caller, so there is no token to exchange and no user to act as. */
 export const NO_TOKEN_EXCHANGE: CelRule = {
-  rule: "self.type != 'tokenExchange'",
+  rule: "self.type != 'tokenExchange' && self.type != 'user'",
   message:
-    'credential.type tokenExchange needs a caller’s token and a DataSource syncs with none; use oauthClientCredentials',
+    'credential.type tokenExchange and user need a caller and a DataSource syncs with none; use oauthClientCredentials',
 };

@@ -39,7 +39,7 @@ export function attachCredential(
   return attachOAuthCredential(document, credential, context);
 }
 
-/** oauthClientCredentials and tokenExchange: the policy decides the endpoints the operator can see
+/** oauthClientCredentials, tokenExchange and user: the policy decides the endpoints the operator can see
  * before any Secret is read (an issuer's metadata may name another token endpoint; the gateway's
  * network guard decides that one when it fetches). */
 function attachOAuthCredential(
@@ -53,13 +53,20 @@ function attachOAuthCredential(
     if (refused !== undefined) return refused;
   }
   const { clientId, clientSecret, headerName: _name, secretKeyRef: _ref, ...settings } = credential;
-  if (clientId === undefined) return required(`${at}.clientId`);
-  if (clientSecret === undefined) return required(`${at}.clientSecret`);
-  const id = makeRef('credential.clientId', clientId.secretKeyRef);
-  if ('ready' in id) return id;
-  const secret = makeRef('credential.clientSecret', clientSecret.secretKeyRef);
-  if ('ready' in secret) return secret;
-  document['credential'] = { ...settings, clientId: id, clientSecret: secret };
+  // Type user (issue 42): a client registered dynamically has no id here, a public one no secret.
+  const user = credential.type === 'user';
+  if (clientId === undefined && !user) return required(`${at}.clientId`);
+  if (clientSecret === undefined && !user) return required(`${at}.clientSecret`);
+  const id = clientId === undefined ? undefined : makeRef('credential.clientId', clientId.secretKeyRef);
+  if (id !== undefined && 'ready' in id) return id;
+  const secret =
+    clientSecret === undefined ? undefined : makeRef('credential.clientSecret', clientSecret.secretKeyRef);
+  if (secret !== undefined && 'ready' in secret) return secret;
+  document['credential'] = {
+    ...settings,
+    ...(id === undefined ? {} : { clientId: id }),
+    ...(secret === undefined ? {} : { clientSecret: secret }),
+  };
   return undefined;
 }
 

@@ -80,7 +80,7 @@ export interface ApiKeyView {
 /** spec.credential (operator/api/v1alpha1/upstream-credential.ts): the CEL rules say which fields
  * each type has; the plan still checks the rendered credential with the gateway's own schema. */
 export interface CredentialView {
-  readonly type: 'bearer' | 'header' | 'oauthClientCredentials' | 'tokenExchange';
+  readonly type: 'bearer' | 'header' | 'oauthClientCredentials' | 'tokenExchange' | 'user';
   readonly headerName?: string;
   readonly secretKeyRef?: SecretKeyRef;
   readonly tokenEndpoint?: string;

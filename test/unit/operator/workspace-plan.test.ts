@@ -343,6 +343,31 @@ describe('upstream OAuth credentials (issue 29)', () => {
     expect(rendered).not.toContain('secretKeyRef');
   });
 
+  it('operator:user-credential-render — a user credential (issue 42) renders with or without a client of its own; its client id and secret become references to the workspace Secret', () => {
+    const personal = mcpWith({ ...machine, metadata: meta('personal') }, { type: 'user', scopes: ['repo'] });
+    const registered = mcpWith(
+      { ...machine, metadata: meta('registered') },
+      { type: 'user', issuer: 'https://login.example.com', ...clientRefs },
+    );
+    const plan = planWorkspace(input({ mcpSources: [personal, registered] }, client));
+    expect(plan.mcpSources.get('personal')).toMatchObject({ ready: true, reason: 'Rendered' });
+    expect(plan.mcpSources.get('registered')).toMatchObject({ ready: true, reason: 'Rendered' });
+    const { namespace: _ns, credentials, ...document } = plan.render;
+    const validated = validateWorkspace(document);
+    expect(validated.ok).toBe(true);
+    if (!validated.ok) return;
+    const byName = new Map(validated.workspace.mcpSources.map((source) => [source.name, source.credential]));
+    expect(byName.get('personal')).toEqual({
+      type: 'user',
+      scopes: ['repo'],
+      authMethod: 'client_secret_basic',
+    });
+    const withClient = byName.get('registered') as { clientId: { kubernetesSecret: { key: string } } };
+    expect(withClient).toMatchObject({ type: 'user', issuer: 'https://login.example.com' });
+    expect(credentials.get(withClient.clientId.kubernetesSecret.key)).toBe('gateway-client');
+    expect(JSON.stringify(document)).not.toContain('cs_top_secret_value');
+  });
+
   it('operator:upstream-oauth-missing-secret — a missing client secret Secret or key leaves only that source out, with a condition naming the field', () => {
     const onlyId = { 'oauth-client': { id: 'gateway-client' } };
     const plan = planWorkspace(input({ mcpSources: [machine, github], dataSources: [api] }, onlyId));
