@@ -1335,4 +1335,26 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 41.1: the operator refuses reports without the gateways' user (401), for unknown sources (404) and malformed ones (400), and reviews a token once a minute",
   'pins:review-unavailable':
     'issue 41.1: an API server that cannot review a token makes the report 503, and the failure is not remembered',
+  'user-oauth:modern-url-elicitation':
+    'issue 42: a 2026 client without a connection gets an input_required URL elicitation; after consent its retry is served with its own grant',
+  'user-oauth:legacy-url-elicitation':
+    'issue 42: a 2025 client gets -32042 with data.elicitations in URL mode; after consent its retried call is served as itself',
+  'user-oauth:each-user-their-own':
+    'issue 42: every principal uses its own grant; one without a connection is asked, and a client without URL elicitation gets the link in a tool error',
+  'user-oauth:retry-state-bound':
+    'issue 42: the retry requestState is sealed to workspace, caller, source and tool; the gateway strips it before relaying',
+  'user-oauth:callback-refusals':
+    'issue 42: a consent callback from another browser, a replayed or forged one, and a ticket used by another caller are refused',
+  'user-oauth:revoke-own': 'issue 42: a user revokes their own connection; the next call asks again',
+  'user-oauth:refresh-rotation':
+    'issue 42: an expiring access token is refreshed once for concurrent calls and a rotated refresh token replaces the old',
+  'user-oauth:revoked-grant':
+    'issue 42: a refresh the authorization server refuses deletes the connection and the user is asked again',
+  'user-oauth:tokens-stay-secret':
+    'issue 42: no upstream token in logs, the audit trail or the store at rest',
+  'user-oauth:survives-restart': 'issue 42: connections in the SQLite store survive a restart (same keys)',
+  'operator:user-credential-render':
+    'issue 42: an McpSource credential of type user renders with or without a client of its own',
+  'helm:user-connections':
+    'issue 42: the chart renders publicUrl and the PostgreSQL connection store with its key Secret',
 };
