@@ -1341,6 +1341,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 42: a 2025 client gets -32042 with data.elicitations in URL mode; after consent its retried call is served as itself',
   'user-oauth:each-user-their-own':
     'issue 42: every principal uses its own grant; one without a connection is asked, and a client without URL elicitation gets the link in a tool error',
+  'user-oauth:reads-need-a-connection':
+    'issue 42: resources/read and prompts/get of a user source ask for the connection like tools/call, in both eras',
   'user-oauth:retry-state-bound':
     'issue 42: the retry requestState is sealed to workspace, caller, source and tool; the gateway strips it before relaying',
   'user-oauth:callback-refusals':

@@ -7,6 +7,7 @@ import { canSeeSource } from '../auth/index.js';
 import { nameProblem } from '../discovery/index.js';
 import { exposePrompts, promptName, resolvePromptName } from './item-names.js';
 import { withSessionRecovery } from '../upstream/index.js';
+import { withConnection } from './connection-consent.js';
 import { McpError } from './jsonrpc.js';
 import { noteTarget } from '../telemetry/audit-context.js';
 import type { McpHandler } from './mcp-request.js';
@@ -78,18 +79,23 @@ export function promptsGet(deps: FanOutDeps, hooks?: GuardrailHooks): McpHandler
     const upstreamName = target.name;
     const workspace = principal.workspace.name;
     const prompt = { source, name, upstreamName, args };
-    return guardedPrompt(hooks, request, prompt, async (guardedArgs) => {
-      try {
-        return await deps.breakers.run(workspace, source, () =>
-          withSessionRecovery(deps.pool, workspace, source, (connection) =>
-            withDeadline(request.signal, source.timeouts.callMs, (signal) =>
-              connection.getPrompt(upstreamName, guardedArgs, { signal, timeoutMs: source.timeouts.callMs }),
+    return withConnection(deps.connections, request, { source, requested: name }, () =>
+      guardedPrompt(hooks, request, prompt, async (guardedArgs) => {
+        try {
+          return await deps.breakers.run(workspace, source, () =>
+            withSessionRecovery(deps.pool, workspace, source, (connection) =>
+              withDeadline(request.signal, source.timeouts.callMs, (signal) =>
+                connection.getPrompt(upstreamName, guardedArgs, {
+                  signal,
+                  timeoutMs: source.timeouts.callMs,
+                }),
+              ),
             ),
-          ),
-        );
-      } catch (error) {
-        throw upstreamFailure(error, source.name);
-      }
-    });
+          );
+        } catch (error) {
+          throw upstreamFailure(error, source.name);
+        }
+      }),
+    );
   };
 }

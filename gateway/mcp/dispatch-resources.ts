@@ -5,6 +5,7 @@
 import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource } from '../auth/index.js';
 import { withSessionRecovery } from '../upstream/index.js';
+import { withConnection } from './connection-consent.js';
 import { McpError } from './jsonrpc.js';
 import { noteTarget } from '../telemetry/audit-context.js';
 import type { McpHandler } from './mcp-request.js';
@@ -89,30 +90,32 @@ export function resourcesRead(deps: FanOutDeps, hooks?: GuardrailHooks): McpHand
       throw resourceNotFound(requested);
     const workspace = principal.workspace.name;
     const read = { source, requested, resolved };
-    const guarded = await guardedRead(hooks, deps, request, read, async ({ requested, resolved }) => {
-      try {
-        const result = await deps.breakers.run(workspace, source, () =>
-          withSessionRecovery(deps.pool, workspace, source, (connection) =>
-            withDeadline(request.signal, source.timeouts.callMs, (signal) =>
-              connection.readResource(resolved.uri, { signal, timeoutMs: source.timeouts.callMs }),
+    return withConnection(deps.connections, request, { source, requested }, async () => {
+      const guarded = await guardedRead(hooks, deps, request, read, async ({ requested, resolved }) => {
+        try {
+          const result = await deps.breakers.run(workspace, source, () =>
+            withSessionRecovery(deps.pool, workspace, source, (connection) =>
+              withDeadline(request.signal, source.timeouts.callMs, (signal) =>
+                connection.readResource(resolved.uri, { signal, timeoutMs: source.timeouts.callMs }),
+              ),
             ),
-          ),
-        );
-        const contents = Array.isArray(result['contents'])
-          ? (result['contents'] as Record<string, unknown>[])
-          : [];
-        // The URI asked for comes back as the client wrote it; others by the source's policy.
-        const back = (uri: string) => clientUri(source, uri, { requested, resolved });
-        return {
-          ...result,
-          contents: contents.map((content) =>
-            typeof content['uri'] === 'string' ? { ...content, uri: back(content['uri']) } : content,
-          ),
-        };
-      } catch (error) {
-        throw upstreamFailure(error, source.name);
-      }
+          );
+          const contents = Array.isArray(result['contents'])
+            ? (result['contents'] as Record<string, unknown>[])
+            : [];
+          // The URI asked for comes back as the client wrote it; others by the source's policy.
+          const back = (uri: string) => clientUri(source, uri, { requested, resolved });
+          return {
+            ...result,
+            contents: contents.map((content) =>
+              typeof content['uri'] === 'string' ? { ...content, uri: back(content['uri']) } : content,
+            ),
+          };
+        } catch (error) {
+          throw upstreamFailure(error, source.name);
+        }
+      });
+      return { ...guarded, ttlMs: 0, cacheScope: 'private' };
     });
-    return { ...guarded, ttlMs: 0, cacheScope: 'private' };
   };
 }

@@ -23,7 +23,7 @@ import { RequestStateSeal } from './request-state-seal.js';
 import { admitToolCall } from './tools-call-limits.js';
 import { checkParamHeaders, permitCall, resolveCall, unknownTool } from './tools-call-permit.js';
 import { checkCallPolicy } from './tools-call-policy.js';
-import { consentForUnlisted, requireConnection, withConsent } from './tools-call-consent.js';
+import { consentForUnlisted, requireConnection, withConsent } from './connection-consent.js';
 import { guardedRelay } from './tools-call-guardrails.js';
 import { callSource, resumeBridgedCall, type RelayDeps } from './tools-call-relay.js';
 

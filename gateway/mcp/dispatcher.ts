@@ -48,6 +48,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatch {
     breakers: deps.breakers,
     lists: deps.catalog.lists,
     failing: (workspace: string, source: McpSourceConfig) => deps.catalog.failingCode(workspace, source),
+    connections: deps.connections,
   };
   const shared: Record<string, McpHandler> = {
     'tools/list': toolsList(deps.catalog, deps.knowledge),

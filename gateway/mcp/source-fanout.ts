@@ -3,6 +3,7 @@
 // failing source is left out and reported; one the catalog knows as failing (its probe runs in the
 // background) is left out at once, without contacting it or waiting on it.
 import { canSeeSource, type Principal } from '../auth/index.js';
+import type { UserConnections } from '../connections/index.js';
 import type { McpSourceConfig } from '../config/index.js';
 import type { ListKind, SourceListCache } from '../discovery/index.js';
 import { catalogueEntry, GatewayError, type ErrorCode } from '../errors/index.js';
@@ -21,6 +22,8 @@ export interface FanOutDeps {
   readonly lists: SourceListCache;
   /** The code of a source known to be failing (ToolCatalog.failingCode), else undefined. */
   readonly failing?: (workspace: string, source: McpSourceConfig) => { readonly code: ErrorCode } | undefined;
+  /** Users' connections to `user` sources (issue 42): reads of such a source need one. */
+  readonly connections?: UserConnections | undefined;
 }
 
 export interface FanOutResult<T> {

@@ -18,7 +18,7 @@ import { httpSource, keyRecord, newKeys, startHarness, type Harness } from '../s
 import { approveAt, connectAccount, openCallback, startConsent, ticketOf } from '../support/user-consent.js';
 
 const CONNECTION_KEY = 'user-connection-key-0123456789-abcdefghij';
-const [alice, bob, carol, dave, erin] = newKeys(5);
+const [alice, bob, carol, dave, erin, frank] = newKeys(6);
 const resources: Record<string, ResourceServerInfo> = {};
 let as: AuthServer;
 let upstream: AudienceBoundServer;
@@ -33,7 +33,7 @@ function documentFor(gatewayPort: number, path: string): Record<string, unknown>
     workspaces: [
       {
         name: 'team',
-        keys: [alice, bob, carol, dave, erin].map((key) => keyRecord(key)),
+        keys: [alice, bob, carol, dave, erin, frank].map((key) => keyRecord(key)),
         mcpSources: [
           httpSource('saas', upstream.url, { credential: { type: 'user', scopes: ['tools:read'] } }),
         ],
@@ -104,6 +104,37 @@ async function pastTime(ms: number): Promise<void> {
 
 function textOf(result: { content?: unknown }): string {
   return JSON.stringify(result.content);
+}
+
+/** One raw 2026 request of `method` naming `name` (the Mcp-Name header), with URL elicitation. */
+async function rawRequest(key: string, method: string, name: string, params: Record<string, unknown>) {
+  const response = await fetch(`${h.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      'mcp-name': name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } },
+        },
+      },
+    }),
+  });
+  return (await response.json()) as {
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string };
+  };
 }
 
 /** One raw 2026 tools/call (the client's capabilities as given). */
@@ -219,6 +250,30 @@ describe('per-user upstream connections', () => {
       expect.objectContaining({ source: 'saas', connected: true, issuer: as.issuer, scope: 'tools:read' }),
     ]);
     expect(await connectionsOf(carol.key)).toEqual([{ source: 'saas', connected: false }]);
+  });
+
+  it('user-oauth:reads-need-a-connection — resources/read and prompts/get of a user source ask the same way, in both eras, and then read as that user', async () => {
+    const modern = await modernClient(bob.key, () => Promise.reject(new Error('bob is connected')));
+    const resource = await modern.readResource({
+      uri: `agw://saas/${encodeURIComponent('memo://profile/me')}`,
+    });
+    expect(JSON.stringify(resource.contents)).toContain('sub=bob');
+    const prompt = await modern.getPrompt({ name: 'saas__introduce' });
+    expect(JSON.stringify(prompt.messages)).toContain('I am bob');
+    await modern.close();
+    // Frank has no connection: asked on a read and a prompt, in both eras.
+    const uri = `agw://saas/${encodeURIComponent('memo://profile/me')}`;
+    const asked = await rawRequest(frank.key, 'prompts/get', 'saas__introduce', { name: 'saas__introduce' });
+    expect(asked.result?.['resultType']).toBe('input_required');
+    const read = await rawRequest(frank.key, 'resources/read', uri, { uri });
+    expect(read.result?.['resultType']).toBe('input_required');
+    const legacy = await legacyClient(frank.key);
+    const refused = await legacy.getPrompt({ name: 'saas__introduce' }).then(
+      () => undefined,
+      (error: unknown) => error as { code?: number },
+    );
+    expect(refused?.code).toBe(-32042);
+    await legacy.close();
   });
 
   it('user-oauth:retry-state-bound — the retry state works for its own caller and tool only; once connected the retry is relayed without it', async () => {

@@ -1,5 +1,5 @@
-// The consent step of tools/call for `user` sources (issue 42), after the call is permitted and
-// before anything is relayed: a caller with no connection at the source is asked to connect through
+// The consent step for `user` sources (issue 42) on tools/call, resources/read and prompts/get (the
+// methods MRTR allows), after the call is permitted and before anything is relayed: a caller with no connection at the source is asked to connect through
 // a URL elicitation, in the form its era has —
 // - 2026-07-28: an `input_required` result whose one input request is `elicitation/create` in URL
 //   mode, with a sealed `requestState` bound to workspace, principal, source and tool; the client's
@@ -44,7 +44,7 @@ function targetOf(request: McpRequest, source: McpSourceConfig) {
 export async function requireConnection(
   connections: UserConnections | undefined,
   request: McpRequest,
-  call: PermittedCall,
+  call: ConsentCall,
 ): Promise<ConsentGate> {
   if (!needsConsent(call.source)) return { request };
   if (connections === undefined) throw catalogueError();
@@ -92,7 +92,7 @@ export function consentForUnlisted(
 export async function withConsent(
   connections: UserConnections | undefined,
   request: McpRequest,
-  call: PermittedCall,
+  call: ConsentCall,
   relay: () => Promise<McpResult>,
 ): Promise<McpResult> {
   if (connections === undefined || !needsConsent(call.source)) return relay();
@@ -149,4 +149,17 @@ function consentAnswer(connections: UserConnections, request: McpRequest, call: 
     },
     requestState: connections.seal.retryState(target, call.requested),
   };
+}
+
+/** resources/read and prompts/get of a visible source: the connection step around the read (the
+ * read itself takes the request's own parameters, so the gateway's state never reaches it). */
+export async function withConnection(
+  connections: UserConnections | undefined,
+  request: McpRequest,
+  call: ConsentCall,
+  read: () => Promise<McpResult>,
+): Promise<McpResult> {
+  const gate = await requireConnection(connections, request, call);
+  if ('answer' in gate) return gate.answer;
+  return withConsent(connections, gate.request, call, read);
 }
