@@ -189,6 +189,20 @@ describe.each(STORES)('ConnectionRows contract: %s', (_name, open) => {
     expect(await rows.getValue(name)).toBe('sealed-b');
   });
 
+  it('takes ids and names as the gateway makes them: parts joined with NUL, a long URL among them', async () => {
+    const ws = workspace();
+    const name = `registration\0${ws}\0saas\0https://as.example\0https://gw.example/${'p'.repeat(4_000)}`;
+    await rows.putValue(name, 'sealed-a');
+    await rows.putValue(`registration\0${ws}\0saas`, 'sealed-b');
+    expect(await rows.getValue(name)).toBe('sealed-a');
+    expect(await rows.getValue(`registration\0${ws}\0saas`)).toBe('sealed-b');
+    expect(await rows.getValue(`registration\0${ws}`)).toBeUndefined();
+    const id = `consent\0${ws}`;
+    expect(await rows.consumeOnce(id, nowMs + 60_000)).toBe(true);
+    expect(await rows.consumeOnce(id, nowMs + 60_000)).toBe(false);
+    expect(await rows.consumeOnce(`consent\0${ws}\0other`, nowMs + 60_000)).toBe(true);
+  });
+
   it('exclusive: tasks on one key never overlap and each gets its own result', async () => {
     const key = { workspace: workspace(), principal: 'alice', source: 'github' };
     expect(await mostAtOnce([rows], key, 6)).toBe(1);
