@@ -18,7 +18,7 @@ import {
   type ConnectionRow,
   type ConnectionRows,
 } from '../../gateway/connections/index.js';
-import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
+import { allowAppTables, startPostgres, type PostgresServer } from '../infra/postgres-server.js';
 
 let server: PostgresServer;
 let dir: string;
@@ -40,10 +40,7 @@ async function track<T extends ConnectionRows>(rows: Promise<T>): Promise<T> {
 beforeAll(async () => {
   server = startPostgres();
   // The application role owns its tables: it may create them in the public schema, nothing more.
-  const admin = new pg.Client(server.admin);
-  await admin.connect();
-  await admin.query(`GRANT CREATE ON SCHEMA public TO ${server.app.user}`);
-  await admin.end();
+  await allowAppTables(server);
   dir = mkdtempSync(join(tmpdir(), 'agw-connections-'));
 }, 120_000);
 afterAll(async () => {

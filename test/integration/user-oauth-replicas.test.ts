@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../gateway/cli/cli-main.js';
 import { freePort } from '../infra/free-port.js';
-import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
+import { allowAppTables, startPostgres, type PostgresServer } from '../infra/postgres-server.js';
 import { capturingIo } from '../support/capturing-io.js';
 import { newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
 import { approveAt, openCallback, startConsent, ticketOf } from '../support/user-consent.js';
@@ -36,10 +36,7 @@ let b: Harness;
 beforeAll(async () => {
   postgres = startPostgres();
   // The application role may create the store's tables in the public schema, nothing more.
-  const admin = new pg.Client(postgres.admin);
-  await admin.connect();
-  await admin.query(`GRANT CREATE ON SCHEMA public TO ${postgres.app.user}`);
-  await admin.end();
+  await allowAppTables(postgres);
   const { user, password, database, host, port } = postgres.app;
   env = {
     AGW_CONNECTION_KEY: CONNECTION_KEY,

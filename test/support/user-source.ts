@@ -65,12 +65,14 @@ export interface RawAnswer {
   readonly error?: { code: number; message: string };
 }
 
-/** One raw 2026 tools/call declaring URL elicitation (`extra` adds to its params). */
+/** One raw 2026 tools/call declaring URL elicitation (or no client capabilities when `urlMode` is
+ * false); `extra` adds to its params. */
 export async function rawCall(
   gatewayUrl: string,
   key: string,
   name: string,
   extra: Record<string, unknown> = {},
+  urlMode = true,
 ): Promise<RawAnswer> {
   const response = await fetch(`${gatewayUrl}/mcp`, {
     method: 'POST',
@@ -92,7 +94,7 @@ export async function rawCall(
         ...extra,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } },
+          'io.modelcontextprotocol/clientCapabilities': urlMode ? { elicitation: { url: {} } } : {},
         },
       },
     }),
