@@ -1,7 +1,10 @@
 // The cluster ConnectionRows (issue 42): PostgreSQL shared by every replica, read on each use, so a
 // revocation on one replica holds on all at their next read. `exclusive` queues a replica's own
 // callers in process, then takes a session-level advisory lock (pg-key-lock.ts); consumed ids are
-// inserted once (ON CONFLICT DO NOTHING) and swept when expired. The driver loads only when opened.
+// inserted once (ON CONFLICT DO NOTHING) and swept when expired. Consumed ids and value names are
+// kept as their SHA-256 digests: PostgreSQL text cannot hold the NUL the gateway's names are joined
+// with, and a digest keeps the primary keys short whatever the name. The driver loads only when opened.
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type {
   ConnectionKey,
@@ -32,6 +35,11 @@ export interface PgConnectionRowsOptions extends ConnectionRowsOptions {
   /** Sessions holding `exclusive` locks at once (default 8); a caller finding none free within its
    * wait gets ConnectionLockTimeout. */
   readonly maxLockSessions?: number;
+}
+
+/** What stands for a consumed id or a value name in its table. */
+function stored(name: string): string {
+  return createHash('sha256').update(name).digest('base64url');
 }
 
 export class PgConnectionRows implements ConnectionRows {
@@ -120,7 +128,7 @@ export class PgConnectionRows implements ConnectionRows {
       `INSERT INTO user_connection_consumed (id, expires_at_ms) VALUES ($1, $2)
        ON CONFLICT (id) DO UPDATE SET expires_at_ms = excluded.expires_at_ms
          WHERE user_connection_consumed.expires_at_ms <= $3`,
-      [id, expiresAtMs, now],
+      [stored(id), expiresAtMs, now],
     );
     return result.rowCount === 1;
   }
@@ -128,7 +136,7 @@ export class PgConnectionRows implements ConnectionRows {
   async getValue(name: string): Promise<string | undefined> {
     const { rows } = await this.pool.query<{ sealed: string }>(
       'SELECT sealed FROM user_connection_values WHERE name = $1',
-      [name],
+      [stored(name)],
     );
     return rows[0]?.sealed;
   }
@@ -137,7 +145,7 @@ export class PgConnectionRows implements ConnectionRows {
     await this.pool.query(
       `INSERT INTO user_connection_values (name, sealed) VALUES ($1, $2)
        ON CONFLICT (name) DO UPDATE SET sealed = excluded.sealed`,
-      [name, sealed],
+      [stored(name), sealed],
     );
   }
 

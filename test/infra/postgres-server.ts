@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 export interface PostgresServer {
   /** Connection settings for the unprivileged application role. */
@@ -98,4 +99,16 @@ export function startPostgres(): PostgresServer {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Lets the application role create tables in the public schema, nothing more (PostgreSQL 15 and
+ * later grant that to no role): what a store that creates its own tables needs. */
+export async function allowAppTables(server: PostgresServer): Promise<void> {
+  const admin = new pg.Client(server.admin);
+  await admin.connect();
+  try {
+    await admin.query(`GRANT CREATE ON SCHEMA public TO ${server.app.user}`);
+  } finally {
+    await admin.end();
+  }
 }

@@ -20,7 +20,7 @@ import {
   type ConnectionRows,
 } from '../../gateway/connections/index.js';
 import { createPinoLogger } from '../../gateway/telemetry/pino-logger.js';
-import { startPostgres, type PostgresServer } from '../infra/postgres-server.js';
+import { allowAppTables, startPostgres, type PostgresServer } from '../infra/postgres-server.js';
 
 let server: PostgresServer;
 let dir: string;
@@ -42,10 +42,7 @@ async function track<T extends ConnectionRows>(rows: Promise<T>): Promise<T> {
 beforeAll(async () => {
   server = startPostgres();
   // The application role owns its tables: it may create them in the public schema, nothing more.
-  const admin = new pg.Client(server.admin);
-  await admin.connect();
-  await admin.query(`GRANT CREATE ON SCHEMA public TO ${server.app.user}`);
-  await admin.end();
+  await allowAppTables(server);
   dir = mkdtempSync(join(tmpdir(), 'agw-connections-'));
 }, 120_000);
 afterAll(async () => {
@@ -189,6 +186,20 @@ describe.each(STORES)('ConnectionRows contract: %s', (_name, open) => {
     expect(await rows.getValue(name)).toBe('sealed-a');
     await rows.putValue(name, 'sealed-b');
     expect(await rows.getValue(name)).toBe('sealed-b');
+  });
+
+  it('takes ids and names as the gateway makes them: parts joined with NUL, a long URL among them', async () => {
+    const ws = workspace();
+    const name = `registration\0${ws}\0saas\0https://as.example\0https://gw.example/${'p'.repeat(4_000)}`;
+    await rows.putValue(name, 'sealed-a');
+    await rows.putValue(`registration\0${ws}\0saas`, 'sealed-b');
+    expect(await rows.getValue(name)).toBe('sealed-a');
+    expect(await rows.getValue(`registration\0${ws}\0saas`)).toBe('sealed-b');
+    expect(await rows.getValue(`registration\0${ws}`)).toBeUndefined();
+    const id = `consent\0${ws}`;
+    expect(await rows.consumeOnce(id, nowMs + 60_000)).toBe(true);
+    expect(await rows.consumeOnce(id, nowMs + 60_000)).toBe(false);
+    expect(await rows.consumeOnce(`consent\0${ws}\0other`, nowMs + 60_000)).toBe(true);
   });
 
   it('exclusive: tasks on one key never overlap and each gets its own result', async () => {

@@ -1,27 +1,30 @@
 // Acting as the user upstream (issue 42), end to end with real parts: oidc-provider as the SaaS
 // authorization server (dynamic client registration, authorization code with PKCE and `resource`,
 // refresh tokens rotated on use), a real MCP server that accepts only tokens for its own audience
-// (test/fixtures/upstreams/audience-bound-server.ts), the gateway from its composition root with a
-// SQLite connection store, and the TS SDK v2 client in both eras. Each key is a different user;
-// `headlessConsent` is the person at the authorization server's login and consent pages.
+// (test/fixtures/upstreams/audience-bound-server.ts; both started by support/user-source.ts), the
+// gateway from its composition root with a SQLite connection store, and the TS SDK v2 client in both
+// eras. Each key is a different user; `headlessConsent` is the person at the authorization server's
+// login and consent pages.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startAudienceBoundServer,
-  type AudienceBoundServer,
-} from '../fixtures/upstreams/audience-bound-server.js';
 import { freePort } from '../infra/free-port.js';
-import { startAuthServer, type AuthServer, type ResourceServerInfo } from '../infra/oidc-provider.js';
-import { httpSource, keyRecord, newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
+import { newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
 import { approveAt, connectAccount, openCallback, startConsent, ticketOf } from '../support/user-consent.js';
+import {
+  connectionsOf as connectionsAt,
+  pastTime,
+  rawCall as rawCallAt,
+  rawRequest,
+  saasWorkspace,
+  startSaas,
+  type Saas,
+} from '../support/user-source.js';
 
 const CONNECTION_KEY = 'user-connection-key-0123456789-abcdefghij';
 const [alice, bob, carol, dave, erin, frank] = newKeys(6);
-const resources: Record<string, ResourceServerInfo> = {};
-let as: AuthServer;
-let upstream: AudienceBoundServer;
+let saas: Saas;
 let h: Harness;
 let sqlitePath: string;
 let port: number;
@@ -30,27 +33,12 @@ function documentFor(gatewayPort: number, path: string): Record<string, unknown>
   return {
     server: { host: '127.0.0.1', port: gatewayPort, publicUrl: `http://127.0.0.1:${gatewayPort}` },
     userConnections: { sqlitePath: path, encryption: { keys: [{ env: 'AGW_CONNECTION_KEY' }] } },
-    workspaces: [
-      {
-        name: 'team',
-        keys: [alice, bob, carol, dave, erin, frank].map((key) => keyRecord(key)),
-        mcpSources: [
-          httpSource('saas', upstream.url, { credential: { type: 'user', scopes: ['tools:read'] } }),
-        ],
-      },
-    ],
+    workspaces: [saasWorkspace(saas, [alice, bob, carol, dave, erin, frank])],
   };
 }
 
 beforeAll(async () => {
-  as = await startAuthServer({
-    resources,
-    scopes: ['tools:read'],
-    issueRefreshToken: () => true,
-    rotateRefreshToken: 'always',
-  });
-  upstream = await startAudienceBoundServer({ issuer: as.issuer, scopes: ['tools:read'] });
-  resources[upstream.url] = { scope: 'tools:read', ttlSeconds: 3600 };
+  saas = await startSaas();
   port = await freePort();
   const { mkdtemp } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
@@ -60,8 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.stop();
-  await upstream?.stop();
-  await as?.stop();
+  await saas?.stop();
 });
 
 async function modernClient(key: string, onUrl: (url: string) => Promise<void>): Promise<Client> {
@@ -96,87 +83,13 @@ async function legacyClient(key: string): Promise<Client> {
   return client;
 }
 
-/** Waits until the clock is past `ms` (an access token's expiry, at most a few seconds away). */
-async function pastTime(ms: number): Promise<void> {
-  expect(ms - Date.now()).toBeLessThan(5_000);
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - Date.now() + 50)));
-}
-
 function textOf(result: { content?: unknown }): string {
   return JSON.stringify(result.content);
 }
 
-/** One raw 2026 request of `method` naming `name` (the Mcp-Name header), with URL elicitation. */
-async function rawRequest(key: string, method: string, name: string, params: Record<string, unknown>) {
-  const response = await fetch(`${h.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } },
-        },
-      },
-    }),
-  });
-  return (await response.json()) as {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string };
-  };
-}
-
-/** One raw 2026 tools/call (the client's capabilities as given). */
-async function rawCall(key: string, name: string, extra: Record<string, unknown> = {}, urlMode = true) {
-  const response = await fetch(`${h.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: {},
-        ...extra,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': urlMode ? { elicitation: { url: {} } } : {},
-        },
-      },
-    }),
-  });
-  return (await response.json()) as {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string };
-  };
-}
-
-async function connectionsOf(key: string): Promise<Record<string, unknown>[]> {
-  const response = await fetch(`${h.url}/agent/connections?response_format=json`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { connections: Record<string, unknown>[] }).connections;
-}
+const rawCall = (key: string, name: string, extra: Record<string, unknown> = {}, urlMode = true) =>
+  rawCallAt(h.url, key, name, extra, urlMode);
+const connectionsOf = (key: string) => connectionsAt(h.url, key);
 
 describe('per-user upstream connections', () => {
   it('user-oauth:modern-url-elicitation — a 2026 client is asked to connect, the user consents, the SDK retries and the upstream sees that user', async () => {
@@ -196,7 +109,7 @@ describe('per-user upstream connections', () => {
     const result = await client.callTool({ name: 'saas__whoami', arguments: {} });
     expect(textOf(result)).toContain('alice');
     expect(links).toHaveLength(1);
-    expect(upstream.accepted.at(-1)).toMatchObject({ sub: 'alice', tool: 'whoami' });
+    expect(saas.upstream.accepted.at(-1)).toMatchObject({ sub: 'alice', tool: 'whoami' });
     // Connected now: the next call goes straight through.
     const again = await client.callTool({ name: 'saas__echo', arguments: { text: 'hi' } });
     expect(textOf(again)).toContain('hi');
@@ -222,7 +135,7 @@ describe('per-user upstream connections', () => {
     expect(done.status).toBe(200);
     const result = await client.callTool({ name: 'saas__whoami', arguments: {} });
     expect(textOf(result)).toContain('bob');
-    expect(upstream.accepted.at(-1)).toMatchObject({ sub: 'bob' });
+    expect(saas.upstream.accepted.at(-1)).toMatchObject({ sub: 'bob' });
     await client.close();
   });
 
@@ -247,25 +160,30 @@ describe('per-user upstream connections', () => {
     expect(plain.result?.['isError']).toBe(true);
     expect(JSON.stringify(plain.result?.['content'])).toContain(`http://127.0.0.1:${port}/connect?ticket=`);
     expect(await connectionsOf(alice.key)).toEqual([
-      expect.objectContaining({ source: 'saas', connected: true, issuer: as.issuer, scope: 'tools:read' }),
+      expect.objectContaining({
+        source: 'saas',
+        connected: true,
+        issuer: saas.as.issuer,
+        scope: 'tools:read',
+      }),
     ]);
     expect(await connectionsOf(carol.key)).toEqual([{ source: 'saas', connected: false }]);
   });
 
   it('user-oauth:reads-need-a-connection — resources/read and prompts/get of a user source ask the same way, in both eras, and then read as that user', async () => {
+    const uri = `agw://saas/${encodeURIComponent('memo://profile/me')}`;
     const modern = await modernClient(bob.key, () => Promise.reject(new Error('bob is connected')));
-    const resource = await modern.readResource({
-      uri: `agw://saas/${encodeURIComponent('memo://profile/me')}`,
-    });
+    const resource = await modern.readResource({ uri });
     expect(JSON.stringify(resource.contents)).toContain('sub=bob');
     const prompt = await modern.getPrompt({ name: 'saas__introduce' });
     expect(JSON.stringify(prompt.messages)).toContain('I am bob');
     await modern.close();
     // Frank has no connection: asked on a read and a prompt, in both eras.
-    const uri = `agw://saas/${encodeURIComponent('memo://profile/me')}`;
-    const asked = await rawRequest(frank.key, 'prompts/get', 'saas__introduce', { name: 'saas__introduce' });
+    const asked = await rawRequest(h.url, frank.key, 'prompts/get', 'saas__introduce', {
+      name: 'saas__introduce',
+    });
     expect(asked.result?.['resultType']).toBe('input_required');
-    const read = await rawRequest(frank.key, 'resources/read', uri, { uri });
+    const read = await rawRequest(h.url, frank.key, 'resources/read', uri, { uri });
     expect(read.result?.['resultType']).toBe('input_required');
     const legacy = await legacyClient(frank.key);
     const refused = await legacy.getPrompt({ name: 'saas__introduce' }).then(
@@ -289,10 +207,10 @@ describe('per-user upstream connections', () => {
     const early = await rawCall(carol.key, 'saas__whoami', { requestState, inputResponses });
     expect(early.result?.['resultType']).toBe('input_required');
     await connectAccount(h.url, carol.key, { source: 'saas' }, 'carol');
-    const before = upstream.accepted.length;
+    const before = saas.upstream.accepted.length;
     const retried = await rawCall(carol.key, 'saas__whoami', { requestState, inputResponses });
     expect(JSON.stringify(retried.result)).toContain('carol');
-    expect(upstream.accepted.length).toBeGreaterThan(before);
+    expect(saas.upstream.accepted.length).toBeGreaterThan(before);
   });
 
   it('user-oauth:callback-refusals — another browser, a replay, a forged state and a ticket for someone else are refused', async () => {
@@ -349,27 +267,27 @@ describe('per-user upstream connections', () => {
   });
 
   it('user-oauth:refresh-rotation — an expired access token is refreshed once for concurrent calls, the rotated refresh token replaces the old', async () => {
-    resources[upstream.url] = { scope: 'tools:read', ttlSeconds: 2 };
+    saas.tokenLifetime(2);
     await connectAccount(h.url, erin.key, { source: 'saas' }, 'erin');
-    resources[upstream.url] = { scope: 'tools:read', ttlSeconds: 3600 };
+    saas.tokenLifetime(3600);
     const [row] = await connectionsOf(erin.key);
     expect(row?.['connected']).toBe(true);
     const firstExpiry = Date.parse(String(row?.['expires_at']));
     await pastTime(firstExpiry);
-    const tokenRequests = as.requests.get('/token') ?? 0;
+    const tokenRequests = saas.as.requests.get('/token') ?? 0;
     const calls = await Promise.all(Array.from({ length: 5 }, () => rawCall(erin.key, 'saas__whoami')));
     for (const call of calls) expect(JSON.stringify(call.result)).toContain('erin');
-    expect((as.requests.get('/token') ?? 0) - tokenRequests).toBe(1);
+    expect((saas.as.requests.get('/token') ?? 0) - tokenRequests).toBe(1);
     const [after] = await connectionsOf(erin.key);
     expect(after?.['refreshed_at']).toBeDefined();
     expect(Date.parse(String(after?.['expires_at']))).toBeGreaterThan(Date.now() + 60_000);
   });
 
   it('user-oauth:revoked-grant — a grant revoked at the server: the refresh is refused, the connection goes and the user is asked again', async () => {
-    resources[upstream.url] = { scope: 'tools:read', ttlSeconds: 2 };
+    saas.tokenLifetime(2);
     await connectAccount(h.url, dave.key, { source: 'saas' }, 'dave');
-    resources[upstream.url] = { scope: 'tools:read', ttlSeconds: 3600 };
-    expect(await as.revokeGrants('dave')).toBeGreaterThan(0);
+    saas.tokenLifetime(3600);
+    expect(await saas.as.revokeGrants('dave')).toBeGreaterThan(0);
     const [row] = await connectionsOf(dave.key);
     await pastTime(Date.parse(String(row?.['expires_at'])));
     const asked = await rawCall(dave.key, 'saas__whoami');

@@ -1,0 +1,147 @@
+// The SaaS behind a `user` source (issue 42) as the per-user connection tests run it, with real
+// parts: oidc-provider as its authorization server (dynamic client registration, authorization code
+// with PKCE and `resource`, a refresh token for every code, rotated on every use) and an MCP server
+// that accepts only that server's tokens for its own audience (whoami names the token's subject).
+// Also the workspace that reaches it as `saas`, and the raw calls and reads the tests make of a
+// gateway in front of it.
+import { expect } from 'vitest';
+import {
+  startAudienceBoundServer,
+  type AudienceBoundServer,
+} from '../fixtures/upstreams/audience-bound-server.js';
+import { startAuthServer, type AuthServer, type ResourceServerInfo } from '../infra/oidc-provider.js';
+import type { GeneratedKey } from '../../gateway/auth/index.js';
+import { httpSource, keyRecord } from './gateway-document.js';
+
+export interface Saas {
+  readonly as: AuthServer;
+  readonly upstream: AudienceBoundServer;
+  /** The lifetime of the access tokens the authorization server issues for the upstream from now
+   * on (3600 s to start with). */
+  tokenLifetime(seconds: number): void;
+  /** Token endpoint requests so far (code exchanges and refreshes). */
+  tokenRequests(): number;
+  stop(): Promise<void>;
+}
+
+export async function startSaas(): Promise<Saas> {
+  const resources: Record<string, ResourceServerInfo> = {};
+  const as = await startAuthServer({
+    resources,
+    scopes: ['tools:read'],
+    issueRefreshToken: () => true,
+    rotateRefreshToken: 'always',
+  });
+  const upstream = await startAudienceBoundServer({ issuer: as.issuer, scopes: ['tools:read'] });
+  const tokenLifetime = (seconds: number) => {
+    resources[upstream.url] = { scope: 'tools:read', ttlSeconds: seconds };
+  };
+  tokenLifetime(3600);
+  return {
+    as,
+    upstream,
+    tokenLifetime,
+    tokenRequests: () => as.requests.get('/token') ?? 0,
+    async stop() {
+      await upstream.stop();
+      await as.stop();
+    },
+  };
+}
+
+/** The workspace `team`: `keys` (one user each) and the source `saas` with a `user` credential. */
+export function saasWorkspace(saas: Saas, keys: readonly GeneratedKey[]): Record<string, unknown> {
+  return {
+    name: 'team',
+    keys: keys.map((key) => keyRecord(key)),
+    mcpSources: [
+      httpSource('saas', saas.upstream.url, { credential: { type: 'user', scopes: ['tools:read'] } }),
+    ],
+  };
+}
+
+export interface RawAnswer {
+  readonly result?: Record<string, unknown>;
+  readonly error?: { code: number; message: string };
+}
+
+/** One raw 2026 request of `method` whose Mcp-Name is `name`, declaring URL elicitation (or no
+ * client capabilities when `urlMode` is false). */
+export async function rawRequest(
+  gatewayUrl: string,
+  key: string,
+  method: string,
+  name: string,
+  params: Record<string, unknown>,
+  urlMode = true,
+): Promise<RawAnswer> {
+  const response = await fetch(`${gatewayUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      'mcp-name': name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': urlMode ? { elicitation: { url: {} } } : {},
+        },
+      },
+    }),
+  });
+  return (await response.json()) as RawAnswer;
+}
+
+/** One raw 2026 tools/call (see rawRequest); `extra` adds to its params. */
+export function rawCall(
+  gatewayUrl: string,
+  key: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+  urlMode = true,
+): Promise<RawAnswer> {
+  return rawRequest(gatewayUrl, key, 'tools/call', name, { name, arguments: {}, ...extra }, urlMode);
+}
+
+/** The URL of the connect elicitation an answer asks for, or undefined when it asks for none. */
+export function connectUrlOf(answer: RawAnswer): string | undefined {
+  if (answer.result?.['resultType'] !== 'input_required') return undefined;
+  const requests = answer.result['inputRequests'] as Record<
+    string,
+    { method: string; params: { mode?: string; url?: string } }
+  >;
+  const request = requests['agw_connect'];
+  expect(request?.method).toBe('elicitation/create');
+  expect(request?.params.mode).toBe('url');
+  return request?.params.url;
+}
+
+/** The subject whoami names in an answer (undefined when it was not served). */
+export function servedAs(answer: RawAnswer): string | undefined {
+  const structured = answer.result?.['structuredContent'] as { sub?: string } | undefined;
+  return structured?.sub;
+}
+
+/** The caller's connections as GET /agent/connections lists them (JSON). */
+export async function connectionsOf(gatewayUrl: string, key: string): Promise<Record<string, unknown>[]> {
+  const response = await fetch(`${gatewayUrl}/agent/connections?response_format=json`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { connections: Record<string, unknown>[] }).connections;
+}
+
+/** Waits until the clock is past `ms` (an access token's expiry, at most a few seconds away). */
+export async function pastTime(ms: number): Promise<void> {
+  expect(ms - Date.now()).toBeLessThan(5_000);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - Date.now() + 50)));
+}
