@@ -5,63 +5,44 @@
 // SQLite connection store, and the TS SDK v2 client in both eras. Each key is a different user;
 // `headlessConsent` is the person at the authorization server's login and consent pages.
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startAudienceBoundServer,
-  type AudienceBoundServer,
-} from '../fixtures/upstreams/audience-bound-server.js';
+import type { AudienceBoundServer } from '../fixtures/upstreams/audience-bound-server.js';
 import { freePort } from '../infra/free-port.js';
-import { startAuthServer, type AuthServer, type ResourceServerInfo } from '../infra/oidc-provider.js';
-import { httpSource, keyRecord, newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
+import type { AuthServer, ResourceServerInfo } from '../infra/oidc-provider.js';
+import { newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
 import { approveAt, connectAccount, openCallback, startConsent, ticketOf } from '../support/user-consent.js';
+import {
+  CONNECTION_KEY,
+  rawToolCall,
+  startUserOAuthWorld,
+  userOAuthDocument,
+  type UserOAuthWorld,
+} from '../support/user-oauth-world.js';
 
-const CONNECTION_KEY = 'user-connection-key-0123456789-abcdefghij';
 const [alice, bob, carol, dave, erin] = newKeys(5);
-const resources: Record<string, ResourceServerInfo> = {};
+let world: UserOAuthWorld;
+let resources: Record<string, ResourceServerInfo>;
 let as: AuthServer;
 let upstream: AudienceBoundServer;
 let h: Harness;
 let sqlitePath: string;
 let port: number;
 
-function documentFor(gatewayPort: number, path: string): Record<string, unknown> {
-  return {
-    server: { host: '127.0.0.1', port: gatewayPort, publicUrl: `http://127.0.0.1:${gatewayPort}` },
-    userConnections: { sqlitePath: path, encryption: { keys: [{ env: 'AGW_CONNECTION_KEY' }] } },
-    workspaces: [
-      {
-        name: 'team',
-        keys: [alice, bob, carol, dave, erin].map((key) => keyRecord(key)),
-        mcpSources: [
-          httpSource('saas', upstream.url, { credential: { type: 'user', scopes: ['tools:read'] } }),
-        ],
-      },
-    ],
-  };
+function documentFor(gatewayPort: number): Record<string, unknown> {
+  return userOAuthDocument(world, gatewayPort, [alice, bob, carol, dave, erin]);
 }
 
 beforeAll(async () => {
-  as = await startAuthServer({
-    resources,
-    scopes: ['tools:read'],
-    issueRefreshToken: () => true,
-    rotateRefreshToken: 'always',
-  });
-  upstream = await startAudienceBoundServer({ issuer: as.issuer, scopes: ['tools:read'] });
-  resources[upstream.url] = { scope: 'tools:read', ttlSeconds: 3600 };
+  world = await startUserOAuthWorld();
+  ({ as, upstream, resources, sqlitePath } = world);
   port = await freePort();
-  const { mkdtemp } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  sqlitePath = join(await mkdtemp(join(tmpdir(), 'agw-conn-')), 'connections.db');
-  h = await startHarness(documentFor(port, sqlitePath), { AGW_CONNECTION_KEY: CONNECTION_KEY });
+  h = await startHarness(documentFor(port), { AGW_CONNECTION_KEY: CONNECTION_KEY });
 }, 60_000);
 
 afterAll(async () => {
   await h?.stop();
-  await upstream?.stop();
-  await as?.stop();
+  await world?.stop();
 });
 
 async function modernClient(key: string, onUrl: (url: string) => Promise<void>): Promise<Client> {
@@ -107,36 +88,8 @@ function textOf(result: { content?: unknown }): string {
 }
 
 /** One raw 2026 tools/call (the client's capabilities as given). */
-async function rawCall(key: string, name: string, extra: Record<string, unknown> = {}, urlMode = true) {
-  const response = await fetch(`${h.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: {},
-        ...extra,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': urlMode ? { elicitation: { url: {} } } : {},
-        },
-      },
-    }),
-  });
-  return (await response.json()) as {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string };
-  };
+function rawCall(key: string, name: string, extra: Record<string, unknown> = {}, urlMode = true) {
+  return rawToolCall(h.url, key, name, extra, urlMode);
 }
 
 async function connectionsOf(key: string): Promise<Record<string, unknown>[]> {
@@ -336,7 +289,7 @@ describe('per-user upstream connections', () => {
 
   it('user-oauth:survives-restart — a second gateway on the same store and keys serves alice without asking', async () => {
     const port2 = await freePort();
-    const second = await startHarness(documentFor(port2, sqlitePath), { AGW_CONNECTION_KEY: CONNECTION_KEY });
+    const second = await startHarness(documentFor(port2), { AGW_CONNECTION_KEY: CONNECTION_KEY });
     try {
       const response = await fetch(`${second.url}/agent/connections?response_format=json`, {
         headers: { authorization: `Bearer ${alice.key}` },

@@ -59,3 +59,19 @@ export function watchPage(page: Page): PageWatch {
   });
   return watch;
 }
+
+/** oidc-provider's dev interaction pages in the browser: its login form (as `login`, any password),
+ * then its consent form. The page must be on (or on its way to) the login form. */
+export async function passProviderForms(page: Page, login: string, onMissing?: () => Promise<string>) {
+  const field = page.locator('input[name=login]');
+  await field.waitFor({ timeout: 15_000 }).catch(async () => {
+    throw new Error(
+      `no login form at ${page.url()}${onMissing === undefined ? '' : `: ${await onMissing()}`}`,
+    );
+  });
+  await field.fill(login);
+  await page.locator('input[name=password]').fill('any');
+  await page.locator('button[type=submit]').click();
+  await page.locator('input[name=prompt][value=consent]').waitFor({ state: 'attached' });
+  await page.locator('button[type=submit]').click();
+}

@@ -1,0 +1,126 @@
+// The world of a `user` source (issue 42), shared by the tests that connect accounts through the
+// gateway: oidc-provider as the SaaS authorization server (dynamic client registration,
+// authorization code with PKCE and `resource`, refresh tokens rotated on use), a real MCP server that
+// accepts only tokens for its own audience (test/fixtures/upstreams/audience-bound-server.ts), and
+// the gateway document of one workspace `team` whose source `saas` connects per user, with a SQLite
+// connection store. `rawToolCall` is one raw 2026 tools/call as a client would send it.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  startAudienceBoundServer,
+  type AudienceBoundServer,
+} from '../fixtures/upstreams/audience-bound-server.js';
+import { startAuthServer, type AuthServer, type ResourceServerInfo } from '../infra/oidc-provider.js';
+import type { GeneratedKey } from '../../gateway/auth/index.js';
+import { httpSource, keyRecord } from './gateway-document.js';
+
+/** The key the connection store's tokens are encrypted with (AGW_CONNECTION_KEY). */
+export const CONNECTION_KEY = 'user-connection-key-0123456789-abcdefghij';
+
+export interface UserOAuthWorld {
+  readonly as: AuthServer;
+  readonly upstream: AudienceBoundServer;
+  /** The authorization server's resources by indicator: change an entry to change its tokens' TTL. */
+  readonly resources: Record<string, ResourceServerInfo>;
+  /** A SQLite file for the connection store, in a fresh temp dir. */
+  readonly sqlitePath: string;
+  stop(): Promise<void>;
+}
+
+export async function startUserOAuthWorld(): Promise<UserOAuthWorld> {
+  const resources: Record<string, ResourceServerInfo> = {};
+  const as = await startAuthServer({
+    resources,
+    scopes: ['tools:read'],
+    issueRefreshToken: () => true,
+    rotateRefreshToken: 'always',
+  });
+  const upstream = await startAudienceBoundServer({ issuer: as.issuer, scopes: ['tools:read'] });
+  resources[upstream.url] = { scope: 'tools:read', ttlSeconds: 3600 };
+  const sqlitePath = join(await mkdtemp(join(tmpdir(), 'agw-conn-')), 'connections.db');
+  return {
+    as,
+    upstream,
+    resources,
+    sqlitePath,
+    async stop() {
+      await upstream.stop();
+      await as.stop();
+    },
+  };
+}
+
+/** The gateway document: workspace `team` with `keys` and the `user` source `saas`, listening on
+ * `port` (its public URL is the loopback one); `server` adds to the server section. */
+export function userOAuthDocument(
+  world: UserOAuthWorld,
+  port: number,
+  keys: readonly GeneratedKey[],
+  server: Record<string, unknown> = {},
+  sqlitePath = world.sqlitePath,
+): Record<string, unknown> {
+  return {
+    server: { host: '127.0.0.1', port, publicUrl: `http://127.0.0.1:${port}`, ...server },
+    userConnections: { sqlitePath, encryption: { keys: [{ env: 'AGW_CONNECTION_KEY' }] } },
+    workspaces: [
+      {
+        name: 'team',
+        keys: keys.map((key) => keyRecord(key)),
+        mcpSources: [
+          httpSource('saas', world.upstream.url, { credential: { type: 'user', scopes: ['tools:read'] } }),
+        ],
+      },
+    ],
+  };
+}
+
+export interface RawCallAnswer {
+  readonly result?: Record<string, unknown>;
+  readonly error?: { code: number; message: string };
+}
+
+/** One raw 2026 tools/call; `urlMode` declares the client's URL elicitation capability. */
+export async function rawToolCall(
+  gatewayUrl: string,
+  key: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+  urlMode = true,
+): Promise<RawCallAnswer> {
+  const response = await fetch(`${gatewayUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: {},
+        ...extra,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': urlMode ? { elicitation: { url: {} } } : {},
+        },
+      },
+    }),
+  });
+  return (await response.json()) as RawCallAnswer;
+}
+
+/** The elicitation link of an `input_required` answer (`<publicUrl>/connect?ticket=…`). */
+export function connectLinkOf(answer: RawCallAnswer): string {
+  const requests = answer.result?.['inputRequests'] as
+    Record<string, { params?: { url?: unknown } }> | undefined;
+  const url = requests?.['agw_connect']?.params?.url;
+  if (typeof url !== 'string') throw new Error(`no connect link in ${JSON.stringify(answer)}`);
+  return url;
+}
