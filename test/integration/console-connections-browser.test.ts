@@ -28,12 +28,15 @@ let gatewayUrl: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  world = await startUserOAuthWorld();
+  world = await startUserOAuthWorld({ signIn: true });
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
-  h = await startHarness(userOAuthDocument(world, port, [alice, bob], { console: { enabled: true } }), {
-    AGW_CONNECTION_KEY: CONNECTION_KEY,
+  world.resources[`${gatewayUrl}/w/team/mcp`] = { scope: 'mcp:read', ttlSeconds: 3600 };
+  const document = userOAuthDocument(world, port, [alice, bob], {
+    server: { console: { enabled: true } },
+    signIn: true,
   });
+  h = await startHarness(document, { AGW_CONNECTION_KEY: CONNECTION_KEY });
   browser = await launchChromium();
 }, 90_000);
 
@@ -189,8 +192,9 @@ describe('console connections', () => {
     await page
       .locator('#sign-in-status', { hasText: 'Sign in to connect your account' })
       .waitFor({ timeout: 20_000 });
-    // The ticket is out of the address bar once the page has it.
-    expect(page.url()).toBe(`${gatewayUrl}/console/`);
+    // Workspace team signs in with OAuth too, so the link opened its own console; the ticket is out
+    // of the address bar once the page has it.
+    expect(page.url()).toBe(`${gatewayUrl}/w/team/console/`);
     await page.locator('#api-key').fill(alice.key);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await consentAs(page, 'alice');
@@ -215,7 +219,7 @@ describe('console connections', () => {
       'Connecting from the link failed: This link was made for another user: sign in as the user who called the tool. (forbidden, proxy_authorization)',
     );
     await page.waitForTimeout(300);
-    expect(page.url()).toBe(`${gatewayUrl}/console/`);
+    expect(page.url()).toBe(`${gatewayUrl}/w/team/console/`);
     expect(watch.requests.some((r) => r.url.startsWith(world.as.issuer))).toBe(false);
     // Nothing changed for either user; the Connections view still lists bob's own state.
     expect(await connections(alice.key)).toEqual([{ source: 'saas', connected: false }]);
@@ -244,4 +248,47 @@ describe('console connections', () => {
     await keyStayedInHeaders(context, watch, alice.key, 400);
     await context.close();
   }, 60_000);
+
+  it('console:connections-oauth-link — signed out, a link survives the OAuth sign-in round trip and connects that person', async () => {
+    // carol signs in with OAuth once to get her token (what her MCP client would hold).
+    const first = await newSession();
+    await first.page.goto(`${gatewayUrl}/w/team/console/`);
+    await first.page.getByRole('button', { name: `Sign in with ${world.as.issuer}` }).click();
+    await passProviderForms(first.page, 'carol');
+    await first.page.locator('#who', { hasText: 'Workspace team' }).waitFor({ timeout: 20_000 });
+    const token = await first.page.evaluate<string | null>("sessionStorage.getItem('agw-console:key')");
+    expect(token).toMatch(/^ey/);
+    await first.context.close();
+    const workspaceMcp = `${gatewayUrl}/w/team`;
+    const link = connectLinkOf(await rawToolCall(workspaceMcp, token ?? '', 'saas__whoami'));
+
+    // A fresh browser opens the link: sign-in view, OAuth round trip, then straight to the consent.
+    const { context, page, watch } = await newSession();
+    await page.goto(link);
+    await page
+      .locator('#sign-in-status', { hasText: 'Sign in to connect your account' })
+      .waitFor({ timeout: 20_000 });
+    const upstreamAuthorize = page.waitForRequest(
+      (request) =>
+        request.url().startsWith(`${world.as.issuer}/auth?`) &&
+        new URL(request.url()).searchParams.get('resource') === world.upstream.url,
+    );
+    await page.getByRole('button', { name: `Sign in with ${world.as.issuer}` }).click();
+    await passProviderForms(page, 'carol');
+    await upstreamAuthorize;
+    const started = watch.requests.find((r) => new URL(r.url).pathname === '/agent/connections/start');
+    expect(JSON.parse(started?.body ?? '{}')).toEqual({ ticket: ticketOf(link) });
+    // The provider remembers carol now: only the consent for the gateway's client.
+    await consentAs(page, 'carol');
+    expect(JSON.stringify((await rawToolCall(workspaceMcp, token ?? '', 'saas__whoami')).result)).toContain(
+      'carol',
+    );
+    // The callback URL of the console sign-in kept no code; the ticket never reached a request URL
+    // but /connect's own.
+    for (const request of watch.requests.filter((r) => r.url.startsWith(gatewayUrl)))
+      if (!request.url.startsWith(`${gatewayUrl}/connect?`))
+        expect(request.url).not.toContain(ticketOf(link));
+    expect(watch.consoleErrors.filter((e) => e.includes(gatewayUrl))).toEqual([]);
+    await context.close();
+  }, 90_000);
 });

@@ -28,11 +28,15 @@ export interface UserOAuthWorld {
   stop(): Promise<void>;
 }
 
-export async function startUserOAuthWorld(): Promise<UserOAuthWorld> {
+/** `signIn`: the same server also signs people in to the gateway (scope `mcp:read`, registration
+ * answering CORS for the console); add the gateway's resource to `resources` once its port is known. */
+export async function startUserOAuthWorld(options: { signIn?: boolean } = {}): Promise<UserOAuthWorld> {
   const resources: Record<string, ResourceServerInfo> = {};
+  const signIn = options.signIn === true;
   const as = await startAuthServer({
     resources,
-    scopes: ['tools:read'],
+    scopes: signIn ? ['tools:read', 'mcp:read'] : ['tools:read'],
+    registrationCors: signIn,
     issueRefreshToken: () => true,
     rotateRefreshToken: 'always',
   });
@@ -52,21 +56,27 @@ export async function startUserOAuthWorld(): Promise<UserOAuthWorld> {
 }
 
 /** The gateway document: workspace `team` with `keys` and the `user` source `saas`, listening on
- * `port` (its public URL is the loopback one); `server` adds to the server section. */
+ * `port` (its public URL is the loopback one). `server` adds to the server section; `signIn` lets
+ * anyone of the world's authorization server sign in to `team` (at its own resource, /w/team/mcp). */
 export function userOAuthDocument(
   world: UserOAuthWorld,
   port: number,
   keys: readonly GeneratedKey[],
-  server: Record<string, unknown> = {},
-  sqlitePath = world.sqlitePath,
+  options: { server?: Record<string, unknown>; sqlitePath?: string; signIn?: boolean } = {},
 ): Record<string, unknown> {
+  const sqlitePath = options.sqlitePath ?? world.sqlitePath;
+  const issuer = world.as.issuer;
   return {
-    server: { host: '127.0.0.1', port, publicUrl: `http://127.0.0.1:${port}`, ...server },
+    server: { host: '127.0.0.1', port, publicUrl: `http://127.0.0.1:${port}`, ...options.server },
     userConnections: { sqlitePath, encryption: { keys: [{ env: 'AGW_CONNECTION_KEY' }] } },
+    ...(options.signIn === true ? { oauth: { scopesSupported: ['mcp:read'] } } : {}),
     workspaces: [
       {
         name: 'team',
         keys: keys.map((key) => keyRecord(key)),
+        ...(options.signIn === true
+          ? { identity: { issuers: [{ issuer }], rules: [{ name: 'people', issuer }] } }
+          : {}),
         mcpSources: [
           httpSource('saas', world.upstream.url, { credential: { type: 'user', scopes: ['tools:read'] } }),
         ],
