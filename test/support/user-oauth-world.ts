@@ -14,6 +14,7 @@ import {
 import { startAuthServer, type AuthServer, type ResourceServerInfo } from '../infra/oidc-provider.js';
 import type { GeneratedKey } from '../../gateway/auth/index.js';
 import { httpSource, keyRecord } from './gateway-document.js';
+import { MODERN_META, mcpPost } from './gateway-harness.js';
 
 /** The key the connection store's tokens are encrypted with (AGW_CONNECTION_KEY). */
 export const CONNECTION_KEY = 'user-connection-key-0123456789-abcdefghij';
@@ -98,30 +99,15 @@ export async function rawToolCall(
   extra: Record<string, unknown> = {},
   urlMode = true,
 ): Promise<RawCallAnswer> {
-  const response = await fetch(`${gatewayUrl}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
+  const capabilities = urlMode ? { elicitation: { url: {} } } : {};
+  const response = await mcpPost(gatewayUrl, key, {
+    method: 'tools/call',
+    params: {
+      name,
+      arguments: {},
+      ...extra,
+      _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': capabilities },
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: {},
-        ...extra,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': urlMode ? { elicitation: { url: {} } } : {},
-        },
-      },
-    }),
   });
   return (await response.json()) as RawCallAnswer;
 }
