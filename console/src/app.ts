@@ -4,6 +4,9 @@
 // the key or token and empties every panel. Loaded as a module from /console/;
 // the page has no inline script or style (the CSP allows none). Opened at /w/<workspace>/console it
 // is that workspace's console: it signs in to that workspace's own resource (console-base.ts).
+// Opened as `#connect=<ticket>` (where an elicitation link `/connect?ticket=…` redirects), it signs
+// the user in as usual (the fragment survives the OAuth round trip), then starts that connection
+// (views/connections-view.ts).
 import { ApiError, GatewayApi } from './api.js';
 import { WORKSPACE } from './console-base.js';
 import { byId, el, replace } from './dom.js';
@@ -14,6 +17,7 @@ import type { View, ViewContext } from './view.js';
 import { activityView } from './views/activity-view.js';
 import { callView, chooseTool } from './views/call-view.js';
 import { clientsView } from './views/clients-view.js';
+import { connectionsView, followConnectLink } from './views/connections-view.js';
 import { playgroundView } from './views/playground-view.js';
 import type { SourcesBody } from './views/sources-view.js';
 import { sourcesView } from './views/sources-view.js';
@@ -25,6 +29,7 @@ const VIEWS: readonly View[] = [
   toolsView,
   playgroundView,
   callView,
+  connectionsView,
   clientsView,
   usageView,
   activityView,
@@ -32,6 +37,8 @@ const VIEWS: readonly View[] = [
 
 const keys = new KeyStore(sessionStorage);
 let context: ViewContext | undefined;
+/** The ticket of the elicitation link the page was opened with, until the signed-in page uses it. */
+let pendingTicket: string | undefined;
 
 const signInView = byId<HTMLElement>('sign-in-view');
 const workspaceView = byId<HTMLElement>('workspace-view');
@@ -120,6 +127,37 @@ function signOut(message: string): void {
   keyInput.focus();
 }
 
+/** `#connect=<ticket>`: the ticket, or undefined for any other fragment. */
+function ticketInFragment(): string | undefined {
+  const match = /^#connect=([A-Za-z0-9._~%-]{1,8192})$/.exec(location.hash);
+  if (match?.[1] === undefined) return undefined;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Takes the ticket from the fragment (and the fragment out of the address bar and history). */
+function takeTicket(): void {
+  const ticket = ticketInFragment();
+  if (ticket === undefined) return;
+  pendingTicket = ticket;
+  history.replaceState(null, '', `${location.pathname}${location.search}`);
+  if (context === undefined)
+    signInStatus.textContent = 'Sign in to connect your account: the connection starts right after.';
+}
+
+/** Starts the pending link's connection in the Connections view (which shows a refusal). */
+async function followPendingTicket(): Promise<void> {
+  const ticket = pendingTicket;
+  if (context === undefined || ticket === undefined) return;
+  pendingTicket = undefined;
+  await open(connectionsView, true);
+  const body = panelOf(connectionsView).querySelector<HTMLElement>('.panel-body');
+  if (body !== null) await followConnectLink(body, context, ticket);
+}
+
 async function signIn(key: string): Promise<void> {
   const api = new GatewayApi(key, (message) => signOut(`Signed out: ${message}`));
   signInStatus.textContent = 'Signing in…';
@@ -153,7 +191,8 @@ async function signIn(key: string): Promise<void> {
   workspaceView.hidden = false;
   signOutButton.hidden = false;
   announce(`Signed in to workspace ${sources.workspace}.`);
-  await open(sourcesView, true);
+  if (pendingTicket !== undefined) await followPendingTicket();
+  else await open(sourcesView, true);
 }
 
 buildShell();
@@ -179,7 +218,9 @@ async function offerOAuth(): Promise<void> {
           type: 'button',
           onclick: () => {
             signInStatus.textContent = `Signing in with ${issuer}…`;
-            startSignIn(metadata, issuer).catch((error: unknown) => {
+            // The link's ticket comes back as the fragment of the page after the round trip.
+            const keep = pendingTicket === undefined ? '' : `#connect=${encodeURIComponent(pendingTicket)}`;
+            startSignIn(metadata, issuer, keep).catch((error: unknown) => {
               signInStatus.textContent = `Sign-in failed: ${error instanceof Error ? error.message : String(error)}`;
             });
           },
@@ -192,14 +233,27 @@ async function offerOAuth(): Promise<void> {
 
 async function start(): Promise<void> {
   if (location.pathname === CALLBACK_PATH) {
-    await finishSignIn().then(signIn, (error: unknown) => {
-      signInStatus.textContent = `Sign-in failed: ${error instanceof Error ? error.message : String(error)}`;
-    });
+    await finishSignIn().then(
+      async (token) => {
+        takeTicket();
+        await signIn(token);
+      },
+      (error: unknown) => {
+        takeTicket();
+        signInStatus.textContent = `Sign-in failed: ${error instanceof Error ? error.message : String(error)}`;
+      },
+    );
   } else {
+    takeTicket();
     const stored = keys.get();
     if (stored !== undefined) await signIn(stored);
   }
   await offerOAuth();
 }
 
+// A link opened in a tab that already shows the console changes only the fragment.
+window.addEventListener('hashchange', () => {
+  takeTicket();
+  void followPendingTicket();
+});
 void start();

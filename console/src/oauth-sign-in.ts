@@ -6,7 +6,8 @@
 // sends the browser there with PKCE (S256), `state` and `resource` = that resource's URI. The
 // callback (<base>/callback) checks `state`, exchanges the code at the token endpoint and hands the
 // access token to the caller, which keeps it exactly like an API key. The PKCE verifier and state
-// live in this tab's sessionStorage for the round trip only.
+// live in this tab's sessionStorage for the round trip only, with the page's fragment (an elicitation
+// link's `#connect=<ticket>`), which the callback puts back in the address.
 import { CONSOLE_BASE } from './console-base.js';
 
 const PENDING = 'agw-console:oauth-pending';
@@ -35,6 +36,8 @@ interface Pending {
   readonly clientId: string;
   readonly tokenEndpoint: string;
   readonly resource: string;
+  /** The fragment to restore after the callback ('' or `#connect=<ticket>`). */
+  readonly fragment?: string;
 }
 
 export const CALLBACK_PATH = `${CONSOLE_BASE}/callback`;
@@ -132,8 +135,9 @@ async function clientIdFor(server: ServerMetadata, scope: string): Promise<strin
   return body.client_id;
 }
 
-/** Sends the browser to the authorization endpoint (a top-level navigation, not a fetch). */
-export async function startSignIn(metadata: ResourceMetadata, issuer: string): Promise<void> {
+/** Sends the browser to the authorization endpoint (a top-level navigation, not a fetch); `fragment`
+ * comes back as the page's fragment after the callback. */
+export async function startSignIn(metadata: ResourceMetadata, issuer: string, fragment = ''): Promise<void> {
   const server = await serverMetadata(issuer);
   const scope = (metadata.scopes_supported ?? []).join(' ');
   const clientId = await clientIdFor(server, scope);
@@ -144,6 +148,7 @@ export async function startSignIn(metadata: ResourceMetadata, issuer: string): P
     clientId,
     tokenEndpoint: server.token_endpoint,
     resource: metadata.resource,
+    fragment,
   };
   sessionStorage.setItem(PENDING, JSON.stringify(pending));
   const url = new URL(server.authorization_endpoint);
@@ -159,7 +164,8 @@ export async function startSignIn(metadata: ResourceMetadata, issuer: string): P
 }
 
 /** On /console/callback: checks `state`, exchanges the code and returns the access token. The
- * history entry is replaced first, so neither code nor state stays in any URL. */
+ * history entry is replaced first, so neither code nor state stays in any URL; the fragment the
+ * sign-in started with is put back (even when the answer is refused: the user may sign in again). */
 export async function finishSignIn(): Promise<string> {
   const params = new URLSearchParams(location.search);
   history.replaceState(null, '', `${CONSOLE_BASE}/`);
@@ -167,6 +173,8 @@ export async function finishSignIn(): Promise<string> {
   sessionStorage.removeItem(PENDING);
   const pending = raw === null ? undefined : (JSON.parse(raw) as Pending);
   if (pending === undefined) throw new Error('No sign-in was started in this tab.');
+  if (pending.fragment?.startsWith('#') === true)
+    history.replaceState(null, '', `${CONSOLE_BASE}/${pending.fragment}`);
   const state = params.get('state');
   if (state === null || state !== pending.state)
     throw new Error('The sign-in answer did not match this tab (state).');

@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/free-port.js';
 import { headlessLogin, startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
-import { launchChromium, watchPage, type PageWatch } from '../support/browser.js';
+import { launchChromium, passProviderForms, watchPage, type PageWatch } from '../support/browser.js';
 import { demoSource, keyRecord, newKey, startHarness, type Harness } from '../support/gateway-harness.js';
 import { groupScopeRules } from '../support/oauth-clients.js';
 
@@ -76,17 +76,12 @@ async function newSession(): Promise<{ context: BrowserContext; page: Page; watc
 async function signInWithProvider(page: Page, login: string, base = '/console'): Promise<void> {
   await page.goto(`${gatewayUrl}${base}/`);
   await page.getByRole('button', { name: `Sign in with ${as.issuer}` }).click();
-  const login$ = page.locator('input[name=login]');
-  await login$.waitFor({ timeout: 10_000 }).catch(async () => {
-    const status = await page.locator('#sign-in-status').textContent();
-    throw new Error(`no login form at ${page.url()}; console status: ${status ?? ''}`);
-  });
-  await login$.fill(login);
-  await page.locator('input[name=password]').fill('any');
-  await page.locator('button[type=submit]').click();
-  // The provider's consent form for the newly registered client.
-  await page.locator('input[name=prompt][value=consent]').waitFor({ state: 'attached' });
-  await page.locator('button[type=submit]').click();
+  // The provider's login form, then its consent form for the newly registered client.
+  await passProviderForms(
+    page,
+    login,
+    async () => `console status: ${(await page.locator('#sign-in-status').textContent()) ?? ''}`,
+  );
 }
 
 const storage = (page: Page) =>

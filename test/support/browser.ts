@@ -59,3 +59,26 @@ export function watchPage(page: Page): PageWatch {
   });
   return watch;
 }
+
+/** oidc-provider's dev interaction pages in the browser: its login form (as `login`, any password)
+ * unless the browser already has a session there, then its consent form. The page must be on (or on
+ * its way to) one of them; `onMissing` explains where it is instead. */
+export async function passProviderForms(page: Page, login: string, onMissing?: () => Promise<string>) {
+  const loginField = page.locator('input[name=login]');
+  const consent = page.locator('input[name=prompt][value=consent]');
+  await loginField
+    .or(consent)
+    .first()
+    .waitFor({ state: 'attached', timeout: 15_000 })
+    .catch(async () => {
+      const why = onMissing === undefined ? '' : `: ${await onMissing()}`;
+      throw new Error(`no login or consent form at ${page.url()}${why}`);
+    });
+  if ((await loginField.count()) > 0) {
+    await loginField.fill(login);
+    await page.locator('input[name=password]').fill('any');
+    await page.locator('button[type=submit]').click();
+    await consent.waitFor({ state: 'attached' });
+  }
+  await page.locator('button[type=submit]').click();
+}

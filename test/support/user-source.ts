@@ -16,6 +16,8 @@ import { httpSource, keyRecord } from './gateway-document.js';
 export interface Saas {
   readonly as: AuthServer;
   readonly upstream: AudienceBoundServer;
+  /** The authorization server's resources by indicator (add the gateway's to sign people in). */
+  readonly resources: Record<string, ResourceServerInfo>;
   /** The lifetime of the access tokens the authorization server issues for the upstream from now
    * on (3600 s to start with). */
   tokenLifetime(seconds: number): void;
@@ -24,11 +26,15 @@ export interface Saas {
   stop(): Promise<void>;
 }
 
-export async function startSaas(): Promise<Saas> {
+/** `signIn`: the same server also signs people in to the gateway (scope `mcp:read`, registration
+ * answering CORS for the console); add the gateway's resource to `resources` once its port is known. */
+export async function startSaas(options: { signIn?: boolean } = {}): Promise<Saas> {
   const resources: Record<string, ResourceServerInfo> = {};
+  const signIn = options.signIn === true;
   const as = await startAuthServer({
     resources,
-    scopes: ['tools:read'],
+    scopes: signIn ? ['tools:read', 'mcp:read'] : ['tools:read'],
+    registrationCors: signIn,
     issueRefreshToken: () => true,
     rotateRefreshToken: 'always',
   });
@@ -40,6 +46,7 @@ export async function startSaas(): Promise<Saas> {
   return {
     as,
     upstream,
+    resources,
     tokenLifetime,
     tokenRequests: () => as.requests.get('/token') ?? 0,
     async stop() {
