@@ -1359,4 +1359,22 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 42: an McpSource credential of type user renders with or without a client of its own',
   'helm:user-connections':
     'issue 42: the chart renders publicUrl and the PostgreSQL connection store with its key Secret',
+  'user-oauth:python-modern':
+    'issue 42: the Python SDK on 2026-07-28 answers the URL elicitation through its callback and is served as the user',
+  'user-oauth:python-legacy':
+    'issue 42: the Python SDK on 2025-11-25 gets -32042 with the URL elicitation, and its retry is served as the user',
+  'user-oauth:replicas-shared-connection':
+    'issue 42: a connection made through one replica serves on another',
+  'user-oauth:replicas-revoke-own': 'issue 42: a revocation on one replica holds on another within a second',
+  'user-oauth:replicas-admin-revoke':
+    "issue 42: `agent-gateway connections revoke` removes a source's connections for every replica",
+  'user-oauth:replicas-one-refresh':
+    'issue 42: concurrent calls on two replicas after expiry cause exactly one refresh (rotating refresh tokens)',
+  'user-oauth:replicas-callback-any-replica':
+    'issue 42: a consent started on one replica completes on another, once',
+  'console:connections-connect-revoke':
+    "issue 42: the console's Connections view connects a source through the browser and revokes it",
+  'console:connections-link-signed-in':
+    'issue 42: an elicitation link opened in the console signed in as its caller ends connected',
+  'console:connections-oauth-link': 'issue 42: an elicitation link survives the OAuth sign-in round trip',
 };

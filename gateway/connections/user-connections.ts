@@ -12,14 +12,18 @@
 // Nothing here logs, and no error carries a token or the server's free text.
 import { createHash } from 'node:crypto';
 import type { SecretReader } from '../config/index.js';
-import { AuthorizationServers, type UserSourceTarget } from './authorization-server.js';
+import {
+  AuthorizationServers,
+  type AuthorizationServer,
+  type UserSourceTarget,
+} from './authorization-server.js';
 import { ClientRegistrations } from './client-registration.js';
 import type { ConnectionKey, ConnectionSummary, RevokeFilter } from './connection-rows.js';
 import type { ConnectionVault } from './connection-vault.js';
 import { ConsentRequiredError } from './consent-required-error.js';
 import type { ConsentSeal } from './consent-seal.js';
 import { browserDigest, randomToken, type ConsentTarget } from './consent-seal.js';
-import { requestToken, UpstreamTokenError } from './token-endpoint.js';
+import { requestToken, UpstreamTokenError, type ClientAuth } from './token-endpoint.js';
 import type { UserGrant } from './user-grant.js';
 
 /** How long a hop waits for another replica's refresh of the same connection. */
@@ -70,6 +74,26 @@ function challengeOf(verifier: string): string {
 function isInvalidGrant(error: unknown): boolean {
   return (
     error instanceof UpstreamTokenError && error.failure === 'refused' && /HTTP 4\d\d/.test(error.message)
+  );
+}
+
+/** A token request at the server for the source's resource (RFC 8707 on every grant); a public
+ * client names itself in the form. */
+function grantRequest(
+  server: AuthorizationServer,
+  client: ClientAuth,
+  target: UserSourceTarget,
+  form: Record<string, string>,
+) {
+  return requestToken(
+    server.tokenEndpoint,
+    {
+      ...form,
+      resource: target.credential.resource ?? target.url,
+      ...(client.method === 'none' ? { client_id: client.clientId } : {}),
+    },
+    client,
+    target.deps,
   );
 }
 
@@ -181,19 +205,12 @@ export class UserConnections {
     const client = await this.clients.clientFor(target, server, this.callbackUrl);
     let issued;
     try {
-      issued = await requestToken(
-        server.tokenEndpoint,
-        {
-          grant_type: 'authorization_code',
-          code: query.code,
-          redirect_uri: this.callbackUrl,
-          code_verifier: state.verifier,
-          resource: target.credential.resource ?? target.url,
-          ...(client.method === 'none' ? { client_id: client.clientId } : {}),
-        },
-        client,
-        target.deps,
-      );
+      issued = await grantRequest(server, client, target, {
+        grant_type: 'authorization_code',
+        code: query.code,
+        redirect_uri: this.callbackUrl,
+        code_verifier: state.verifier,
+      });
     } catch (error) {
       throw new ConsentRefusedError('exchange', { cause: error });
     }
@@ -253,17 +270,10 @@ export class UserConnections {
     const summary = (await this.options.vault.rows.get(key))?.summary;
     let issued;
     try {
-      issued = await requestToken(
-        server.tokenEndpoint,
-        {
-          grant_type: 'refresh_token',
-          refresh_token: grant.refreshToken,
-          resource: target.credential.resource ?? target.url,
-          ...(client.method === 'none' ? { client_id: client.clientId } : {}),
-        },
-        client,
-        target.deps,
-      );
+      issued = await grantRequest(server, client, target, {
+        grant_type: 'refresh_token',
+        refresh_token: grant.refreshToken,
+      });
     } catch (error) {
       if (!isInvalidGrant(error)) throw error;
       await this.options.vault.rows.remove(key);

@@ -179,11 +179,9 @@ describe('per-user upstream connections', () => {
     expect(JSON.stringify(prompt.messages)).toContain('I am bob');
     await modern.close();
     // Frank has no connection: asked on a read and a prompt, in both eras.
-    const asked = await rawRequest(h.url, frank.key, 'prompts/get', 'saas__introduce', {
-      name: 'saas__introduce',
-    });
+    const asked = await rawRequest(h.url, frank.key, 'prompts/get', { name: 'saas__introduce' });
     expect(asked.result?.['resultType']).toBe('input_required');
-    const read = await rawRequest(h.url, frank.key, 'resources/read', uri, { uri });
+    const read = await rawRequest(h.url, frank.key, 'resources/read', { uri });
     expect(read.result?.['resultType']).toBe('input_required');
     const legacy = await legacyClient(frank.key);
     const refused = await legacy.getPrompt({ name: 'saas__introduce' }).then(

@@ -12,6 +12,7 @@ import {
 import { startAuthServer, type AuthServer, type ResourceServerInfo } from '../infra/oidc-provider.js';
 import type { GeneratedKey } from '../../gateway/auth/index.js';
 import { httpSource, keyRecord } from './gateway-document.js';
+import { MODERN_META, mcpPost } from './gateway-harness.js';
 
 export interface Saas {
   readonly as: AuthServer;
@@ -72,38 +73,22 @@ export interface RawAnswer {
   readonly error?: { code: number; message: string };
 }
 
-/** One raw 2026 request of `method` whose Mcp-Name is `name`, declaring URL elicitation (or no
- * client capabilities when `urlMode` is false). */
+/** One raw 2026 request of `method` (its Mcp-Name from the params' name or uri), declaring URL
+ * elicitation (or no client capabilities when `urlMode` is false). */
 export async function rawRequest(
   gatewayUrl: string,
   key: string,
   method: string,
-  name: string,
   params: Record<string, unknown>,
   urlMode = true,
 ): Promise<RawAnswer> {
-  const response = await fetch(`${gatewayUrl}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      'mcp-name': name,
+  const capabilities = urlMode ? { elicitation: { url: {} } } : {};
+  const response = await mcpPost(gatewayUrl, key, {
+    method,
+    params: {
+      ...params,
+      _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': capabilities },
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': urlMode ? { elicitation: { url: {} } } : {},
-        },
-      },
-    }),
   });
   return (await response.json()) as RawAnswer;
 }
@@ -116,7 +101,7 @@ export function rawCall(
   extra: Record<string, unknown> = {},
   urlMode = true,
 ): Promise<RawAnswer> {
-  return rawRequest(gatewayUrl, key, 'tools/call', name, { name, arguments: {}, ...extra }, urlMode);
+  return rawRequest(gatewayUrl, key, 'tools/call', { name, arguments: {}, ...extra }, urlMode);
 }
 
 /** The URL of the connect elicitation an answer asks for, or undefined when it asks for none. */
