@@ -1377,4 +1377,7 @@ export const REQUIREMENTS: Record<string, string> = {
   'console:connections-link-signed-in':
     'issue 42: an elicitation link opened in the console signed in as its caller ends connected',
   'console:connections-oauth-link': 'issue 42: an elicitation link survives the OAuth sign-in round trip',
+  'user-oauth:vault-rotation':
+    'issue 42: grants sealed under an old key open while it is configured and are resealed under the first key',
+  'user-oauth:vault-row-binding': 'issue 42: a sealed grant or value copied to another row opens nowhere',
 };
