@@ -19,6 +19,8 @@ export interface AuthorizationServer {
   readonly authorizationEndpoint: string;
   readonly tokenEndpoint: string;
   readonly registrationEndpoint?: string | undefined;
+  /** RFC 7009 token revocation, when the server offers it. */
+  readonly revocationEndpoint?: string | undefined;
   /** The server sends `iss` in its authorization responses (RFC 9207): then it must be there. */
   readonly sendsIssuer: boolean;
   readonly scopesSupported?: readonly string[] | undefined;
@@ -93,6 +95,7 @@ async function lookUp(target: UserSourceTarget): Promise<AuthorizationServer> {
     authorizationEndpoint,
     tokenEndpoint,
     registrationEndpoint: endpointField(metadata, 'registration_endpoint'),
+    revocationEndpoint: endpointField(metadata, 'revocation_endpoint'),
     sendsIssuer: metadata['authorization_response_iss_parameter_supported'] === true,
     scopesSupported: Array.isArray(scopes)
       ? scopes.filter((s): s is string => typeof s === 'string')

@@ -113,13 +113,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Posts one token request and returns the access token with its lifetime. */
-export async function requestToken(
-  endpoint: string,
+/** The form body and headers of a request authenticated as `client` (RFC 6749 §2.3). */
+function clientForm(
   form: Readonly<Record<string, string | readonly string[]>>,
   client: ClientAuth,
-  deps: EndpointDeps,
-): Promise<IssuedToken> {
+): { body: URLSearchParams; headers: Record<string, string> } {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(form))
     for (const one of typeof value === 'string' ? [value] : value) body.append(name, one);
@@ -133,6 +131,30 @@ export async function requestToken(
     body.set('client_id', client.clientId);
     if (client.method === 'client_secret_post') body.set('client_secret', client.clientSecret);
   }
+  return { body, headers };
+}
+
+/** RFC 7009 token revocation: true when the server answered 200 (it revokes, or did not know the
+ * token); never throws for an answer, only for a server that cannot be reached. */
+export async function revokeToken(
+  endpoint: string,
+  form: Readonly<Record<string, string>>,
+  client: ClientAuth,
+  deps: EndpointDeps,
+): Promise<boolean> {
+  const { body, headers } = clientForm(form, client);
+  const answer = await exchange(endpoint, { method: 'POST', headers, body: body.toString() }, deps);
+  return answer.status === 200;
+}
+
+/** Posts one token request and returns the access token with its lifetime. */
+export async function requestToken(
+  endpoint: string,
+  form: Readonly<Record<string, string | readonly string[]>>,
+  client: ClientAuth,
+  deps: EndpointDeps,
+): Promise<IssuedToken> {
+  const { body, headers } = clientForm(form, client);
   const requestedAt = deps.now();
   const answer = await exchange(endpoint, { method: 'POST', headers, body: body.toString() }, deps);
   if (answer.status >= 500)

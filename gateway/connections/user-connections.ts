@@ -23,7 +23,7 @@ import type { ConnectionVault } from './connection-vault.js';
 import { ConsentRequiredError } from './consent-required-error.js';
 import type { ConsentSeal } from './consent-seal.js';
 import { browserDigest, randomToken, type ConsentTarget } from './consent-seal.js';
-import { requestToken, UpstreamTokenError, type ClientAuth } from './token-endpoint.js';
+import { requestToken, revokeToken, UpstreamTokenError, type ClientAuth } from './token-endpoint.js';
 import type { UserGrant } from './user-grant.js';
 
 /** How long a hop waits for another replica's refresh of the same connection. */
@@ -155,6 +155,36 @@ export class UserConnections {
 
   revoke(filter: RevokeFilter): Promise<number> {
     return this.options.vault.rows.remove(filter);
+  }
+
+  /** A user ends their own connection: the row goes (every replica stops using it at once), then
+   * the grant is revoked at the server that issued it (RFC 7009, the refresh token, which ends the
+   * grant there), best effort: whether the server confirmed it. */
+  async disconnect(
+    key: ConnectionKey,
+    target: UserSourceTarget | undefined,
+  ): Promise<{ removed: number; atServer: boolean }> {
+    const grant = await this.options.vault.grant(key);
+    const removed = await this.options.vault.rows.remove(key);
+    if (grant === undefined || target === undefined) return { removed, atServer: false };
+    const atServer = await this.revokeAtServer(grant, target).catch(() => false);
+    return { removed, atServer };
+  }
+
+  private async revokeAtServer(grant: UserGrant, target: UserSourceTarget): Promise<boolean> {
+    const server = await this.servers.of(target);
+    if (server.revocationEndpoint === undefined || server.issuer !== grant.issuer) return false;
+    const client = await this.clients.clientFor(target, server, this.callbackUrl);
+    const [token, hint] =
+      grant.refreshToken === undefined
+        ? [grant.accessToken, 'access_token']
+        : [grant.refreshToken, 'refresh_token'];
+    return revokeToken(
+      server.revocationEndpoint,
+      { token, token_type_hint: hint, ...(client.method === 'none' ? { client_id: client.clientId } : {}) },
+      client,
+      target.deps,
+    );
   }
 
   /** Starts consent for the authenticated principal: the authorization URL to send the browser to,

@@ -2,7 +2,8 @@
 // GET /agent/connections lists the workspace's `user` sources the key may see, connected or not;
 // POST /agent/connections/start begins consent at one of them (named, or by the ticket of an
 // elicitation link) and answers the authorization URL with the browser-binding cookie;
-// DELETE /agent/connections/:source revokes the caller's own connection. The principal is always the
+// DELETE /agent/connections/:source revokes the caller's own connection, here and (RFC 7009) at the
+// server that granted it. The principal is always the
 // authenticated caller's: a ticket made for someone else is refused, never followed.
 import type { FastifyInstance } from 'fastify';
 import { canSeeSource, type Principal } from '../auth/index.js';
@@ -118,11 +119,8 @@ export function registerConnectionRoutes(app: FastifyInstance, deps: ConnectionR
     const source = request.params.source;
     noteAudit({ source, target: { kind: 'source', name: source } });
     if (!userSources(principal).includes(source)) throw new GatewayError('not_found', NO_SOURCE);
-    const revoked = await connections.revoke({
-      workspace: principal.workspace.name,
-      principal: principal.keyId,
-      source,
-    });
-    return { source, revoked };
+    const key = { workspace: principal.workspace.name, principal: principal.keyId, source };
+    const { removed, atServer } = await connections.disconnect(key, deps.target(key.workspace, source));
+    return { source, revoked: removed, revoked_at_server: atServer };
   });
 }

@@ -72,6 +72,8 @@ export interface AuthServer {
    * as a user removing an app at the SaaS would: the next refresh gets invalid_grant. JWT access
    * tokens already issued stay valid until they expire. Resolves to the number of grants revoked. */
   revokeGrants(accountId: string): Promise<number>;
+  /** Grants the server revoked itself (e.g. a refresh token revoked at its RFC 7009 endpoint), by id. */
+  readonly revokedGrants: string[];
   stop(): Promise<void>;
 }
 
@@ -166,6 +168,8 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
   });
   options.configure?.(provider);
   const grants = trackGrants(provider);
+  const revokedGrants: string[] = [];
+  provider.on('grant.revoked', (...args: unknown[]) => void revokedGrants.push(String(args[1])));
   route.handler = provider.callback();
   return {
     issuer,
@@ -176,6 +180,7 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
     requests,
     registrationScopes,
     revokeGrants: (accountId) => grants.revoke(accountId),
+    revokedGrants,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

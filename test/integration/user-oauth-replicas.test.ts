@@ -113,7 +113,7 @@ describe('per-user connections on two replicas sharing one PostgreSQL store', ()
       method: 'DELETE',
       headers: { authorization: `Bearer ${alice.key}` },
     });
-    expect(await revoked.json()).toEqual({ source: 'saas', revoked: 1 });
+    expect(await revoked.json()).toEqual({ source: 'saas', revoked: 1, revoked_at_server: true });
     const revokedAt = Date.now();
     let askedAt: number | undefined;
     while (askedAt === undefined && Date.now() - revokedAt < 5_000) {

@@ -248,12 +248,17 @@ describe('per-user upstream connections', () => {
     expect(JSON.stringify((await rawCall(dave.key, 'saas__whoami')).result)).toContain('dave');
   });
 
-  it('user-oauth:revoke-own — a user revokes their connection; the next call asks again', async () => {
+  it('user-oauth:revoke-own — a user revokes their connection, here and at the server that granted it (RFC 7009); the next call asks again', async () => {
+    const revocations = saas.as.requests.get('/token/revocation') ?? 0;
+    const grantsRevoked = saas.as.revokedGrants.length;
     const revoked = await fetch(`${h.url}/agent/connections/saas`, {
       method: 'DELETE',
       headers: { authorization: `Bearer ${carol.key}` },
     });
-    expect(await revoked.json()).toEqual({ source: 'saas', revoked: 1 });
+    expect(await revoked.json()).toEqual({ source: 'saas', revoked: 1, revoked_at_server: true });
+    expect(saas.as.requests.get('/token/revocation') ?? 0).toBe(revocations + 1);
+    // The grant ended at the server too (oidc-provider revokes the grant with its refresh token).
+    expect(saas.as.revokedGrants.length).toBe(grantsRevoked + 1);
     expect((await rawCall(carol.key, 'saas__whoami')).result?.['resultType']).toBe('input_required');
     // Others keep theirs.
     expect(JSON.stringify((await rawCall(dave.key, 'saas__whoami')).result)).toContain('dave');
