@@ -1380,4 +1380,16 @@ export const REQUIREMENTS: Record<string, string> = {
   'user-oauth:vault-rotation':
     'issue 42: grants sealed under an old key open while it is configured and are resealed under the first key',
   'user-oauth:vault-row-binding': 'issue 42: a sealed grant or value copied to another row opens nowhere',
+  'apps:prefix-always':
+    'issue 43: under prefix always, tool ui:// links and UI resources are ui://<source>__…, listed and read back with HTML, MIME type and _meta.ui intact (2026 and 2025 upstreams, three clients)',
+  'apps:prefix-never':
+    "issue 43: under prefix never, tool links and UI resources keep the upstream's own ui:// URIs and read back intact",
+  'apps:odd-uri':
+    "issue 43: an upstream ui:// URI spelt like the gateway's form is never exposed bare; its namespaced form reads it verbatim",
+  'apps:auto-collision':
+    'issue 43: under auto, a ui:// URI (listed or only linked) that two visible sources claim is namespaced for both; one source alone keeps it bare',
+  'apps:not-visible':
+    'issue 43: a key that cannot see a source reads its ui:// URI exactly like one no source has',
+  'apps:capability-forwarded':
+    "issue 43: a 2026 client's ui extension reaches a 2026 upstream as declared; a 2025 client's is declared for it; 2025 upstream sessions declare it",
 };

@@ -15,6 +15,7 @@ import {
   exposedItemName,
   exposeResources,
   exposeTemplates,
+  linkClaims,
   resolveResourceUri,
 } from './item-names.js';
 import type { GuardrailHooks } from '../governance/index.js';
@@ -31,7 +32,8 @@ export function resourcesList(deps: FanOutDeps): McpHandler {
     const { items, unavailable } = await fanOut(deps, request.principal, 'resources', (connection, signal) =>
       connection.listResources(signal),
     );
-    const resources = exposeResources(request.principal, items)
+    const links = await linkClaims(deps, request.principal);
+    const resources = exposeResources(request.principal, items, links)
       .map(({ source, item, exposed }) => ({
         ...item,
         uri: exposed,

@@ -2,19 +2,21 @@
 // tools this key may call, named by their sources' prefix policies (tool-names.ts), deterministic order. The result depends on the
 // key, so it is always `private`; a source that is down is left out and named in `_meta`. A key with
 // `toolDisclosure: search` gets the gateway's own tools only (issue 23).
-import { catalogFor, exposeTools, isVisible, type ToolCatalog } from '../discovery/index.js';
+import { catalogFor, type ToolCatalog } from '../discovery/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import { disclosureToolsFor } from './disclosure-tools.js';
 import { knowledgeToolsFor } from './knowledge-tools.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler } from './mcp-request.js';
 import { META, RPC } from '../protocol/index.js';
-import { hasAccess } from '../auth/index.js';
+import { uiLinkNamer } from './item-names.js';
+import type { FanOutDeps } from './source-fanout.js';
+import { listedTools, renameUiLinks, uiLinkClaims } from './ui-links.js';
 
 /** How long a client may reuse the merged list: the gateway's own cache lifetime for raw lists. */
 export const TOOLS_LIST_TTL_MS = 30_000;
 
-export function toolsList(catalog: ToolCatalog, knowledge: KnowledgeService): McpHandler {
+export function toolsList(catalog: ToolCatalog, knowledge: KnowledgeService, deps: FanOutDeps): McpHandler {
   return async (request) => {
     if (request.params['cursor'] !== undefined) {
       throw new McpError(
@@ -35,19 +37,23 @@ export function toolsList(catalog: ToolCatalog, knowledge: KnowledgeService): Mc
       };
     }
     const { tools, sources, ttlMs } = await catalogFor(catalog, request.principal);
+    // Names are assigned over what the key can see, then narrowed to what it may call.
+    const listed = listedTools(request.principal, tools);
+    // MCP Apps links name the UI resource as this key reads it (issue 43).
+    const links = uiLinkClaims(listed);
+    const linkName = links.length === 0 ? undefined : await uiLinkNamer(deps, request.principal, links);
     const unavailable = [...sources]
       .filter(([, state]) => state.status === 'unavailable')
       .map(([source, state]) => ({ source, code: state.error?.code, class: state.error?.errorClass }));
     return {
       tools: [
         ...knowledgeToolsFor(request.principal, knowledge),
-        // Names are assigned over what the key can see, then narrowed to what it may call.
-        ...exposeTools(
-          request.principal,
-          tools.filter((tool) => isVisible(request.principal, tool)),
-        )
-          .filter(({ tool }) => hasAccess(request.principal, tool.permission))
-          .map(({ tool, name }) => ({ ...tool.definition, name })),
+        ...listed.map(({ tool, name }) => ({
+          ...(linkName === undefined
+            ? tool.definition
+            : renameUiLinks(tool.definition, (uri) => linkName(tool.source, uri))),
+          name,
+        })),
       ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       ttlMs: unavailable.length > 0 ? 0 : Math.min(ttlMs, TOOLS_LIST_TTL_MS),
       cacheScope: 'private',

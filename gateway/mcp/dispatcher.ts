@@ -22,6 +22,8 @@ import { initialize, ping, setLogLevel } from './legacy-handshake.js';
 import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
 import { RPC } from '../protocol/index.js';
 import { envelope } from './result-envelope.js';
+import { keyUiLinkClaims } from './ui-links.js';
+import type { Principal } from '../auth/index.js';
 
 export interface DispatcherDeps {
   readonly catalog: ToolCatalog;
@@ -49,9 +51,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatch {
     lists: deps.catalog.lists,
     failing: (workspace: string, source: McpSourceConfig) => deps.catalog.failingCode(workspace, source),
     connections: deps.connections,
+    uiLinks: (principal: Principal) => keyUiLinkClaims(deps.catalog, principal),
   };
   const shared: Record<string, McpHandler> = {
-    'tools/list': toolsList(deps.catalog, deps.knowledge),
+    'tools/list': toolsList(deps.catalog, deps.knowledge, fanOutDeps),
     'tools/call': toolsCall(deps),
     'resources/list': resourcesList(fanOutDeps),
     'resources/read': resourcesRead(fanOutDeps, deps.guardrails),

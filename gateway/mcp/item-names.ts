@@ -3,11 +3,20 @@
 // `prefix` policy, the namespaced form (`<source>__<prompt>`, `agw://<source>/…`) accepted under
 // every policy. A bare resource URI is routed to the unprefixed source that lists it, else to the one
 // whose template matches it, else to the key's only unprefixed source; never to a guess among many.
+// A `ui://` URI (MCP Apps, issue 43) is namespaced `ui://<source>__…` (resource-uri.ts), and the UI
+// resources the key's tools link to count as claims of their sources beside the listed ones (a UI
+// resource need not be listed), so a tool's link, a listing and a read all name it alike.
 import { canSeeSource, type Principal } from '../auth/index.js';
 import type { McpSourceConfig } from '../config/index.js';
 import { anyBareNames, assignNames, NAMESPACE_SEPARATOR, type NameAssignment } from '../discovery/index.js';
 import type { ItemList, UpstreamConnection } from '../upstream/index.js';
-import { namespacedUri, namespacedUriTemplate, parseNamespacedUri } from './resource-uri.js';
+import {
+  isUiUri,
+  looksNamespacedUi,
+  namespacedUri,
+  namespacedUriTemplate,
+  parseNamespacedUri,
+} from './resource-uri.js';
 import { fanOut, type FanOutDeps } from './source-fanout.js';
 import { templateMatcher } from './uri-template-match.js';
 
@@ -27,7 +36,22 @@ function policies(principal: Principal): Map<string, McpSourceConfig['prefix']> 
 }
 
 /** A bare URI or template must not look like the gateway's own namespace. */
-const bareUri = (uri: string) => (uri.startsWith('agw://') ? undefined : uri);
+const bareUri = (uri: string) => (uri.startsWith('agw://') || looksNamespacedUi(uri) ? undefined : uri);
+
+/** Listed items plus the claims of linked UI resources a source does not list (each counted once,
+ * so a source that lists what its tools link to does not collide with itself). */
+function withLinks(items: readonly Listed[], links: readonly Listed[]): readonly Listed[] {
+  if (links.length === 0) return items;
+  const listed = new Set(items.map(({ source, item }) => `${source}\0${String(item['uri'])}`));
+  return [...items, ...links.filter(({ source, item }) => !listed.has(`${source}\0${String(item['uri'])}`))];
+}
+
+/** The link claims of unprefixed sources, when any source offers bare names (else none matter). */
+export async function linkClaims(deps: FanOutDeps, principal: Principal): Promise<readonly Listed[]> {
+  if (deps.uiLinks === undefined || !anyBareNames(principal.workspace.mcpSources)) return [];
+  const policy = policies(principal);
+  return (await deps.uiLinks(principal)).filter(({ source }) => policy.get(source) !== 'always');
+}
 
 function assign(
   principal: Principal,
@@ -56,10 +80,11 @@ function expose(
   canonical: (source: string, value: string) => string,
   bare: (value: string) => string | undefined,
   field: string,
+  claims: readonly Listed[] = items,
 ): { source: string; item: Item; exposed: string }[] {
   if (!anyBareNames(principal.workspace.mcpSources))
     return items.map((entry) => ({ ...entry, exposed: canonical(entry.source, String(entry.item[field])) }));
-  const { assignment, canonicalOf } = assign(principal, items, canonical, bare, field);
+  const { assignment, canonicalOf } = assign(principal, claims, canonical, bare, field);
   const out: { source: string; item: Item; exposed: string }[] = [];
   for (const entry of items) {
     const exposed = assignment.exposed.get(canonicalOf(entry));
@@ -74,8 +99,33 @@ export function exposePrompts(principal: Principal, items: readonly Listed[]) {
   return expose(principal, items, promptName, (name) => name, 'name');
 }
 
-export function exposeResources(principal: Principal, items: readonly Listed[]) {
-  return expose(principal, items, namespacedUri, bareUri, 'uri');
+/** Listed resources under their exposed URIs; `links` (the key's tools' UI links) claim too. */
+export function exposeResources(
+  principal: Principal,
+  items: readonly Listed[],
+  links: readonly Listed[] = [],
+) {
+  return expose(principal, items, namespacedUri, bareUri, 'uri', withLinks(items, links));
+}
+
+/** The names the key's tools show for their UI links (ui-links.ts): the URI a resources/list would
+ * expose the resource under, with linked resources claiming like listed ones; the namespaced form
+ * where that list would leave it out (a `never` name claimed twice), so a link always reads back. */
+export async function uiLinkNamer(
+  deps: FanOutDeps,
+  principal: Principal,
+  links: readonly Listed[],
+): Promise<(source: string, uri: string) => string> {
+  const policy = policies(principal);
+  const unprefixed = links.filter(({ source }) => policy.get(source) !== 'always');
+  if (unprefixed.length === 0) return namespacedUri;
+  const listed = await fanOut(deps, principal, 'resources', listOf('resources'), isUnprefixed);
+  const ui = listed.items.filter(({ item }) => isUiUri(String(item['uri'])));
+  const { assignment } = assign(principal, withLinks(ui, unprefixed), namespacedUri, bareUri, 'uri');
+  return (source, uri) => {
+    const canonical = namespacedUri(source, uri);
+    return policy.get(source) === 'always' ? canonical : (assignment.exposed.get(canonical) ?? canonical);
+  };
 }
 
 export function exposeTemplates(principal: Principal, items: readonly Listed[]) {
@@ -118,7 +168,7 @@ export interface ResolvedUri {
   /** The upstream's URI (or template, for a completion ref). */
   readonly uri: string;
   /** How the client wrote it: answers carry the URI back in the same form. */
-  readonly form: 'encoded' | 'verbatim' | 'bare';
+  readonly form: 'encoded' | 'verbatim' | 'ui' | 'bare';
 }
 
 /** Where a resource URI the key sends points: the namespaced forms directly; a bare URI by the
@@ -137,9 +187,9 @@ export async function resolveResourceUri(
   if (sources.length === 0) return undefined;
   if (options.template !== true) {
     const resources = await fanOut(deps, principal, 'resources', listOf('resources'), isUnprefixed);
-    const owner = assign(principal, resources.items, namespacedUri, bareUri, 'uri').assignment.bareOwner.get(
-      uri,
-    );
+    const links = isUiUri(uri) ? await linkClaims(deps, principal) : [];
+    const claims = withLinks(resources.items, links);
+    const owner = assign(principal, claims, namespacedUri, bareUri, 'uri').assignment.bareOwner.get(uri);
     const found = owner === undefined ? undefined : parseNamespacedUri(owner);
     if (found !== undefined) return { source: found.source, uri, form: 'bare' };
   }

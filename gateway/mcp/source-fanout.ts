@@ -24,6 +24,11 @@ export interface FanOutDeps {
   readonly failing?: (workspace: string, source: McpSourceConfig) => { readonly code: ErrorCode } | undefined;
   /** Users' connections to `user` sources (issue 42): reads of such a source need one. */
   readonly connections?: UserConnections | undefined;
+  /** The UI resources the tools a key is shown link to (MCP Apps, issue 43; ui-links.ts), which
+   * claim their URIs like listed resources. */
+  readonly uiLinks?: (
+    principal: Principal,
+  ) => Promise<readonly { source: string; item: Record<string, unknown> }[]>;
 }
 
 export interface FanOutResult<T> {

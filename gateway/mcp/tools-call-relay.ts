@@ -12,6 +12,7 @@ import { annotateRequest, inSpan, SpanKind } from '../telemetry/tracing.js';
 import {
   bridgeableCapabilities,
   LEGACY_CALLER_CAPABILITIES,
+  uiCapabilityOf,
   withSessionRecovery,
   type BreakerRegistry,
   type BridgedConnection,
@@ -148,8 +149,14 @@ function routeCall(
   const { source, tool, args } = call;
   const { keyId } = request.principal;
   const workspace = request.principal.workspace.name;
+  // A 2026 client's own MCP Apps declaration goes on its dedicated session (a legacy caller's
+  // capabilities already declare it).
+  const declared = {
+    ...(bridgeable ?? {}),
+    ...(request.era === 'modern' ? uiCapabilityOf(clientCapabilitiesOf(request.params)) : {}),
+  };
   const connect = (onServerRequest: ServerRequestHandler) =>
-    deps.pool.connectBridged(source, bridgeable ?? {}, onServerRequest, {
+    deps.pool.connectBridged(source, declared, onServerRequest, {
       workspace,
       keyId,
       signal: request.signal,

@@ -1,13 +1,14 @@
 // The params a modern upstream receives for a relayed request (duties 12–13): the client's own params
 // (arguments, `inputResponses`, byte-exact `requestState`, `_meta` with its `clientCapabilities` and
 // `progressToken`) with the upstream's tool name. A 2025-era client sends no `_meta`, so one is built
-// declaring no optional capabilities.
+// declaring only MCP Apps (its initialize is not kept; the gateway relays UI resources unchanged).
 import { headerValueFor } from './header-mirror.js';
 import type { ParamHeader } from './param-headers.js';
 import { SERVER_INFO } from './result-envelope.js';
 import { META, MODERN_VERSION } from '../protocol/index.js';
 import type { McpRequest } from './mcp-request.js';
 import { traceContextMeta } from '../telemetry/tracing.js';
+import { gatewayUiCapability } from '../upstream/index.js';
 
 export function upstreamParams(request: McpRequest, upstreamName: string): Record<string, unknown> {
   const params: Record<string, unknown> = { ...request.params, name: upstreamName };
@@ -29,7 +30,7 @@ export function upstreamParams(request: McpRequest, upstreamName: string): Recor
     params['_meta'] = {
       ...meta,
       [META.protocolVersion]: MODERN_VERSION,
-      [META.clientCapabilities]: {},
+      [META.clientCapabilities]: gatewayUiCapability(),
       [META.clientInfo]: SERVER_INFO,
     };
   }

@@ -12,3 +12,4 @@ export {
 export { META } from './meta-keys.js';
 export { RPC } from './rpc-codes.js';
 export { NAMED_METHODS } from './named-methods.js';
+export { MCP_APP_MIME_TYPE, UI_EXTENSION, UI_FLAT_LINK_KEYS, UI_SCHEME } from './apps-extension.js';

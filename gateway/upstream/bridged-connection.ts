@@ -5,6 +5,7 @@
 // a connection carries one call at a time; BridgedSessionPool rebinds it to the next one.
 import { ProgressSinks } from './progress-sinks.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
+import { gatewayUiCapability } from './apps-capability.js';
 import { mcpClientSdk } from './mcp-client-sdk.js';
 import type { McpSourceConfig } from '../config/index.js';
 import { withResponseGuard } from './response-guard.js';
@@ -55,8 +56,12 @@ export function bridgeableCapabilities(client: Record<string, unknown>): ClientC
 
 /** What a 2025-era caller is declared upstream: the stateless legacy face never sees its
  * initialize, so both are declared and a client without one answers method-not-found, which goes
- * upstream as the error it is (docs/decisions.md). */
-export const LEGACY_CALLER_CAPABILITIES: ClientCapabilities = { elicitation: { form: {} }, sampling: {} };
+ * upstream as the error it is (docs/decisions.md); MCP Apps likewise (apps-capability.ts). */
+export const LEGACY_CALLER_CAPABILITIES: ClientCapabilities = {
+  elicitation: { form: {} },
+  sampling: {},
+  ...gatewayUiCapability(),
+};
 
 export async function connectBridged(
   source: McpSourceConfig,

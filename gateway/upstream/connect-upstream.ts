@@ -4,6 +4,7 @@
 // needs restored.
 import type { Client } from '@modelcontextprotocol/client';
 import type { McpSourceConfig } from '../config/index.js';
+import { gatewayUiCapability } from './apps-capability.js';
 import { mcpClientSdk } from './mcp-client-sdk.js';
 import { withResponseGuard } from './response-guard.js';
 import { sdkConnection } from './sdk-connection.js';
@@ -60,6 +61,9 @@ async function connectOnce(
     new Client(
       { name: deps.clientInfo.name, version: deps.clientInfo.version },
       {
+        // One session speaks for every client of the workspace: it declares MCP Apps, whose
+        // resources and links the gateway relays unchanged (apps-capability.ts).
+        capabilities: gatewayUiCapability(),
         versionNegotiation: { mode: 'auto', probe: { timeoutMs: source.timeouts.connectMs } },
         ...(events === undefined
           ? {}

@@ -29,6 +29,7 @@ export {
 export type { Relay, RelayRequest } from './modern-relay.js';
 export { UpstreamRpcError } from './upstream-rpc-error.js';
 export { bridgeableCapabilities, LEGACY_CALLER_CAPABILITIES } from './bridged-connection.js';
+export { gatewayUiCapability, uiCapabilityOf } from './apps-capability.js';
 export type { BridgedConnection, CallNotices, ServerRequestHandler } from './bridged-connection.js';
 export { UpstreamTokens, authorizedFetch, staticTokenSource } from './token-source.js';
 export type { TokenSource, TokenTarget, UpstreamTokensOptions } from './token-source.js';

@@ -3,6 +3,7 @@
 // much again as the listing itself), or through the SDK client for 2025-era and stdio upstreams —
 // asking for the raw result (`ANY_RESULT`), because the client's own list schema would refuse the
 // whole list for one tool. Every page is then read by tool-list-reader.ts, one tool at a time.
+import { gatewayUiCapability } from './apps-capability.js';
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { META, MODERN_VERSION } from '../protocol/index.js';
 import type { Relay } from './modern-relay.js';
@@ -53,7 +54,7 @@ export async function relayToolsPage(
       ...(cursor === undefined ? {} : { cursor }),
       _meta: {
         [META.protocolVersion]: MODERN_VERSION,
-        [META.clientCapabilities]: {},
+        [META.clientCapabilities]: gatewayUiCapability(),
         [META.clientInfo]: { name: clientInfo.name, version: clientInfo.version },
       },
     },
