@@ -8,7 +8,7 @@ import type { CatalogTool } from '../discovery/index.js';
 import { withDeadline } from '../platform/deadline.js';
 import { META } from '../protocol/index.js';
 import { count, recordDuration } from '../telemetry/metrics.js';
-import { annotateRequest, inSpan, SpanKind } from '../telemetry/tracing.js';
+import { annotateRequest, inSpan, SpanKind, upstreamTraceMeta } from '../telemetry/tracing.js';
 import {
   bridgeableCapabilities,
   LEGACY_CALLER_CAPABILITIES,
@@ -148,6 +148,8 @@ function routeCall(
   const { source, tool, args } = call;
   const { keyId } = request.principal;
   const workspace = request.principal.workspace.name;
+  // Read inside the call's client span: the upstream's context names it as parent, on every route.
+  const trace = upstreamTraceMeta(request.params['_meta']);
   const connect = (onServerRequest: ServerRequestHandler) =>
     deps.pool.connectBridged(source, bridgeable ?? {}, onServerRequest, {
       workspace,
@@ -161,6 +163,7 @@ function routeCall(
       AbortSignal.timeout(source.timeouts.callMs),
       source.timeouts.callMs,
       notices,
+      trace,
     );
   // Within the source's budget of dedicated sessions; past it, the pooled session.
   const place =
@@ -186,7 +189,7 @@ function routeCall(
       call: callBridged,
     });
   }
-  return relayCall(request, call, connection, notices);
+  return relayCall(request, call, connection, notices, trace);
 }
 
 /** Relay: the call on the pooled connection under the source's call time-out; a 2026-07-28 upstream
@@ -196,12 +199,13 @@ function relayCall(
   { source, tool, args }: PermittedCall,
   connection: UpstreamConnection,
   notices: CallNotices,
+  trace: Readonly<Record<string, string>>,
 ): Promise<McpResult> {
   return withDeadline(request.signal, source.timeouts.callMs, (signal) => {
     if (connection.relay !== undefined) {
       return connection.relay({
         method: 'tools/call',
-        params: upstreamParams(request, tool.upstreamName),
+        params: upstreamParams(request, tool.upstreamName, trace),
         paramHeaders:
           request.era === 'modern' && request.relayedBy === undefined
             ? paramHeadersOf(request.headers)
@@ -214,6 +218,7 @@ function relayCall(
     return connection.callTool(tool.upstreamName, args, {
       signal,
       timeoutMs: source.timeouts.callMs,
+      meta: trace,
       ...notices,
     });
   });
