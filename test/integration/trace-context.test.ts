@@ -149,7 +149,7 @@ function metaOf(entry: RecordedRequest): Record<string, unknown> {
 }
 
 const parts = (traceparent: unknown) => {
-  const [, traceId, spanId] = String(traceparent).split('-');
+  const [, traceId = '', spanId = ''] = String(traceparent).split('-');
   return { traceId, spanId };
 };
 
@@ -229,9 +229,7 @@ describe('trace context in _meta', () => {
       // The header: the HTTP client span below the hop, also in the client's trace.
       const header = parts(entry.traceparent);
       expect(header.traceId, `${source} header`).toBe(traceId);
-      const httpClient = await until('the HTTP client span', () =>
-        Promise.resolve(span(header.spanId ?? '')),
-      );
+      const httpClient = await until('the HTTP client span', () => Promise.resolve(span(header.spanId)));
       expect(httpClient.kind).toBe(3);
       expect(httpClient.parentSpanId).toBe(hop.spanId);
     }
@@ -271,10 +269,10 @@ describe('trace context in _meta', () => {
       // A fresh trace: the HTTP server span is its root, with no MCP server span of a client's.
       const root = await until('the fresh trace', () => {
         const found = inTrace(traceId).find((s) => s.kind === 2 && s.parentSpanId === '');
-        return Promise.resolve(found !== undefined && span(spanId ?? '') !== undefined ? found : undefined);
+        return Promise.resolve(found !== undefined && span(spanId) !== undefined ? found : undefined);
       });
       expect(root.name).toBe('POST /mcp');
-      expect(span(spanId ?? '')?.name).toBe('tools/call echo');
+      expect(span(spanId)?.name).toBe('tools/call echo');
       expect(inTrace(traceId).filter((s) => s.kind === 2)).toHaveLength(1);
     }
     // Invalid tracestate or baggage next to a valid traceparent: the trace goes on, they do not.
