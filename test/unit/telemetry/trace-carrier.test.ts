@@ -5,7 +5,7 @@ import { traceCarrierOf } from '../../../gateway/telemetry/trace-carrier.js';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
-describe('trace:meta-format-strict', () => {
+describe('trace:meta-format-strict — only valid, bounded W3C values are taken from _meta', () => {
   it('takes a valid traceparent, tracestate and baggage as they are', () => {
     const meta = {
       traceparent: PARENT,
