@@ -1392,4 +1392,17 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 43: a key that cannot see a source reads its ui:// URI exactly like one no source has',
   'apps:capability-forwarded':
     "issue 43: a 2026 client's ui extension reaches a 2026 upstream as declared; a 2025 client's is declared for it; 2025 upstream sessions declare it",
+  'trace:meta-format-strict':
+    'issue 43: _meta traceparent/tracestate/baggage are taken only when valid W3C values within bounds; a bad one is dropped',
+  'trace:meta-continues-modern':
+    "issue 43: an SDK v2 client's _meta trace context (no header) parents the gateway's MCP server span and the upstream hop",
+  'trace:meta-continues-legacy': "issue 43: a 2025 client's _meta trace context is continued the same way",
+  'trace:meta-upstream-child':
+    "issue 43: 2026 and 2025 upstreams get the gateway's context (header and _meta) in the client's trace, the gateway's span as parent",
+  'trace:meta-over-header':
+    'issue 43: _meta trace context wins over the traceparent header for the MCP request; the header keeps the HTTP span',
+  'trace:meta-malformed-ignored':
+    'issue 43: malformed or oversized _meta trace context starts a fresh trace, the call succeeds, nothing is logged',
+  'trace:meta-untraced-passthrough':
+    "issue 43: with telemetry off the client's valid _meta trace keys reach the upstream, malformed ones do not",
 };

@@ -1,6 +1,7 @@
 // completion/complete (issue 24), routed to the one source that owns the prompt or resource template
 // (by the names item-names.ts gives them: `<source>__<prompt>`, `agw://<source>/~/<template>`, or an
 // unprefixed source's own) and asked there in the upstream's own names. A ref of a source the key cannot see answers exactly like a missing one.
+import { upstreamTraceMeta } from '../telemetry/tracing.js';
 import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource, type Principal } from '../auth/index.js';
 import type { McpSourceConfig } from '../config/index.js';
@@ -83,7 +84,10 @@ export function completionComplete(deps: FanOutDeps): McpHandler {
       return await deps.breakers.run(workspace, source, () =>
         withSessionRecovery(deps.pool, workspace, source, (connection) =>
           withDeadline(request.signal, source.timeouts.callMs, (signal) =>
-            connection.complete({ ref, ...rest }, { signal, timeoutMs: source.timeouts.callMs }),
+            connection.complete(
+              { ref, ...rest },
+              { signal, timeoutMs: source.timeouts.callMs, meta: upstreamTraceMeta(request.params['_meta']) },
+            ),
           ),
         ),
       );

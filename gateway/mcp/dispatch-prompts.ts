@@ -2,6 +2,7 @@
 // policy (item-names.ts): `<source>__<prompt>`, or the upstream's own name.
 // Visibility follows the key's source patterns; an invisible prompt answers like a missing one,
 // before any guardrail hook (item-guardrails.ts) is asked.
+import { upstreamTraceMeta } from '../telemetry/tracing.js';
 import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource } from '../auth/index.js';
 import { nameProblem } from '../discovery/index.js';
@@ -88,6 +89,7 @@ export function promptsGet(deps: FanOutDeps, hooks?: GuardrailHooks): McpHandler
                 connection.getPrompt(upstreamName, guardedArgs, {
                   signal,
                   timeoutMs: source.timeouts.callMs,
+                  meta: upstreamTraceMeta(request.params['_meta']),
                 }),
               ),
             ),

@@ -2,6 +2,7 @@
 // URIs and templates named by each source's prefix policy (item-names.ts, resource-uri.ts). Visibility follows the key's source
 // patterns; a resource of a source the key cannot see answers exactly like a missing one, before
 // any guardrail hook (item-guardrails.ts) is asked.
+import { upstreamTraceMeta } from '../telemetry/tracing.js';
 import { withDeadline } from '../platform/deadline.js';
 import { canSeeSource } from '../auth/index.js';
 import { withSessionRecovery } from '../upstream/index.js';
@@ -98,7 +99,11 @@ export function resourcesRead(deps: FanOutDeps, hooks?: GuardrailHooks): McpHand
           const result = await deps.breakers.run(workspace, source, () =>
             withSessionRecovery(deps.pool, workspace, source, (connection) =>
               withDeadline(request.signal, source.timeouts.callMs, (signal) =>
-                connection.readResource(resolved.uri, { signal, timeoutMs: source.timeouts.callMs }),
+                connection.readResource(resolved.uri, {
+                  signal,
+                  timeoutMs: source.timeouts.callMs,
+                  meta: upstreamTraceMeta(request.params['_meta']),
+                }),
               ),
             ),
           );

@@ -7,13 +7,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requirePrincipal } from '../edge/request-context.js';
 import type { Dispatch } from './dispatcher.js';
 import { inboundHttpOf } from './inbound-http.js';
-import { runLadder, type LadderOutcome } from './inbound-ladder.js';
+import { runLadder, type Era, type InboundMessage, type LadderOutcome } from './inbound-ladder.js';
 import { errorMessage, McpError, resultMessage, type JsonRpcId } from './jsonrpc.js';
 import { RPC } from '../protocol/index.js';
 import { ResponseChannel } from './response-channel.js';
 import type { ClientAnswer } from './bridge-forwarder.js';
 import { unmatchedResponse } from './streamed-input-bridge.js';
 import { annotateRequest } from '../telemetry/tracing.js';
+import { inMcpServerSpan } from '../telemetry/mcp-server-span.js';
 import { noteAudit } from '../telemetry/audit-context.js';
 import { catalogueEntry, ERROR_CATALOGUE } from '../errors/index.js';
 import { WORKSPACE_MCP_ROUTE } from '../auth/index.js';
@@ -132,14 +133,36 @@ export function registerMcpRoute(
         'agw.mcp.era': outcome.era,
       });
       const channel = new ResponseChannel(reply);
+      // Trace context in `_meta` continues the MCP request (its dispatch and answer) in the client's
+      // trace; the HTTP span keeps the header's (mcp-server-span.ts, docs/decisions.md).
+      return inMcpServerSpan(
+        message.params['_meta'],
+        {
+          method: message.method,
+          id: message.id,
+          version: outcome.version,
+          era: outcome.era,
+        },
+        () => answer(request, reply, channel, message, outcome.era, outcome.version),
+      );
+    }
+
+    async function answer(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      channel: ResponseChannel,
+      message: InboundMessage & { id: JsonRpcId },
+      era: Era,
+      version: string,
+    ): Promise<FastifyReply> {
       try {
         const principal = requirePrincipal(request.principal);
         const result = await beforeCutoff(
           (signal) =>
             dispatch({
               principal,
-              era: outcome.era,
-              version: outcome.version,
+              era,
+              version,
               id: message.id,
               method: message.method,
               params: message.params,

@@ -8,7 +8,7 @@ import type { CatalogTool } from '../discovery/index.js';
 import { withDeadline } from '../platform/deadline.js';
 import { META } from '../protocol/index.js';
 import { count, recordDuration } from '../telemetry/metrics.js';
-import { annotateRequest, inSpan, SpanKind } from '../telemetry/tracing.js';
+import { annotateRequest, inSpan, SpanKind, upstreamTraceMeta } from '../telemetry/tracing.js';
 import {
   bridgeableCapabilities,
   LEGACY_CALLER_CAPABILITIES,
@@ -155,6 +155,8 @@ function routeCall(
     ...(bridgeable ?? {}),
     ...(request.era === 'modern' ? uiCapabilityOf(clientCapabilitiesOf(request.params)) : {}),
   };
+  // Read inside the call's client span: the upstream's context names it as parent, on every route.
+  const trace = upstreamTraceMeta(request.params['_meta']);
   const connect = (onServerRequest: ServerRequestHandler) =>
     deps.pool.connectBridged(source, declared, onServerRequest, {
       workspace,
@@ -168,6 +170,7 @@ function routeCall(
       AbortSignal.timeout(source.timeouts.callMs),
       source.timeouts.callMs,
       notices,
+      trace,
     );
   // Within the source's budget of dedicated sessions; past it, the pooled session.
   const place =
@@ -193,7 +196,7 @@ function routeCall(
       call: callBridged,
     });
   }
-  return relayCall(request, call, connection, notices);
+  return relayCall(request, call, connection, notices, trace);
 }
 
 /** Relay: the call on the pooled connection under the source's call time-out; a 2026-07-28 upstream
@@ -203,12 +206,13 @@ function relayCall(
   { source, tool, args }: PermittedCall,
   connection: UpstreamConnection,
   notices: CallNotices,
+  trace: Readonly<Record<string, string>>,
 ): Promise<McpResult> {
   return withDeadline(request.signal, source.timeouts.callMs, (signal) => {
     if (connection.relay !== undefined) {
       return connection.relay({
         method: 'tools/call',
-        params: upstreamParams(request, tool.upstreamName),
+        params: upstreamParams(request, tool.upstreamName, trace),
         paramHeaders:
           request.era === 'modern' && request.relayedBy === undefined
             ? paramHeadersOf(request.headers)
@@ -221,6 +225,7 @@ function relayCall(
     return connection.callTool(tool.upstreamName, args, {
       signal,
       timeoutMs: source.timeouts.callMs,
+      meta: trace,
       ...notices,
     });
   });

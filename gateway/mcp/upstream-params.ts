@@ -2,26 +2,27 @@
 // (arguments, `inputResponses`, byte-exact `requestState`, `_meta` with its `clientCapabilities` and
 // `progressToken`) with the upstream's tool name. A 2025-era client sends no `_meta`, so one is built
 // declaring only MCP Apps (its initialize is not kept; the gateway relays UI resources unchanged).
+// Trace context is the gateway's (SEP-414 keys, see `trace`).
 import { headerValueFor } from './header-mirror.js';
 import type { ParamHeader } from './param-headers.js';
 import { SERVER_INFO } from './result-envelope.js';
 import { META, MODERN_VERSION } from '../protocol/index.js';
 import type { McpRequest } from './mcp-request.js';
-import { traceContextMeta } from '../telemetry/tracing.js';
 import { gatewayUiCapability } from '../upstream/index.js';
 
-export function upstreamParams(request: McpRequest, upstreamName: string): Record<string, unknown> {
+export function upstreamParams(
+  request: McpRequest,
+  upstreamName: string,
+  trace: Readonly<Record<string, string>>,
+): Record<string, unknown> {
   const params: Record<string, unknown> = { ...request.params, name: upstreamName };
-  // The upstream continues the gateway's trace, not the client's (MCP semconv: `_meta.traceparent`).
-  const trace = traceContextMeta();
-  if (trace['traceparent'] !== undefined) {
-    const meta =
-      typeof params['_meta'] === 'object' && params['_meta'] !== null
-        ? (params['_meta'] as Record<string, unknown>)
-        : {};
-    const { traceparent: _client, tracestate: _clientState, ...rest } = meta;
+  // The client's trace keys never go on as they came: the upstream gets `trace` (upstreamTraceMeta:
+  // the gateway's context, so the upstream's span is a child of the gateway's).
+  const meta = params['_meta'];
+  if (typeof meta === 'object' && meta !== null) {
+    const { traceparent: _p, tracestate: _s, baggage: _b, ...rest } = meta as Record<string, unknown>;
     params['_meta'] = { ...rest, ...trace };
-  }
+  } else if (Object.keys(trace).length > 0) params['_meta'] = { ...trace };
   if (request.era === 'legacy') {
     const meta =
       typeof params['_meta'] === 'object' && params['_meta'] !== null

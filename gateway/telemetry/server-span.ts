@@ -2,11 +2,13 @@
 // instrumentation: that one computed a dozen attributes and bound the request and response emitters
 // for every request, sampled or not, which was most of what 1 % sampling cost (~100 µs a request).
 // Here an unsampled request costs a context extraction, the sampler and two context switches.
-// The span is continued from the client's W3C `traceparent`, named `<METHOD> <route>`, and carries
+// The span is continued from the client's W3C `traceparent` header, named `<METHOD> <route>`, and carries
 // the HTTP semantic-convention attributes that are not content: method, route, path (never the
 // query string), scheme, protocol version, peer address, user agent and status code.
 // Body parsing runs in the socket's context, not the request's, so the context is entered twice:
 // in the first `onRequest` hook and again in the first `preValidation` hook, after the body.
+// It starts before the body is read (auth, limits and refusals belong to it), so the trace context
+// an MCP request carries in `params._meta` continues the MCP server span instead (mcp-server-span.ts).
 import { methodLabel } from '../platform/http-method.js';
 import {
   context,
@@ -14,13 +16,12 @@ import {
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
-  trace,
   type Context,
   type Span,
 } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { telemetryStarted } from './telemetry-handle.js';
-import { tracer } from './tracing.js';
+import { tracer, withHttpServerSpan } from './tracing.js';
 
 const UNTRACED = /^\/(healthz|readyz|metrics)(\?|$)/;
 
@@ -64,7 +65,7 @@ export function registerServerSpans(app: FastifyInstance): void {
         ...(typeof agent === 'string' ? { 'user_agent.original': agent.slice(0, 256) } : {}),
       });
     }
-    const active = trace.setSpan(parent, span);
+    const active = withHttpServerSpan(parent, span);
     traced.set(request, { span, context: active });
     context.with(active, done);
   });

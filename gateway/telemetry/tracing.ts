@@ -8,31 +8,64 @@ import {
   context,
   createContextKey,
   INVALID_SPAN_CONTEXT,
+  isSpanContextValid,
   propagation,
   SpanKind,
   SpanStatusCode,
   trace,
   type Attributes,
+  type Context,
   type Span,
 } from '@opentelemetry/api';
 import { GATEWAY_VERSION } from '../version.js';
 import { telemetryStarted } from './telemetry-handle.js';
+import { TRACE_META_KEYS, traceCarrierOf } from './trace-carrier.js';
 
 export const tracer = trace.getTracer('agent-gateway', GATEWAY_VERSION);
 export { SpanKind };
 
-/** The span of the request being handled (the HTTP server span), if one is recording. */
+/** Where the request's HTTP server span (server-span.ts) and its MCP server span (mcp-server-span.ts)
+ * sit in the context: a request continued from `_meta` has both, in different traces. */
+const HTTP_SPAN = createContextKey('agw.http-server-span');
+const MCP_SPAN = createContextKey('agw.mcp-server-span');
+/** The method an MCP server span was started for: its name gains the target once one is known. */
+const mcpMethods = new WeakMap<Span, string>();
+
+export function withHttpServerSpan(active: Context, span: Span): Context {
+  return trace.setSpan(active, span).setValue(HTTP_SPAN, span);
+}
+
+export function withMcpServerSpan(active: Context, span: Span, method: string): Context {
+  mcpMethods.set(span, method);
+  return trace.setSpan(active, span).setValue(MCP_SPAN, span);
+}
+
+/** The request's HTTP server span (else the active span), if it is recording. */
 export function requestSpan(): Span | undefined {
-  const span = trace.getActiveSpan();
+  const active = context.active();
+  const span = (active.getValue(HTTP_SPAN) as Span | undefined) ?? trace.getSpan(active);
   return span?.isRecording() === true ? span : undefined;
 }
 
-/** Sets attributes on the request's span; skips undefined values. */
+function mcpServerSpan(): Span | undefined {
+  const span = context.active().getValue(MCP_SPAN) as Span | undefined;
+  return span?.isRecording() === true ? span : undefined;
+}
+
+/** Sets attributes on the request's span, and on its MCP server span when it has one (an error
+ * class marks that one failed, as the semantic conventions ask); skips undefined values. */
 export function annotateRequest(attributes: Record<string, string | number | boolean | undefined>): void {
-  const span = requestSpan();
-  if (span === undefined) return;
-  for (const [key, value] of Object.entries(attributes))
-    if (value !== undefined) span.setAttribute(key, value);
+  const http = requestSpan();
+  const mcp = mcpServerSpan();
+  for (const span of [http, mcp]) {
+    if (span === undefined) continue;
+    for (const [key, value] of Object.entries(attributes))
+      if (value !== undefined) span.setAttribute(key, value);
+  }
+  if (mcp === undefined) return;
+  if (attributes['error.type'] !== undefined) mcp.setStatus({ code: SpanStatusCode.ERROR });
+  const tool = attributes['gen_ai.tool.name'];
+  if (typeof tool === 'string') mcp.updateName(`${mcpMethods.get(mcp) ?? 'mcp'} ${tool}`);
 }
 
 /** The class of an error for `error.type`: the catalogue's class when it has one, else its name. */
@@ -75,13 +108,20 @@ export function inSpan<T>(
   );
 }
 
-/** W3C trace context of the current span, for an upstream MCP request's `_meta` (MCP semconv:
- * `traceparent`, `tracestate` as plain keys). Empty without an active recording span. */
-export function traceContextMeta(): Record<string, string> {
+/** The trace context an upstream MCP request carries in its `_meta` (SEP-414: `traceparent`,
+ * `tracestate`, `baggage` as plain keys), given the client's own `_meta`. With telemetry on it is
+ * the gateway's current context, sampled or not, so the upstream's span is a child of the gateway's
+ * (and agrees with the HTTP header the request carries); the client's keys are never relayed as they
+ * came. With telemetry off the gateway takes no part in the trace: the client's keys pass on if
+ * they are valid W3C values, so the upstream still joins the client's trace. */
+export function upstreamTraceMeta(clientMeta: unknown): Record<string, string> {
+  if (!telemetryStarted()) return { ...traceCarrierOf(clientMeta) };
+  const span = trace.getActiveSpan();
+  if (span === undefined || !isSpanContextValid(span.spanContext())) return {};
   const carrier: Record<string, string> = {};
-  if (requestSpan() !== undefined) propagation.inject(context.active(), carrier);
+  propagation.inject(context.active(), carrier);
   const out: Record<string, string> = {};
-  for (const key of ['traceparent', 'tracestate']) if (carrier[key] !== undefined) out[key] = carrier[key];
+  for (const key of TRACE_META_KEYS) if (carrier[key] !== undefined) out[key] = carrier[key];
   return out;
 }
 

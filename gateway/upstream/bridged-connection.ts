@@ -3,7 +3,7 @@
 // capabilities upstream and hands every server→client request to the handler bound to it, which
 // decides when (and with what) it is answered. A 2025-era server→client request names no call, so
 // a connection carries one call at a time; BridgedSessionPool rebinds it to the next one.
-import { ProgressSinks } from './progress-sinks.js';
+import { ProgressSinks, requestMeta } from './progress-sinks.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { gatewayUiCapability } from './apps-capability.js';
 import { mcpClientSdk } from './mcp-client-sdk.js';
@@ -31,6 +31,8 @@ export interface BridgedConnection {
     signal: AbortSignal,
     timeoutMs: number,
     notices?: CallNotices,
+    /** `_meta` keys the call carries besides the progress token (the trace context, SEP-414). */
+    meta?: Readonly<Record<string, string>>,
   ): Promise<Record<string, unknown>>;
   close(): Promise<void>;
   /** The call ended cleanly (its result arrived): the session may carry another call. Without it,
@@ -141,16 +143,16 @@ export async function connectBridged(
     bind(next) {
       handler = next;
     },
-    async callTool(name, args, callSignal, timeoutMs, callNotices) {
+    async callTool(name, args, callSignal, timeoutMs, callNotices, extraMeta) {
       notices = callNotices;
       try {
-        return await progress.run(callNotices?.onProgress, (meta) =>
+        return await progress.run(callNotices?.onProgress, (token) =>
           withResponseGuard(callSignal, (scoped) =>
             client.callTool(
               {
                 name,
                 ...(args === undefined ? {} : { arguments: args }),
-                ...(meta === undefined ? {} : { _meta: meta }),
+                ...requestMeta(extraMeta, token),
               },
               { signal: scoped, timeout: timeoutMs },
             ),

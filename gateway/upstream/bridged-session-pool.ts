@@ -162,9 +162,9 @@ export class BridgedSessionPool {
       return connection.close().catch(() => undefined);
     };
     return {
-      callTool: async (name, args, signal, timeoutMs, notices) => {
+      callTool: async (name, args, signal, timeoutMs, notices, meta) => {
         try {
-          return await connection.callTool(name, args, signal, timeoutMs, notices);
+          return await connection.callTool(name, args, signal, timeoutMs, notices, meta);
         } catch (error) {
           // A parked session the upstream forgot (restart, expiry) answers 404 before the call
           // starts: run it once on a new session, so the caller never notices the reuse.
@@ -183,7 +183,7 @@ export class BridgedSessionPool {
             closeQuietly(connection);
             throw error;
           }
-          return connection.callTool(name, args, signal, timeoutMs, notices);
+          return connection.callTool(name, args, signal, timeoutMs, notices, meta);
         }
       },
       close: () => settle(false),

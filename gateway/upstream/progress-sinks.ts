@@ -35,3 +35,12 @@ export class ProgressSinks {
     }
   }
 }
+
+/** The `_meta` of an SDK-sent request: `extra` (the trace context) and the progress token, if any. */
+export function requestMeta(
+  extra: Readonly<Record<string, string>> | undefined,
+  token: { progressToken: string } | undefined,
+): { _meta?: Record<string, unknown> } {
+  if (token === undefined && (extra === undefined || Object.keys(extra).length === 0)) return {};
+  return { _meta: { ...extra, ...token } };
+}

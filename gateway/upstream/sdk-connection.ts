@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpSourceConfig } from '../config/index.js';
 import { listPrompts, listResources, listResourceTemplates } from './item-lists.js';
 import { createModernRelay } from './modern-relay.js';
-import { ProgressSinks, type ProgressSink } from './progress-sinks.js';
+import { ProgressSinks, requestMeta, type ProgressSink } from './progress-sinks.js';
 import { resourceSubscriber } from './resource-subscriptions.js';
 import { withResponseGuard } from './response-guard.js';
 import type { SharedSession } from './session-store.js';
@@ -104,6 +104,7 @@ export function sdkConnection(
             ref: params.ref,
             argument: params.argument,
             ...(params.context === undefined ? {} : { context: params.context }),
+            ...requestMeta(options.meta, undefined),
           },
           { signal, timeout: options.timeoutMs },
         ),
@@ -111,26 +112,33 @@ export function sdkConnection(
     },
     readResource(uri, options) {
       return withResponseGuard(options.signal, (signal) =>
-        client.readResource({ uri }, { signal, timeout: options.timeoutMs, cacheMode: 'bypass' }),
+        client.readResource(
+          { uri, ...requestMeta(options.meta, undefined) },
+          { signal, timeout: options.timeoutMs, cacheMode: 'bypass' },
+        ),
       );
     },
     getPrompt(name, args, options) {
       return withResponseGuard(options.signal, (signal) =>
         client.getPrompt(
-          { name, ...(args === undefined ? {} : { arguments: args }) },
+          {
+            name,
+            ...(args === undefined ? {} : { arguments: args }),
+            ...requestMeta(options.meta, undefined),
+          },
           { signal, timeout: options.timeoutMs },
         ),
       );
     },
     async callTool(name, args, options) {
       const call = () =>
-        progress.run(options.onProgress as ProgressSink | undefined, (meta) =>
+        progress.run(options.onProgress as ProgressSink | undefined, (token) =>
           withResponseGuard(options.signal, (signal) =>
             client.callTool(
               {
                 name,
                 ...(args === undefined ? {} : { arguments: args }),
-                ...(meta === undefined ? {} : { _meta: meta }),
+                ...requestMeta(options.meta, token),
               },
               { signal, timeout: options.timeoutMs },
             ),

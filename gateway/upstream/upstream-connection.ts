@@ -20,6 +20,8 @@ export interface CallOptions {
   /** Called with the params of each `notifications/message` the upstream sends on this call's own
    * response stream (SDK-backed connections; see sdk-connection.ts). */
   readonly onLog?: (params: Record<string, unknown>) => void;
+  /** `_meta` keys the request carries besides the gateway's own (the trace context, SEP-414). */
+  readonly meta?: Readonly<Record<string, string>>;
 }
 
 /** All pages of a tool list (tool-listing.ts); `skipped` names the tools whose definition cannot be

@@ -73,10 +73,13 @@ describe('a request that is not sampled', () => {
     const continued = await callEcho('unsampled-continued', {
       traceparent: `00-${CLIENT_TRACE}-00f067aa0ba902b7-00`,
     });
-    // The client's trace goes on, still not sampled; `_meta` carries nothing (recorded spans only).
+    // The client's trace goes on, still not sampled; `_meta` carries the same context as the header
+    // (issue 43: an upstream that reads `_meta` first must agree with the header's not-sampled flag).
     expect(continued?.traceparent).toMatch(new RegExp(`^00-${CLIENT_TRACE}-[0-9a-f]{16}-00$`));
-    const meta = (continued?.body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
-    expect(meta?.['traceparent']).toBeUndefined();
+    const metaOf = (entry: typeof root) =>
+      (entry?.body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+    expect(metaOf(continued)?.['traceparent']).toBe(continued?.traceparent);
+    expect(metaOf(root)?.['traceparent']).toBe(root?.traceparent);
     // Two batch delays and more: nothing of either request (nor of the relay) was exported.
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(receiver.spans).toEqual([]);

@@ -16,6 +16,8 @@ export interface ReceivedSpan {
   readonly attributes: Readonly<Record<string, AttributeValue>>;
   readonly statusCode: number;
   readonly service: string;
+  /** The span contexts this span links to. */
+  readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
 }
 
 interface OtlpAnyValue {
@@ -71,6 +73,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 kind: number;
                 attributes?: OtlpKeyValue[];
                 status?: { code?: number };
+                links?: { traceId: string; spanId: string }[];
               }[];
             }[];
           }[];
@@ -88,6 +91,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 attributes: attributesOf(span.attributes),
                 statusCode: span.status?.code ?? 0,
                 service,
+                links: (span.links ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
               });
         }
       }
