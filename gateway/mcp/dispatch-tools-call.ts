@@ -20,6 +20,8 @@ import { McpError } from './jsonrpc.js';
 import { callKnowledgeTool, isKnowledgeTool, knowledgeToolsFor } from './knowledge-tools.js';
 import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
 import { RequestStateSeal } from './request-state-seal.js';
+import { sealCreatedTask } from './dispatch-tasks.js';
+import type { TaskIdSeal } from './task-id-seal.js';
 import { admitToolCall } from './tools-call-limits.js';
 import { checkParamHeaders, permitCall, resolveCall, unknownTool } from './tools-call-permit.js';
 import { checkCallPolicy } from './tools-call-policy.js';
@@ -37,6 +39,8 @@ export interface ToolsCallDeps extends RelayDeps {
   readonly guardrails?: GuardrailHooks;
   /** Users' connections to `user` sources (issue 42); such a source cannot be called without them. */
   readonly connections?: UserConnections | undefined;
+  /** Seals the upstream's task ids handed to clients (issue 43, dispatch-tasks.ts). */
+  readonly taskSeal: TaskIdSeal;
 }
 
 const NO_HOOKS = new GuardrailHooks();
@@ -67,7 +71,11 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
         const requestState = guarded.params['requestState'];
         if (RequestStateSeal.isOurs(requestState))
           return resumeBridgedCall(deps.bridge, guarded, permitted, requestState);
-        return callSource(deps, guarded, permitted);
+        return callSource(deps, guarded, permitted).then((result) =>
+          result['resultType'] === 'task'
+            ? sealCreatedTask(deps.taskSeal, guarded, permitted, result)
+            : result,
+        );
       }),
     );
   };

@@ -49,8 +49,10 @@ export async function guardedRelay(
   } catch (error) {
     throw maskedError(request, error);
   }
-  // A call waiting for the client's input has no result yet: its retry is guarded when it ends.
-  if (result['resultType'] === 'input_required') return maskSecretsFor(request.principal.workspace, result);
+  // A call waiting for the client's input has no result yet: its retry is guarded when it ends. A
+  // task has none either: its result is guarded when tasks/get returns it (dispatch-tasks.ts).
+  if (result['resultType'] === 'input_required' || result['resultType'] === 'task')
+    return maskSecretsFor(request.principal.workspace, result);
   return guardedResult(hooks, question, result, call.requested);
 }
 

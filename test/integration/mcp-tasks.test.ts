@@ -1,0 +1,154 @@
+// Tasks through the gateway (issue 43, SEP-2663, 2026-07-28 only), against a real task-capable
+// upstream on the v2 SDK and one without the extension: the extension is advertised to a key that
+// may see a task-capable source; a task-augmented call comes back as a task whose id is sealed to the
+// key; polling it gives the result, cancelling it cancels upstream; another key's, another
+// workspace's, a forged or a malformed id all answer exactly like an unknown task; a source without
+// tasks answers in full.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTaskServer, type RunningTaskServer } from '../fixtures/upstreams/task-server.js';
+import {
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKeys,
+  startHarness,
+  type Harness,
+} from '../support/gateway-harness.js';
+import { callTool, pollTask, taskRequest, TASKS_EXTENSION, TASKS_META } from '../support/task-requests.js';
+
+const [key, sibling, plainOnly, stranger] = newKeys(4);
+let tasks: RunningTaskServer;
+let plain: RunningTaskServer;
+let gateway: Harness;
+
+beforeAll(async () => {
+  tasks = await startTaskServer();
+  plain = await startTaskServer({ tasks: false });
+  gateway = await startHarness({
+    workspaces: [
+      {
+        name: 'demo',
+        mcpSources: [httpSource('tasks', tasks.url), httpSource('plain', plain.url)],
+        keys: [
+          keyRecord(key, { access: 'write' }),
+          keyRecord(sibling, { access: 'write' }),
+          keyRecord(plainOnly, { access: 'write', sources: ['plain'] }),
+        ],
+      },
+      {
+        name: 'other',
+        mcpSources: [httpSource('tasks', tasks.url)],
+        keys: [keyRecord(stranger, { access: 'write' })],
+      },
+    ],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.stop();
+  await tasks?.close();
+  await plain?.close();
+});
+
+async function discoverCapabilities(apiKey: string): Promise<Record<string, unknown>> {
+  const response = await mcpPost(gateway.url, apiKey, {
+    method: 'server/discover',
+    params: { _meta: TASKS_META },
+  });
+  const body = (await response.json()) as { result: { capabilities: Record<string, unknown> } };
+  return body.result.capabilities;
+}
+
+async function createTask(ms: number, text: string, apiKey: string = key.key): Promise<string> {
+  const created = await callTool(gateway.url, apiKey, 'tasks__slow', { ms, text });
+  expect(created.error).toBeUndefined();
+  expect(created.result?.['resultType']).toBe('task');
+  expect(created.result?.['status']).toBe('working');
+  return created.result?.['taskId'] as string;
+}
+
+it('tasks:discover — the extension is advertised to a key that may see a task-capable source, not to others', async () => {
+  expect(await discoverCapabilities(key.key)).toMatchObject({ extensions: { [TASKS_EXTENSION]: {} } });
+  expect(await discoverCapabilities(stranger.key)).toMatchObject({ extensions: { [TASKS_EXTENSION]: {} } });
+  expect((await discoverCapabilities(plainOnly.key))['extensions']).toBeUndefined();
+});
+
+it('tasks:poll-to-completion — a call that outlives its request: created, polled with tasks/get, completed with its result', async () => {
+  const taskId = await createTask(600, 'a');
+  expect(taskId).toMatch(/^agwt1\.[A-Za-z0-9_-]+$/);
+  // The upstream's own id never reaches the client.
+  const [upstreamId] = [...tasks.store.keys()].slice(-1);
+  expect(taskId).not.toContain(upstreamId as string);
+  const done = await pollTask(gateway.url, key.key, taskId);
+  expect(done.error).toBeUndefined();
+  expect(done.result).toMatchObject({
+    taskId,
+    status: 'completed',
+    resultType: 'complete',
+    result: { resultType: 'complete', content: [{ type: 'text', text: 'done:a' }], isError: false },
+  });
+});
+
+it('tasks:cancel — tasks/cancel reaches the owning upstream; tasks/get then says cancelled', async () => {
+  const taskId = await createTask(30_000, 'b');
+  const upstream = [...tasks.store.values()].slice(-1)[0];
+  const cancelled = await taskRequest(gateway.url, key.key, 'tasks/cancel', taskId);
+  expect(cancelled.error).toBeUndefined();
+  expect(cancelled.result).toMatchObject({ resultType: 'complete' });
+  expect(upstream?.status).toBe('cancelled');
+  const got = await taskRequest(gateway.url, key.key, 'tasks/get', taskId);
+  expect(got.result).toMatchObject({ taskId, status: 'cancelled' });
+});
+
+it('tasks:other-key-not-found — another key of the workspace and a key of another workspace get not-found for get and cancel', async () => {
+  const taskId = await createTask(30_000, 'c');
+  const upstream = [...tasks.store.values()].slice(-1)[0];
+  const unknown = await taskRequest(gateway.url, key.key, 'tasks/get', 'no-such-task');
+  expect(unknown).toMatchObject({ status: 200, error: { code: -32602 } });
+  for (const other of [sibling, stranger])
+    for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update'] as const) {
+      const answer = await taskRequest(gateway.url, other.key, method, taskId);
+      expect(answer, `${method}`).toEqual(unknown);
+    }
+  expect(upstream?.status).toBe('working');
+  expect((await taskRequest(gateway.url, key.key, 'tasks/get', taskId)).result).toMatchObject({
+    status: 'working',
+  });
+  await taskRequest(gateway.url, key.key, 'tasks/cancel', taskId);
+});
+
+it('tasks:forged-id — forged, tampered, malformed and oversized ids answer exactly like an unknown task', async () => {
+  const taskId = await createTask(30_000, 'd');
+  const unknown = await taskRequest(gateway.url, key.key, 'tasks/get', 'no-such-task');
+  const body = taskId.slice('agwt1.'.length);
+  const flipped = body.slice(0, 20) + (body[20] === 'A' ? 'B' : 'A') + body.slice(21);
+  const forged = [
+    `agwt1.${flipped}`,
+    `agwt1.${body.slice(0, -4)}`,
+    'agwt1.',
+    `agwt1.${Buffer.alloc(64, 7).toString('base64url')}`,
+    [...tasks.store.keys()].slice(-1)[0] as string,
+    `agwt1.${'A'.repeat(5000)}`,
+  ];
+  for (const id of forged)
+    for (const method of ['tasks/get', 'tasks/cancel'] as const)
+      expect(await taskRequest(gateway.url, key.key, method, id), `${method} ${id.slice(0, 30)}`).toEqual(
+        unknown,
+      );
+  await taskRequest(gateway.url, key.key, 'tasks/cancel', taskId);
+});
+
+it('tasks:no-task-support — a client asking for a task of a source without tasks gets the complete result', async () => {
+  const answer = await callTool(gateway.url, key.key, 'plain__slow', { ms: 50, text: 'e' });
+  expect(answer.error).toBeUndefined();
+  expect(answer.result).toMatchObject({
+    resultType: 'complete',
+    content: [{ type: 'text', text: 'sync:e' }],
+  });
+  // A client that does not declare the extension gets the complete result from a task-capable source too.
+  const undeclared = await callTool(gateway.url, key.key, 'tasks__slow', { ms: 50, text: 'f' }, false);
+  expect(undeclared.result).toMatchObject({
+    resultType: 'complete',
+    content: [{ type: 'text', text: 'sync:f' }],
+  });
+});
