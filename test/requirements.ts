@@ -1380,4 +1380,24 @@ export const REQUIREMENTS: Record<string, string> = {
   'user-oauth:vault-rotation':
     'issue 42: grants sealed under an old key open while it is configured and are resealed under the first key',
   'user-oauth:vault-row-binding': 'issue 42: a sealed grant or value copied to another row opens nowhere',
+  'tasks:discover':
+    'issue 43: server/discover advertises the 2026 tasks extension to a key that may see a task-capable source, and only then',
+  'tasks:poll-to-completion':
+    'issue 43: a task-augmented tools/call comes back as a task with a sealed id; tasks/get polls it to its completed result',
+  'tasks:cancel':
+    'issue 43: tasks/cancel reaches the owning upstream and tasks/get then reports the task cancelled',
+  'tasks:other-key-not-found':
+    "issue 43: another key of the workspace and a key of another workspace get the unknown-task error for a key's task",
+  'tasks:forged-id':
+    'issue 43: forged, tampered, malformed and oversized task ids answer exactly like an unknown task',
+  'tasks:two-replicas':
+    'issue 43: a task created on one replica is polled and cancelled on another sharing the Secrets',
+  'tasks:no-task-support':
+    'issue 43: a client asking for a task of a source without tasks (or not declaring them) gets the complete result',
+  'tasks:result-masked':
+    "issue 43: a completed task's result returned by tasks/get is masked like a direct call's",
+  'tasks:seal-binding':
+    'issue 43: a sealed task id opens for its workspace and key only, before its expiry, and hides the upstream id',
+  'tasks:seal-rotation':
+    'issue 43: task ids sealed under an old shared-state key open while it is configured',
 };

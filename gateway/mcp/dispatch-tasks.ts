@@ -23,7 +23,7 @@ import {
 import { encodeMirroredValue } from './header-mirror.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
-import { TaskIdSeal, type SealedTask } from './task-id-seal.js';
+import type { SealedTask, TaskIdSeal } from './task-id-seal.js';
 import { guardedResult } from './tools-call-guardrails.js';
 import { clientCapabilitiesOf, type PermittedCall } from './tools-call-relay.js';
 import { catalogueFailure, upstreamFailure } from './upstream-failure.js';

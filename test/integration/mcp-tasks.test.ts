@@ -14,6 +14,7 @@ import {
   startHarness,
   type Harness,
 } from '../support/gateway-harness.js';
+import { fakeCredentials } from '../support/fake-credentials.js';
 import { callTool, pollTask, taskRequest, TASKS_EXTENSION, TASKS_META } from '../support/task-requests.js';
 
 const [key, sibling, plainOnly, stranger] = newKeys(4);
@@ -151,4 +152,16 @@ it('tasks:no-task-support — a client asking for a task of a source without tas
     resultType: 'complete',
     content: [{ type: 'text', text: 'sync:f' }],
   });
+});
+
+it("tasks:result-masked — the result a completed task returns through tasks/get is masked like a direct call's", async () => {
+  const secret = fakeCredentials().github_token;
+  const direct = await callTool(gateway.url, key.key, 'tasks__slow', { ms: 10, text: secret }, false);
+  expect(JSON.stringify(direct.result)).not.toContain(secret);
+  expect(JSON.stringify(direct.result)).toContain('[masked:');
+  const taskId = await createTask(50, secret);
+  const done = await pollTask(gateway.url, key.key, taskId);
+  expect(done.result?.['status']).toBe('completed');
+  expect(JSON.stringify(done.result)).not.toContain(secret);
+  expect(JSON.stringify(done.result)).toContain('[masked:');
 });
