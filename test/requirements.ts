@@ -1400,4 +1400,6 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 43: a sealed task id opens for its workspace and key only, before its expiry, and hides the upstream id',
   'tasks:seal-rotation':
     'issue 43: task ids sealed under an old shared-state key open while it is configured',
+  'tasks:legacy-client':
+    'issue 43: a 2025 client sending params.task gets the complete result, and tasks/* are unknown methods to it',
 };
