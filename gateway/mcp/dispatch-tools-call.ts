@@ -4,7 +4,7 @@
 // call time-out and recorded (tools-call-relay.ts), with guardrails on both sides of the relay
 // (tools-call-guardrails.ts). A `user` source first needs the caller's connection there
 // (tools-call-consent.ts: a URL elicitation otherwise). A tool the key cannot see answers exactly like an
-// unknown tool.
+// unknown tool. A 2026 upstream's task (issue 43) comes back with its id sealed (dispatch-tasks.ts).
 import type { Principal } from '../auth/index.js';
 import type { UserConnections } from '../connections/index.js';
 import { CALL_TOOL, FIND_TOOLS, type ToolCatalog } from '../discovery/index.js';
