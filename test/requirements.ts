@@ -1402,4 +1402,6 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 43: task ids sealed under an old shared-state key open while it is configured',
   'tasks:legacy-client':
     'issue 43: a 2025 client sending params.task gets the complete result, and tasks/* are unknown methods to it',
+  'tasks:tool-no-longer-visible':
+    "issue 43: once a key's tool patterns no longer match a task's tool, its task answers like an unknown task",
 };

@@ -4,11 +4,12 @@
 // bound to workspace, key and source). tasks/get, tasks/update and tasks/cancel open it and go to the
 // owning source with the upstream's id (2026 upstreams are stateless: any replica can). A task id of
 // another key or workspace, a forged, expired or malformed one, one whose source the key can no longer
-// see, and the upstream's own "not found" all answer alike: the spec's -32602 "Task not found". The
+// see (by its source and tool patterns), and the upstream's own "not found" all answer alike: the spec's -32602 "Task not found". The
 // completed result inside tasks/get gets what a direct call's result gets: masking and the response
 // guardrails; a failed task's error and every status message are masked.
-import { canSeeSource } from '../auth/index.js';
+import { canSeeTool } from '../auth/index.js';
 import type { McpSourceConfig } from '../config/index.js';
+import { namespacedToolName } from '../discovery/index.js';
 import { maskSecretsFor, type GuardrailHooks } from '../governance/index.js';
 import { withDeadline } from '../platform/deadline.js';
 import { RPC } from '../protocol/index.js';
@@ -121,7 +122,8 @@ async function taskRequest(
     Date.now(),
   );
   const source =
-    task === undefined || !canSeeSource(principal, task.source)
+    task === undefined ||
+    !canSeeTool(principal, task.source, namespacedToolName(task.source, task.upstreamTool))
       ? undefined
       : principal.workspace.mcpSources.find((s) => s.name === task.source);
   if (task === undefined || source === undefined) throw taskNotFound();

@@ -69,9 +69,11 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     return withConsent(deps.connections, consent.request, call, () =>
       guardedRelay(deps.guardrails ?? NO_HOOKS, consent.request, call, (guarded, permitted) => {
         const requestState = guarded.params['requestState'];
-        if (RequestStateSeal.isOurs(requestState))
-          return resumeBridgedCall(deps.bridge, guarded, permitted, requestState);
-        return callSource(deps, guarded, permitted).then((result) =>
+        const relayed = RequestStateSeal.isOurs(requestState)
+          ? resumeBridgedCall(deps.bridge, guarded, permitted, requestState)
+          : callSource(deps, guarded, permitted);
+        // Whatever route answered, an upstream task id never reaches the client unsealed.
+        return relayed.then((result) =>
           result['resultType'] === 'task'
             ? sealCreatedTask(deps.taskSeal, guarded, permitted, result)
             : result,

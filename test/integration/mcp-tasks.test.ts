@@ -26,13 +26,18 @@ let gateway: Harness;
 beforeAll(async () => {
   tasks = await startTaskServer();
   plain = await startTaskServer({ tasks: false });
-  gateway = await startHarness({
+  gateway = await startHarness(document());
+}, 60_000);
+
+/** The gateway's document; `keyTools` narrows the main key's tool patterns. */
+function document(keyTools: string[] = ['*']): Record<string, unknown> {
+  return {
     workspaces: [
       {
         name: 'demo',
         mcpSources: [httpSource('tasks', tasks.url), httpSource('plain', plain.url)],
         keys: [
-          keyRecord(key, { access: 'write' }),
+          keyRecord(key, { access: 'write', tools: keyTools }),
           keyRecord(sibling, { access: 'write' }),
           keyRecord(plainOnly, { access: 'write', sources: ['plain'] }),
         ],
@@ -43,8 +48,8 @@ beforeAll(async () => {
         keys: [keyRecord(stranger, { access: 'write' })],
       },
     ],
-  });
-}, 60_000);
+  };
+}
 
 afterAll(async () => {
   await gateway?.stop();
@@ -188,4 +193,16 @@ it('tasks:legacy-client — a 2025 client asking for a task gets the complete re
   expect(called.result?.['task']).toBeUndefined();
   const get = await post({ method: 'tasks/get', params: { taskId: 'anything' } });
   expect(get.error?.code).toBe(-32601);
+});
+
+// Last: it narrows the key's tools for good.
+it('tasks:tool-no-longer-visible — a task of a tool the key can no longer see answers like an unknown task', async () => {
+  const taskId = await createTask(30_000, 'h');
+  const unknown = await taskRequest(gateway.url, key.key, 'tasks/get', 'no-such-task');
+  const revision = gateway.gateway.config.current().revision;
+  await gateway.writeConfig(document(['plain__*']));
+  await gateway.waitForRevision(revision);
+  for (const method of ['tasks/get', 'tasks/cancel'] as const)
+    expect(await taskRequest(gateway.url, key.key, method, taskId), method).toEqual(unknown);
+  expect([...tasks.store.values()].slice(-1)[0]?.status).toBe('working');
 });
