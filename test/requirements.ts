@@ -1404,4 +1404,6 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 43: a 2025 client sending params.task gets the complete result, and tasks/* are unknown methods to it',
   'tasks:tool-no-longer-visible':
     "issue 43: once a key's tool patterns no longer match a task's tool, its task answers like an unknown task",
+  'tasks:ext-tasks-client':
+    'issue 43: @modelcontextprotocol/ext-tasks over an SDK v2 client settles a task through the gateway and cancels one',
 };

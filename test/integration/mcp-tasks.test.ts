@@ -16,7 +16,15 @@ import {
 } from '../support/gateway-harness.js';
 import { fakeCredentials } from '../support/fake-credentials.js';
 import { legacyHeaders } from '../support/legacy-stream.js';
-import { callTool, pollTask, taskRequest, TASKS_EXTENSION, TASKS_META } from '../support/task-requests.js';
+import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import {
+  extTasksSession,
+  callTool,
+  pollTask,
+  taskRequest,
+  TASKS_EXTENSION,
+  TASKS_META,
+} from '../support/task-requests.js';
 
 const [key, sibling, plainOnly, stranger] = newKeys(4);
 let tasks: RunningTaskServer;
@@ -193,6 +201,23 @@ it('tasks:legacy-client — a 2025 client asking for a task gets the complete re
   expect(called.result?.['task']).toBeUndefined();
   const get = await post({ method: 'tasks/get', params: { taskId: 'anything' } });
   expect(get.error?.code).toBe(-32601);
+});
+
+it('tasks:ext-tasks-client — the reference requester library runs a task through the gateway to its result and cancels one', async () => {
+  const { session, client } = await extTasksSession(gateway.url, key.key);
+  try {
+    const execution = await session.callTool('tasks__slow', { ms: 300, text: 'x' });
+    expect(execution.kind).toBe('task');
+    const { outcome } = await execution.settle();
+    expect(resultFromTaskOutcome(outcome)).toMatchObject({ content: [{ type: 'text', text: 'done:x' }] });
+    const long = await session.callTool('tasks__slow', { ms: 30_000, text: 'y' });
+    await long.cancel();
+    expect([...tasks.store.values()].slice(-1)[0]?.status).toBe('cancelled');
+    await expect(session.task('no-such-task' as never).snapshot()).rejects.toMatchObject({ code: -32602 });
+  } finally {
+    await session.close();
+    await client.close();
+  }
 });
 
 // Last: it narrows the key's tools for good.

@@ -1,6 +1,9 @@
 // Raw 2026-07-28 task requests (issue 43, SEP-2663) for the tasks tests: the SDK v2 client refuses a
 // task result on tools/call (UNSUPPORTED_RESULT_TYPE), so the requests are made on the wire, with the
 // tasks extension in the per-request client capabilities and `Mcp-Name: <taskId>` on tasks/*.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient, type TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client';
+import type { RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
 import { MODERN_META, mcpPost } from './gateway-harness.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -77,4 +80,64 @@ export async function pollTask(
     if (Date.now() > deadline) throw new Error(`task still ${String(status)}`);
     await new Promise((resolve) => setTimeout(resolve, Number(got.result?.['pollIntervalMs'] ?? 100)));
   }
+}
+
+/** The reference requester library (`@modelcontextprotocol/ext-tasks`) over an SDK v2 client of the
+ * gateway: for a 2026 server it needs the host's own POST (`rawDispatch`), which sends the header set
+ * with the key, the context headers ext-tasks asks for merged case-insensitively. */
+export async function extTasksSession(
+  url: string,
+  key: string,
+): Promise<{
+  session: TaskEnabledSession;
+  client: Client;
+}> {
+  const client = new Client(
+    { name: 'ext-tasks-it', version: '1.0.0' },
+    { versionNegotiation: { mode: 'auto' } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
+  let nextId = 1;
+  const rawDispatch: RawClientDispatch = async (request, options) => {
+    const body = { jsonrpc: '2.0', id: nextId++, ...(request as Record<string, unknown>) } as unknown as {
+      method: string;
+      params?: Record<string, unknown>;
+    };
+    const params = body.params ?? {};
+    const headers = new Headers({
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': body.method,
+      authorization: `Bearer ${key}`,
+    });
+    const name = body.method === 'tools/call' ? params['name'] : params['taskId'];
+    if (typeof name === 'string') headers.set('mcp-name', name);
+    for (const [header, value] of Object.entries(options?.context?.headers ?? {})) headers.set(header, value);
+    const answered = await answer(
+      await fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        ...(options?.signal === undefined ? {} : { signal: options.signal }),
+      }),
+    );
+    return answered.error !== undefined
+      ? { kind: 'error', error: answered.error as never }
+      : { kind: 'result', result: answered.result as never };
+  };
+  const session = createTaskSessionFromClient(client, {
+    endpointId: 'gateway',
+    rawDispatch,
+    v2RequestFraming: {
+      protocolVersion: '2026-07-28',
+      clientInfo: { name: 'ext-tasks-it', version: '1.0.0' },
+      clientCapabilities: {},
+    },
+  });
+  return { session, client };
 }
