@@ -1406,4 +1406,6 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 43: once a key's tool patterns no longer match a task's tool, its task answers like an unknown task",
   'tasks:ext-tasks-client':
     'issue 43: @modelcontextprotocol/ext-tasks over an SDK v2 client settles a task through the gateway and cancels one',
+  'tasks:audit':
+    "issue 43: tasks/get and tasks/cancel are audited by name with source and tool; another key's attempt names neither",
 };

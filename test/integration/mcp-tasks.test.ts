@@ -16,6 +16,7 @@ import {
 } from '../support/gateway-harness.js';
 import { fakeCredentials } from '../support/fake-credentials.js';
 import { legacyHeaders } from '../support/legacy-stream.js';
+import { auditRecordOf } from '../support/audit-records.js';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import {
   extTasksSession,
@@ -218,6 +219,24 @@ it('tasks:ext-tasks-client — the reference requester library runs a task throu
     await session.close();
     await client.close();
   }
+});
+
+it("tasks:audit — tasks/get and tasks/cancel are audited by name with their source and tool; another key's attempt too", async () => {
+  const taskId = await createTask(30_000, 'z');
+  const post = (apiKey: string, method: string) =>
+    mcpPost(gateway.url, apiKey, { method, params: { _meta: TASKS_META, taskId } }, { 'mcp-name': taskId });
+  expect(await auditRecordOf(gateway.auditPath, await post(key.key, 'tasks/get'))).toMatchObject({
+    method: 'tasks/get',
+    era: 'modern',
+    source: 'tasks',
+    target: { kind: 'tool', requested: 'tasks__slow' },
+    decision: 'allowed',
+    outcome: 'ok',
+  });
+  const foreign = await auditRecordOf(gateway.auditPath, await post(sibling.key, 'tasks/cancel'));
+  expect(foreign).toMatchObject({ method: 'tasks/cancel', error_code: '-32602' });
+  expect(foreign.source).toBeUndefined();
+  await taskRequest(gateway.url, key.key, 'tasks/cancel', taskId);
 });
 
 // Last: it narrows the key's tools for good.
