@@ -181,11 +181,12 @@ async function taskView(
 ): Promise<McpResult> {
   const workspace = request.principal.workspace;
   const { resultType: _rt, _meta: _upstreamMeta, result, error, ...rest } = upstream;
-  const view: McpResult = maskSecretsFor(workspace, {
-    ...rest,
+  // The client's (sealed) id after masking: masking must never rewrite it.
+  const view: McpResult = {
+    ...maskSecretsFor(workspace, rest),
     taskId: request.params['taskId'],
     ttlMs: clippedTtl(upstream['ttlMs']),
-  });
+  };
   if (upstream['status'] === 'failed' && error !== undefined)
     view['error'] = maskSecretsFor(workspace, error);
   if (upstream['status'] === 'completed' && isRecord(result)) {
