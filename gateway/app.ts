@@ -28,7 +28,7 @@ import { clientRequestIdOf, requestIdFor } from './edge/request-id.js';
 import { recordRoutes } from './edge/route-table.js';
 import { registerCachePolicy } from './edge/cache-policy.js';
 import './edge/request-context.js';
-import { createDispatcher, registerMcpRoute, type ElicitationBridge } from './mcp/index.js';
+import { createDispatcher, registerMcpRoute, type ElicitationBridge, type TaskIdSeal } from './mcp/index.js';
 import { ToolSearch } from './tool-search/index.js';
 import type { SubscriptionHub } from './subscriptions/index.js';
 import { registerSubscriptionRoutes } from './mcp/subscription-routes.js';
@@ -60,6 +60,8 @@ export interface AppDeps {
   readonly pool: UpstreamPool;
   readonly breakers: BreakerRegistry;
   readonly bridge: ElicitationBridge;
+  /** Seals task ids (issue 43); a random key of this replica when absent. */
+  readonly taskSeal?: TaskIdSeal;
   readonly knowledge: KnowledgeService;
   readonly sync: SyncEngine;
   readonly logger: PinoLogger;
@@ -245,6 +247,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       pool: deps.pool,
       breakers: deps.breakers,
       bridge: deps.bridge,
+      ...(deps.taskSeal === undefined ? {} : { taskSeal: deps.taskSeal }),
       knowledge: deps.knowledge,
       toolSearch,
       toolLimits: new ToolLimits(limiter, limitPrefix),

@@ -86,6 +86,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     pool: upstream.pool,
     breakers: upstream.breakers,
     bridge: shared.bridge,
+    taskSeal: shared.taskSeal,
     knowledge: knowledge.knowledge,
     sync: knowledge.sync,
     logger,

@@ -1405,4 +1405,32 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 43: malformed or oversized _meta trace context starts a fresh trace, the call succeeds, nothing is logged',
   'trace:meta-untraced-passthrough':
     "issue 43: with telemetry off the client's valid _meta trace keys reach the upstream, malformed ones do not",
+  'tasks:discover':
+    'issue 43: server/discover advertises the 2026 tasks extension to a key that may see a task-capable source, and only then',
+  'tasks:poll-to-completion':
+    'issue 43: a task-augmented tools/call comes back as a task with a sealed id; tasks/get polls it to its completed result',
+  'tasks:cancel':
+    'issue 43: tasks/cancel reaches the owning upstream and tasks/get then reports the task cancelled',
+  'tasks:other-key-not-found':
+    "issue 43: another key of the workspace and a key of another workspace get the unknown-task error for a key's task",
+  'tasks:forged-id':
+    'issue 43: forged, tampered, malformed and oversized task ids answer exactly like an unknown task',
+  'tasks:two-replicas':
+    'issue 43: a task created on one replica is polled and cancelled on another sharing the Secrets',
+  'tasks:no-task-support':
+    'issue 43: a client asking for a task of a source without tasks (or not declaring them) gets the complete result',
+  'tasks:result-masked':
+    "issue 43: a completed task's result returned by tasks/get is masked like a direct call's",
+  'tasks:seal-binding':
+    'issue 43: a sealed task id opens for its workspace and key only, before its expiry, and hides the upstream id',
+  'tasks:seal-rotation':
+    'issue 43: task ids sealed under an old shared-state key open while it is configured',
+  'tasks:legacy-client':
+    'issue 43: a 2025 client sending params.task gets the complete result, and tasks/* are unknown methods to it',
+  'tasks:tool-no-longer-visible':
+    "issue 43: once a key's tool patterns no longer match a task's tool, its task answers like an unknown task",
+  'tasks:ext-tasks-client':
+    'issue 43: @modelcontextprotocol/ext-tasks over an SDK v2 client settles a task through the gateway and cancels one',
+  'tasks:audit':
+    "issue 43: tasks/get and tasks/cancel are audited by name with source and tool; another key's attempt names neither",
 };

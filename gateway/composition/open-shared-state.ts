@@ -5,7 +5,7 @@ import type { Logger as PinoLogger } from 'pino';
 import type { SecretReader, SharedStateConfig } from '../config/index.js';
 import { MemoryDiscoveryCache, type CachedToolList } from '../discovery/index.js';
 import { MemoryRateLimiter } from '../limits/rate-limiter.js';
-import { ElicitationBridge, type BridgeLimits } from '../mcp/index.js';
+import { ElicitationBridge, TaskIdSeal, type BridgeLimits } from '../mcp/index.js';
 import { MemoryChangeBus } from '../subscriptions/index.js';
 import { LocalSessionStore } from '../upstream/session-store.js';
 import type { SharedState } from './shared-state.js';
@@ -23,6 +23,7 @@ export async function openSharedState(
       discovery: new MemoryDiscoveryCache<CachedToolList>(),
       sessions: new LocalSessionStore(),
       bridge: new ElicitationBridge({ limits: bridgeLimits }),
+      taskSeal: new TaskIdSeal(),
       changes: new MemoryChangeBus(),
       status: () => 'local',
       close: () => Promise.resolve(),

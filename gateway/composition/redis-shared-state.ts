@@ -6,7 +6,7 @@ import { resolveSecret, type SecretReader, type SharedStateConfig } from '../con
 import { RedisRateLimiter } from '../limits/redis-rate-limiter.js';
 import { RedisDiscoveryCache } from '../discovery/redis-discovery-cache.js';
 import type { CachedToolList } from '../discovery/index.js';
-import { ElicitationBridge, RequestStateSeal, type BridgeLimits } from '../mcp/index.js';
+import { ElicitationBridge, RequestStateSeal, TaskIdSeal, type BridgeLimits } from '../mcp/index.js';
 import { RedisBridgeForwarder, forgetLegacySealKey } from '../mcp/redis-bridge-forwarder.js';
 import { RedisSessionStore } from '../upstream/redis-session-store.js';
 import { RedisChangeBus } from '../subscriptions/redis-change-bus.js';
@@ -98,6 +98,7 @@ export async function openRedisSharedState(options: {
     limiter,
     discovery,
     bridge,
+    taskSeal: new TaskIdSeal(cipher.derive('task id seal')),
     changes,
     sessions,
     // Connected is not enough: a stalled Redis keeps its socket; the limiter's last answer tells.

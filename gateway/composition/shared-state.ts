@@ -3,7 +3,7 @@
 // not a port of its own: each feature declares its port and keeps its adapters in its own room.
 import type { CachedToolList, DiscoveryCache } from '../discovery/index.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
-import type { ElicitationBridge } from '../mcp/index.js';
+import type { ElicitationBridge, TaskIdSeal } from '../mcp/index.js';
 import type { SharedStateStatus } from '../rest/sources-route.js';
 import type { ChangeBus } from '../subscriptions/index.js';
 import type { SessionStore } from '../upstream/session-store.js';
@@ -13,6 +13,8 @@ export interface SharedState {
   readonly discovery: DiscoveryCache<CachedToolList>;
   readonly sessions: SessionStore;
   readonly bridge: ElicitationBridge;
+  /** Seals task ids (issue 43): with Redis, keys every replica derives from the shared Secrets. */
+  readonly taskSeal: TaskIdSeal;
   readonly changes: ChangeBus;
   readonly status: () => SharedStateStatus;
   close(): Promise<void>;

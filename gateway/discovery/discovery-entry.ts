@@ -15,6 +15,8 @@ export interface CachedToolList {
   readonly eraDetectedAt?: string;
   readonly transportInUse?: string;
   readonly skippedTools?: SourceState['skippedTools'];
+  /** The upstream advertised the 2026 tasks extension (issue 43). */
+  readonly tasks?: boolean;
 }
 
 export type ListKind = 'resources' | 'resourceTemplates' | 'prompts';

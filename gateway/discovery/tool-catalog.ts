@@ -49,6 +49,15 @@ export interface WorkspaceCatalog {
   readonly ttlMs: number;
   readonly tools: readonly CatalogTool[];
   readonly sources: ReadonlyMap<string, SourceState>;
+  /** The sources (of those read) whose upstream advertised the 2026 tasks extension (issue 43). */
+  readonly taskSources: ReadonlySet<string>;
+}
+
+/** One source's catalog tools, how long they stay fresh, and whether it offers 2026 tasks. */
+interface Listing {
+  readonly tools: CatalogTool[];
+  readonly ttlMs: number;
+  readonly tasks: boolean;
 }
 
 export interface ToolCatalogDeps {
@@ -185,7 +194,8 @@ export class ToolCatalog {
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const ttlMs = lists.reduce((min, list) => Math.min(min, list.ttlMs), this.deps.listTtlMs);
     const sources = new Map(wanted.map((s) => [s.name, this.failures.state(workspace.name, s)] as const));
-    return { tools, sources, ttlMs };
+    const taskSources = new Set(wanted.filter((_, i) => lists[i]?.tasks === true).map((s) => s.name));
+    return { tools, sources, ttlMs, taskSources };
   }
 
   /** The failure of one source, if this replica knows it as failing (resources and prompts lists
@@ -296,7 +306,7 @@ export class ToolCatalog {
     workspace: string,
     source: McpSourceConfig,
     retryFailing = false,
-  ): Promise<{ tools: CatalogTool[]; ttlMs: number }> {
+  ): Promise<Listing> {
     return (await this.discover(workspace, source, retryFailing ? 'retry' : 'request')).list;
   }
 
@@ -306,10 +316,10 @@ export class ToolCatalog {
     workspace: string,
     source: McpSourceConfig,
     mode: 'request' | 'retry' | 'probe',
-  ): Promise<{ list: { tools: CatalogTool[]; ttlMs: number }; recovered: boolean }> {
+  ): Promise<{ list: Listing; recovered: boolean }> {
     const key = ToolCatalog.cacheKey(workspace, source);
     const now = this.deps.now ?? Date.now;
-    const leftOut = { list: { tools: [], ttlMs: 0 }, recovered: false };
+    const leftOut = { list: { tools: [], ttlMs: 0, tasks: false }, recovered: false };
     const fromCache = (cached: CachedToolList) => {
       // Listed by another replica (or earlier here): the source answers again; report what that
       // listing learned.
@@ -326,7 +336,10 @@ export class ToolCatalog {
           transportInUse: cached.transportInUse,
           skippedTools: cached.skippedTools ?? [],
         });
-      return { list: { tools, ttlMs: Math.max(0, cached.expiresAt - now()) }, recovered: true };
+      return {
+        list: { tools, ttlMs: Math.max(0, cached.expiresAt - now()), tasks: cached.tasks === true },
+        recovered: true,
+      };
     };
     const cached = await this.cachedTools(key);
     count('agw.discovery.lookups', { result: cached === undefined ? 'miss' : 'hit' });
@@ -335,7 +348,7 @@ export class ToolCatalog {
     if (skip()) return leftOut;
     try {
       // One lister per key across replicas; the others wait for its result in the cache.
-      let own: { tools: CatalogTool[]; ttlMs: number } | undefined;
+      let own: Listing | undefined;
       await this.deps.cache.exclusive(key, source.timeouts.listMs, async () => {
         if ((await this.cachedTools(key)) !== undefined) return;
         own = await this.listUpstream(workspace, source, key);
@@ -353,11 +366,7 @@ export class ToolCatalog {
     }
   }
 
-  private async listUpstream(
-    workspace: string,
-    source: McpSourceConfig,
-    key: string,
-  ): Promise<{ tools: CatalogTool[]; ttlMs: number }> {
+  private async listUpstream(workspace: string, source: McpSourceConfig, key: string): Promise<Listing> {
     const now = this.deps.now ?? Date.now;
     const listed = await inSpan(
       `tools/list ${source.name}`,
@@ -378,6 +387,7 @@ export class ToolCatalog {
             era: connection.era,
             connectedAt: connection.connectedAt,
             transportInUse: connection.transport ?? source.transport,
+            tasks: connection.tasks === true,
           })),
         );
         span.setAttribute('agw.upstream.era', result.era ?? 'unknown');
@@ -385,7 +395,7 @@ export class ToolCatalog {
         return result;
       },
     );
-    const { ttlMs, era, connectedAt, transportInUse } = listed;
+    const { ttlMs, era, connectedAt, transportInUse, tasks: taskSupport } = listed;
     const { accepted: tools, skipped: badNames } = screenNames(source.name, listed.tools);
     const skipped = [...printableSkips(listed.skipped), ...badNames];
     this.skipLog.report(key, { workspace, source: source.name }, skipped);
@@ -402,6 +412,7 @@ export class ToolCatalog {
         eraDetectedAt: connectedAt,
         transportInUse,
         skippedTools: skipped,
+        ...(taskSupport ? { tasks: true } : {}),
       },
       lifetime,
     );
@@ -418,6 +429,6 @@ export class ToolCatalog {
       transportInUse,
       skippedTools: skipped,
     });
-    return { tools: catalogTools, ttlMs: lifetime };
+    return { tools: catalogTools, ttlMs: lifetime, tasks: taskSupport };
   }
 }

@@ -5,12 +5,14 @@ import type { ToolCatalog } from '../discovery/index.js';
 import { runAsCaller, upstreamCallerOf, type BreakerRegistry, type UpstreamPool } from '../upstream/index.js';
 import { completionComplete } from './dispatch-completion.js';
 import { discover } from './dispatch-discover.js';
+import { taskHandlers } from './dispatch-tasks.js';
+import { TaskIdSeal } from './task-id-seal.js';
 import { toolsCall } from './dispatch-tools-call.js';
 import { toolsList } from './dispatch-tools-list.js';
 import { promptsGet, promptsList } from './dispatch-prompts.js';
 import { resourcesList, resourcesRead, resourceTemplatesList } from './dispatch-resources.js';
 import type { UserConnections } from '../connections/index.js';
-import type { GuardrailHooks } from '../governance/index.js';
+import { GuardrailHooks } from '../governance/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { ToolSearch } from '../tool-search/index.js';
 import type { ToolLimits } from '../limits/tool-limits.js';
@@ -40,11 +42,14 @@ export interface DispatcherDeps {
   readonly guardrails?: GuardrailHooks;
   /** Users' connections to `user` sources (issue 42). */
   readonly connections?: UserConnections | undefined;
+  /** Seals task ids (issue 43); replicas share its keys. A random key of this replica when absent. */
+  readonly taskSeal?: TaskIdSeal;
 }
 
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;
 
-export function createDispatcher(deps: DispatcherDeps): Dispatch {
+export function createDispatcher(options: DispatcherDeps): Dispatch {
+  const deps = { ...options, taskSeal: options.taskSeal ?? new TaskIdSeal() };
   const fanOutDeps = {
     pool: deps.pool,
     breakers: deps.breakers,
@@ -63,7 +68,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatch {
     'prompts/get': promptsGet(fanOutDeps, deps.guardrails),
     'completion/complete': completionComplete(fanOutDeps),
   };
-  const modern: Record<string, McpHandler> = { ...shared, 'server/discover': discover };
+  // Tasks are a 2026 extension (SEP-2663): the legacy face has no tasks/* (2025 tasks: not offered).
+  const tasks = taskHandlers({ ...deps, guardrails: deps.guardrails ?? new GuardrailHooks() });
+  const modern: Record<string, McpHandler> = {
+    ...shared,
+    ...tasks,
+    'server/discover': discover(deps.catalog),
+  };
   const legacy: Record<string, McpHandler> = { ...shared, initialize, ping, 'logging/setLevel': setLogLevel };
   if (deps.subscriptions !== undefined) {
     legacy['resources/subscribe'] = resourcesSubscribe(deps.subscriptions, fanOutDeps);

@@ -9,3 +9,4 @@ export { SERVER_INFO } from './result-envelope.js';
 export { ElicitationBridge } from './elicitation-bridge.js';
 export type { BridgeLimits } from './elicitation-bridge.js';
 export { RequestStateSeal } from './request-state-seal.js';
+export { TaskIdSeal } from './task-id-seal.js';

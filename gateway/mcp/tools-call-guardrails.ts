@@ -49,8 +49,12 @@ export async function guardedRelay(
   } catch (error) {
     throw maskedError(request, error);
   }
-  // A call waiting for the client's input has no result yet: its retry is guarded when it ends.
+  // A call waiting for the client's input has no result yet: its retry is guarded when it ends. A
+  // task has none either: its result is guarded when tasks/get returns it (dispatch-tasks.ts).
   if (result['resultType'] === 'input_required') return maskSecretsFor(request.principal.workspace, result);
+  // The sealed task id is ours, not upstream text: masking must never rewrite it.
+  if (result['resultType'] === 'task')
+    return { ...maskSecretsFor(request.principal.workspace, result), taskId: result['taskId'] };
   return guardedResult(hooks, question, result, call.requested);
 }
 

@@ -6,7 +6,7 @@
 // records to; `buildAuditRecord` is the one place a record is made.
 import { z } from 'zod';
 
-export const AUDIT_SCHEMA = 'agw.audit.v4';
+export const AUDIT_SCHEMA = 'agw.audit.v5';
 
 export const DECISIONS = ['allowed', 'denied'] as const;
 
@@ -98,6 +98,9 @@ export const MCP_METHODS = [
   'resources/unsubscribe',
   'subscriptions/listen',
   'completion/complete',
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
 ] as const;
 /** What else a request to /mcp can be: a notification, a client's JSON-RPC response (the answer to
  * a question asked mid-call), the legacy GET stream, a DELETE, a method outside the list (`other`),

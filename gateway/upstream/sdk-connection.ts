@@ -71,6 +71,7 @@ export function sdkConnection(
     transport: transportUsed,
     connectedAt: new Date().toISOString(),
     relay: modern?.relay,
+    tasks: modern !== undefined && advertisesTasks(capabilities),
     subscriptions,
     listTools(callSignal) {
       return listAllTools((cursor) =>
@@ -156,4 +157,15 @@ export function sdkConnection(
       await Promise.all([subscriptions.close(), client.close(), modern?.close()]);
     },
   };
+}
+
+/** `extensions["io.modelcontextprotocol/tasks"]` is exactly `{}` (SEP-2663; ext-tasks reads any other
+ * value as "not supported"). */
+function advertisesTasks(capabilities: Record<string, unknown>): boolean {
+  const extensions = capabilities['extensions'];
+  if (typeof extensions !== 'object' || extensions === null) return false;
+  const tasks = (extensions as Record<string, unknown>)['io.modelcontextprotocol/tasks'];
+  return (
+    typeof tasks === 'object' && tasks !== null && !Array.isArray(tasks) && Object.keys(tasks).length === 0
+  );
 }

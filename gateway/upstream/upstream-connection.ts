@@ -81,6 +81,9 @@ export interface UpstreamConnection {
   readonly sessionId?: string | undefined;
   /** Present for 2026-07-28 HTTP upstreams: the byte-faithful relay (D4). */
   readonly relay: Relay | undefined;
+  /** The upstream advertised the 2026 tasks extension (`io.modelcontextprotocol/tasks: {}` in
+   * server/discover, issue 43); only a 2026 upstream with the relay can have it. */
+  readonly tasks?: boolean;
   /** Resource subscriptions on this connection (issue 24; resource-subscriptions.ts). */
   readonly subscriptions?: ResourceSubscriber;
   close(): Promise<void>;

@@ -84,7 +84,7 @@ describe('audit records of allowed actions', () => {
     expect(response.status).toBe(200);
     const record = await recordOf(response);
     expect(record).toMatchObject({
-      schema: 'agw.audit.v4',
+      schema: 'agw.audit.v5',
       face: 'mcp',
       method: 'tools/call',
       era: 'modern',
@@ -381,7 +381,7 @@ describe('audit records of refusals', () => {
   });
 
   it('a caller-chosen name with control characters cannot forge a record', async () => {
-    const forged = `x\n{"schema":"agw.audit.v4","decision":"allowed","request_id":"forged"}\u2028`;
+    const forged = `x\n{"schema":"agw.audit.v5","decision":"allowed","request_id":"forged"}\u2028`;
     const response = await mcpPost(
       h.url,
       writer.key,
@@ -396,7 +396,7 @@ describe('audit records of refusals', () => {
         .split('\n')
         .filter(
           (line) =>
-            line.includes('"request_id":"forged"') && line.startsWith('{"schema":"agw.audit.v4","decision"'),
+            line.includes('"request_id":"forged"') && line.startsWith('{"schema":"agw.audit.v5","decision"'),
         ),
     ).toEqual([]);
   });

@@ -93,7 +93,7 @@ describe('audit record', () => {
       target: { kind: 'tool', name: 'demo__echo', requested: 'echo' },
     });
     expect(record).toEqual({
-      schema: 'agw.audit.v4',
+      schema: 'agw.audit.v5',
       time: '2026-05-01T10:00:00.000Z',
       request_id: 'req-1',
       trace_id: '0af7651916cd43dd8448eb211c80319c',

@@ -74,7 +74,7 @@ function fakeCatalog(lists: Record<string, readonly CatalogTool[]>) {
         emit(workspace.name, source.name, list);
         return list;
       });
-      return Promise.resolve({ tools, sources: new Map(), ttlMs: 30_000 });
+      return Promise.resolve({ tools, sources: new Map(), ttlMs: 30_000, taskSources: new Set<string>() });
     },
   };
 }

@@ -1,0 +1,252 @@
+// Tasks through the gateway (issue 43, SEP-2663, 2026-07-28 only), against a real task-capable
+// upstream on the v2 SDK and one without the extension: the extension is advertised to a key that
+// may see a task-capable source; a task-augmented call comes back as a task whose id is sealed to the
+// key; polling it gives the result, cancelling it cancels upstream; another key's, another
+// workspace's, a forged or a malformed id all answer exactly like an unknown task; a source without
+// tasks answers in full.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTaskServer, type RunningTaskServer } from '../fixtures/upstreams/task-server.js';
+import {
+  httpSource,
+  keyRecord,
+  mcpPost,
+  newKeys,
+  startHarness,
+  type Harness,
+} from '../support/gateway-harness.js';
+import { fakeCredentials } from '../support/fake-credentials.js';
+import { legacyHeaders } from '../support/legacy-stream.js';
+import { auditRecordOf } from '../support/audit-records.js';
+import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import {
+  extTasksSession,
+  callTool,
+  pollTask,
+  taskRequest,
+  TASKS_EXTENSION,
+  TASKS_META,
+} from '../support/task-requests.js';
+
+const [key, sibling, plainOnly, stranger] = newKeys(4);
+let tasks: RunningTaskServer;
+let plain: RunningTaskServer;
+let gateway: Harness;
+
+beforeAll(async () => {
+  tasks = await startTaskServer();
+  plain = await startTaskServer({ tasks: false });
+  gateway = await startHarness(document());
+}, 60_000);
+
+/** The gateway's document; `keyTools` narrows the main key's tool patterns. */
+function document(keyTools: string[] = ['*']): Record<string, unknown> {
+  return {
+    workspaces: [
+      {
+        name: 'demo',
+        mcpSources: [httpSource('tasks', tasks.url), httpSource('plain', plain.url)],
+        keys: [
+          keyRecord(key, { access: 'write', tools: keyTools }),
+          keyRecord(sibling, { access: 'write' }),
+          keyRecord(plainOnly, { access: 'write', sources: ['plain'] }),
+        ],
+      },
+      {
+        name: 'other',
+        mcpSources: [httpSource('tasks', tasks.url)],
+        keys: [keyRecord(stranger, { access: 'write' })],
+      },
+    ],
+  };
+}
+
+afterAll(async () => {
+  await gateway?.stop();
+  await tasks?.close();
+  await plain?.close();
+});
+
+async function discoverCapabilities(apiKey: string): Promise<Record<string, unknown>> {
+  const response = await mcpPost(gateway.url, apiKey, {
+    method: 'server/discover',
+    params: { _meta: TASKS_META },
+  });
+  const body = (await response.json()) as { result: { capabilities: Record<string, unknown> } };
+  return body.result.capabilities;
+}
+
+async function createTask(ms: number, text: string, apiKey: string = key.key): Promise<string> {
+  const created = await callTool(gateway.url, apiKey, 'tasks__slow', { ms, text });
+  expect(created.error).toBeUndefined();
+  expect(created.result?.['resultType']).toBe('task');
+  expect(created.result?.['status']).toBe('working');
+  return created.result?.['taskId'] as string;
+}
+
+it('tasks:discover — the extension is advertised to a key that may see a task-capable source, not to others', async () => {
+  expect(await discoverCapabilities(key.key)).toMatchObject({ extensions: { [TASKS_EXTENSION]: {} } });
+  expect(await discoverCapabilities(stranger.key)).toMatchObject({ extensions: { [TASKS_EXTENSION]: {} } });
+  expect((await discoverCapabilities(plainOnly.key))['extensions']).toBeUndefined();
+});
+
+it('tasks:poll-to-completion — a call that outlives its request: created, polled with tasks/get, completed with its result', async () => {
+  const taskId = await createTask(600, 'a');
+  expect(taskId).toMatch(/^agwt1\.[A-Za-z0-9_-]+$/);
+  // The upstream's own id never reaches the client.
+  const [upstreamId] = [...tasks.store.keys()].slice(-1);
+  expect(taskId).not.toContain(upstreamId as string);
+  const done = await pollTask(gateway.url, key.key, taskId);
+  expect(done.error).toBeUndefined();
+  expect(done.result).toMatchObject({
+    taskId,
+    status: 'completed',
+    resultType: 'complete',
+    result: { resultType: 'complete', content: [{ type: 'text', text: 'done:a' }], isError: false },
+  });
+});
+
+it('tasks:cancel — tasks/cancel reaches the owning upstream; tasks/get then says cancelled', async () => {
+  const taskId = await createTask(30_000, 'b');
+  const upstream = [...tasks.store.values()].slice(-1)[0];
+  const cancelled = await taskRequest(gateway.url, key.key, 'tasks/cancel', taskId);
+  expect(cancelled.error).toBeUndefined();
+  expect(cancelled.result).toMatchObject({ resultType: 'complete' });
+  expect(upstream?.status).toBe('cancelled');
+  const got = await taskRequest(gateway.url, key.key, 'tasks/get', taskId);
+  expect(got.result).toMatchObject({ taskId, status: 'cancelled' });
+});
+
+it('tasks:other-key-not-found — another key of the workspace and a key of another workspace get not-found for get and cancel', async () => {
+  const taskId = await createTask(30_000, 'c');
+  const upstream = [...tasks.store.values()].slice(-1)[0];
+  const unknown = await taskRequest(gateway.url, key.key, 'tasks/get', 'no-such-task');
+  expect(unknown).toMatchObject({ status: 200, error: { code: -32602 } });
+  for (const other of [sibling, stranger])
+    for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update'] as const) {
+      const answer = await taskRequest(gateway.url, other.key, method, taskId);
+      expect(answer, `${method}`).toEqual(unknown);
+    }
+  expect(upstream?.status).toBe('working');
+  expect((await taskRequest(gateway.url, key.key, 'tasks/get', taskId)).result).toMatchObject({
+    status: 'working',
+  });
+  await taskRequest(gateway.url, key.key, 'tasks/cancel', taskId);
+});
+
+it('tasks:forged-id — forged, tampered, malformed and oversized ids answer exactly like an unknown task', async () => {
+  const taskId = await createTask(30_000, 'd');
+  const unknown = await taskRequest(gateway.url, key.key, 'tasks/get', 'no-such-task');
+  const body = taskId.slice('agwt1.'.length);
+  const flipped = body.slice(0, 20) + (body[20] === 'A' ? 'B' : 'A') + body.slice(21);
+  const forged = [
+    `agwt1.${flipped}`,
+    `agwt1.${body.slice(0, -4)}`,
+    'agwt1.',
+    `agwt1.${Buffer.alloc(64, 7).toString('base64url')}`,
+    [...tasks.store.keys()].slice(-1)[0] as string,
+    `agwt1.${'A'.repeat(5000)}`,
+  ];
+  for (const id of forged)
+    for (const method of ['tasks/get', 'tasks/cancel'] as const)
+      expect(await taskRequest(gateway.url, key.key, method, id), `${method} ${id.slice(0, 30)}`).toEqual(
+        unknown,
+      );
+  await taskRequest(gateway.url, key.key, 'tasks/cancel', taskId);
+});
+
+it('tasks:no-task-support — a client asking for a task of a source without tasks gets the complete result', async () => {
+  const answer = await callTool(gateway.url, key.key, 'plain__slow', { ms: 50, text: 'e' });
+  expect(answer.error).toBeUndefined();
+  expect(answer.result).toMatchObject({
+    resultType: 'complete',
+    content: [{ type: 'text', text: 'sync:e' }],
+  });
+  // A client that does not declare the extension gets the complete result from a task-capable source too.
+  const undeclared = await callTool(gateway.url, key.key, 'tasks__slow', { ms: 50, text: 'f' }, false);
+  expect(undeclared.result).toMatchObject({
+    resultType: 'complete',
+    content: [{ type: 'text', text: 'sync:f' }],
+  });
+});
+
+it("tasks:result-masked — the result a completed task returns through tasks/get is masked like a direct call's", async () => {
+  const secret = fakeCredentials().github_token;
+  const direct = await callTool(gateway.url, key.key, 'tasks__slow', { ms: 10, text: secret }, false);
+  expect(JSON.stringify(direct.result)).not.toContain(secret);
+  expect(JSON.stringify(direct.result)).toContain('[masked:');
+  const taskId = await createTask(50, secret);
+  const done = await pollTask(gateway.url, key.key, taskId);
+  expect(done.result?.['status']).toBe('completed');
+  expect(JSON.stringify(done.result)).not.toContain(secret);
+  expect(JSON.stringify(done.result)).toContain('[masked:');
+});
+
+it('tasks:legacy-client — a 2025 client asking for a task gets the complete result, and tasks/* do not exist for it', async () => {
+  const post = async (body: Record<string, unknown>) => {
+    const response = await fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: legacyHeaders(key.key),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, ...body }),
+    });
+    const text = await response.text();
+    const data = text.startsWith('{')
+      ? text
+      : (text.split('\n').find((l) => l.startsWith('data:')) ?? '').slice(5);
+    return JSON.parse(data) as { result?: Record<string, unknown>; error?: { code: number } };
+  };
+  const called = await post({
+    method: 'tools/call',
+    params: { name: 'tasks__slow', arguments: { ms: 10, text: 'g' }, task: { ttl: 60_000 } },
+  });
+  expect(called.result).toMatchObject({ content: [{ type: 'text', text: 'sync:g' }] });
+  expect(called.result?.['task']).toBeUndefined();
+  const get = await post({ method: 'tasks/get', params: { taskId: 'anything' } });
+  expect(get.error?.code).toBe(-32601);
+});
+
+it('tasks:ext-tasks-client — the reference requester library runs a task through the gateway to its result and cancels one', async () => {
+  const { session, client } = await extTasksSession(gateway.url, key.key);
+  try {
+    const execution = await session.callTool('tasks__slow', { ms: 300, text: 'x' });
+    expect(execution.kind).toBe('task');
+    const { outcome } = await execution.settle();
+    expect(resultFromTaskOutcome(outcome)).toMatchObject({ content: [{ type: 'text', text: 'done:x' }] });
+    const long = await session.callTool('tasks__slow', { ms: 30_000, text: 'y' });
+    await long.cancel();
+    expect([...tasks.store.values()].slice(-1)[0]?.status).toBe('cancelled');
+    await expect(session.task('no-such-task' as never).snapshot()).rejects.toMatchObject({ code: -32602 });
+  } finally {
+    await session.close();
+    await client.close();
+  }
+});
+
+it("tasks:audit — tasks/get and tasks/cancel are audited by name with their source and tool; another key's attempt too", async () => {
+  const taskId = await createTask(30_000, 'z');
+  const post = (apiKey: string, method: string) =>
+    mcpPost(gateway.url, apiKey, { method, params: { _meta: TASKS_META, taskId } }, { 'mcp-name': taskId });
+  expect(await auditRecordOf(gateway.auditPath, await post(key.key, 'tasks/get'))).toMatchObject({
+    method: 'tasks/get',
+    era: 'modern',
+    source: 'tasks',
+    target: { kind: 'tool', requested: 'tasks__slow' },
+    decision: 'allowed',
+    outcome: 'ok',
+  });
+  const foreign = await auditRecordOf(gateway.auditPath, await post(sibling.key, 'tasks/cancel'));
+  expect(foreign).toMatchObject({ method: 'tasks/cancel', error_code: '-32602' });
+  expect(foreign.source).toBeUndefined();
+  await taskRequest(gateway.url, key.key, 'tasks/cancel', taskId);
+});
+
+// Last: it narrows the key's tools for good.
+it('tasks:tool-no-longer-visible — a task of a tool the key can no longer see answers like an unknown task', async () => {
+  const taskId = await createTask(30_000, 'h');
+  const unknown = await taskRequest(gateway.url, key.key, 'tasks/get', 'no-such-task');
+  const revision = gateway.gateway.config.current().revision;
+  await gateway.writeConfig(document(['plain__*']));
+  await gateway.waitForRevision(revision);
+  for (const method of ['tasks/get', 'tasks/cancel'] as const)
+    expect(await taskRequest(gateway.url, key.key, method, taskId), method).toEqual(unknown);
+  expect([...tasks.store.values()].slice(-1)[0]?.status).toBe('working');
+});

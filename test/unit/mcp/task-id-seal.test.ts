@@ -1,0 +1,39 @@
+// The sealed task ids (issue 43): opened only by the key that owns them and only under a configured
+// key; expired, tampered or foreign ids open to nothing; a rotation opens ids sealed under the old key.
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { TaskIdSeal, type SealedTask } from '../../../gateway/mcp/task-id-seal.js';
+
+const task: SealedTask = {
+  workspace: 'demo',
+  keyId: 'k1',
+  source: 'tasks',
+  upstreamId: 'up-123',
+  tool: 'tasks__slow',
+  upstreamTool: 'slow',
+  exp: 10_000,
+};
+const owner = { workspace: 'demo', keyId: 'k1' };
+
+describe('task id seal', () => {
+  it('tasks:seal-binding — opens for its owner only, before its expiry, and hides the upstream id', () => {
+    const seal = new TaskIdSeal();
+    const id = seal.seal(task);
+    expect(id).toMatch(/^agwt1\.[A-Za-z0-9_-]+$/);
+    expect(id).not.toContain('up-123');
+    expect(seal.open(id, owner, 9_999)).toEqual(task);
+    expect(seal.open(id, owner, 10_000)).toBeUndefined();
+    expect(seal.open(id, { workspace: 'demo', keyId: 'k2' }, 0)).toBeUndefined();
+    expect(seal.open(id, { workspace: 'other', keyId: 'k1' }, 0)).toBeUndefined();
+    expect(new TaskIdSeal().open(id, owner, 0)).toBeUndefined();
+    expect(seal.open(`${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`, owner, 0)).toBeUndefined();
+    expect(seal.open(42, owner, 0)).toBeUndefined();
+  });
+
+  it('tasks:seal-rotation — the first key seals, every configured key opens', () => {
+    const [oldKey, newKey] = [randomBytes(32), randomBytes(32)];
+    const id = new TaskIdSeal([oldKey]).seal(task);
+    expect(new TaskIdSeal([newKey, oldKey]).open(id, owner, 0)).toEqual(task);
+    expect(new TaskIdSeal([newKey]).open(id, owner, 0)).toBeUndefined();
+  });
+});
