@@ -26,7 +26,11 @@ describe('task id seal', () => {
     expect(seal.open(id, { workspace: 'demo', keyId: 'k2' }, 0)).toBeUndefined();
     expect(seal.open(id, { workspace: 'other', keyId: 'k1' }, 0)).toBeUndefined();
     expect(new TaskIdSeal().open(id, owner, 0)).toBeUndefined();
-    expect(seal.open(`${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`, owner, 0)).toBeUndefined();
+    // A changed character in the middle (the last one may carry only padding bits, which decode
+    // to the same bytes whatever they are).
+    const middle = Math.floor(id.length / 2);
+    const tampered = `${id.slice(0, middle)}${id[middle] === 'A' ? 'B' : 'A'}${id.slice(middle + 1)}`;
+    expect(seal.open(tampered, owner, 0)).toBeUndefined();
     expect(seal.open(42, owner, 0)).toBeUndefined();
   });
 
