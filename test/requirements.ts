@@ -1425,12 +1425,22 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 43: a sealed task id opens for its workspace and key only, before its expiry, and hides the upstream id',
   'tasks:seal-rotation':
     'issue 43: task ids sealed under an old shared-state key open while it is configured',
-  'tasks:legacy-client':
-    'issue 43: a 2025 client sending params.task gets the complete result, and tasks/* are unknown methods to it',
   'tasks:tool-no-longer-visible':
     "issue 43: once a key's tool patterns no longer match a task's tool, its task answers like an unknown task",
   'tasks:ext-tasks-client':
     'issue 43: @modelcontextprotocol/ext-tasks over an SDK v2 client settles a task through the gateway and cancels one',
   'tasks:audit':
     "issue 43: tasks/get and tasks/cancel are audited by name with source and tool; another key's attempt names neither",
+  'tasks:legacy-capability':
+    'issue 43: initialize declares 2025 tasks (call, cancel; no list) to a key that may see a task source; tools/list says execution.taskSupport per tool',
+  'tasks:legacy-client-poll':
+    'issue 43: the SDK v1 client (2025 experimental tasks) runs a task of a 2026 upstream to its result through the gateway',
+  'tasks:legacy-cancel':
+    'issue 43: a 2025 tasks/cancel cancels upstream and answers the cancelled Task; cancelling an ended task is the 2025 terminal-status error',
+  'tasks:legacy-isolation':
+    "issue 43: on the 2025 face another key's, another workspace's, a forged and an unknown task id all answer like an unknown task",
+  'tasks:legacy-held':
+    'issue 43: a source that answers in full gives a 2025 client that asked for a task a finished task whose result the gateway holds',
+  'tasks:legacy-tool-error':
+    'issue 43: an isError tool result is a failed task to a 2025 client, and tasks/result gives that result',
 };

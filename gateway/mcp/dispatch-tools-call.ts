@@ -4,7 +4,7 @@
 // call time-out and recorded (tools-call-relay.ts), with guardrails on both sides of the relay
 // (tools-call-guardrails.ts). A `user` source first needs the caller's connection there
 // (tools-call-consent.ts: a URL elicitation otherwise). A tool the key cannot see answers exactly like an
-// unknown tool. A 2026 upstream's task (issue 43) comes back with its id sealed (dispatch-tasks.ts).
+// unknown tool. A call that asks for a task (issue 43) comes back as one, its id sealed (task-creation.ts).
 import type { Principal } from '../auth/index.js';
 import type { UserConnections } from '../connections/index.js';
 import { CALL_TOOL, FIND_TOOLS, type ToolCatalog } from '../discovery/index.js';
@@ -20,8 +20,7 @@ import { McpError } from './jsonrpc.js';
 import { callKnowledgeTool, isKnowledgeTool, knowledgeToolsFor } from './knowledge-tools.js';
 import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
 import { RequestStateSeal } from './request-state-seal.js';
-import { sealCreatedTask } from './dispatch-tasks.js';
-import type { TaskIdSeal } from './task-id-seal.js';
+import { callWithTasks, type TaskCreationDeps } from './task-creation.js';
 import { admitToolCall } from './tools-call-limits.js';
 import { checkParamHeaders, permitCall, resolveCall, unknownTool } from './tools-call-permit.js';
 import { checkCallPolicy } from './tools-call-policy.js';
@@ -29,7 +28,7 @@ import { consentForUnlisted, requireConnection, withConsent } from './connection
 import { guardedRelay } from './tools-call-guardrails.js';
 import { callSource, resumeBridgedCall, type RelayDeps } from './tools-call-relay.js';
 
-export interface ToolsCallDeps extends RelayDeps {
+export interface ToolsCallDeps extends RelayDeps, TaskCreationDeps {
   readonly catalog: ToolCatalog;
   readonly knowledge: KnowledgeService;
   readonly toolSearch: ToolSearch;
@@ -39,8 +38,6 @@ export interface ToolsCallDeps extends RelayDeps {
   readonly guardrails?: GuardrailHooks;
   /** Users' connections to `user` sources (issue 42); such a source cannot be called without them. */
   readonly connections?: UserConnections | undefined;
-  /** Seals the upstream's task ids handed to clients (issue 43, dispatch-tasks.ts). */
-  readonly taskSeal: TaskIdSeal;
 }
 
 const NO_HOOKS = new GuardrailHooks();
@@ -66,19 +63,16 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     const call = { source: target.source, tool, args, requested: name };
     const consent = await requireConnection(deps.connections, request, call);
     if ('answer' in consent) return consent.answer;
+    // Whatever route answered, an upstream task id never reaches the client unsealed (task-creation.ts).
     return withConsent(deps.connections, consent.request, call, () =>
-      guardedRelay(deps.guardrails ?? NO_HOOKS, consent.request, call, (guarded, permitted) => {
-        const requestState = guarded.params['requestState'];
-        const relayed = RequestStateSeal.isOurs(requestState)
-          ? resumeBridgedCall(deps.bridge, guarded, permitted, requestState)
-          : callSource(deps, guarded, permitted);
-        // Whatever route answered, an upstream task id never reaches the client unsealed.
-        return relayed.then((result) =>
-          result['resultType'] === 'task'
-            ? sealCreatedTask(deps.taskSeal, guarded, permitted, result)
-            : result,
-        );
-      }),
+      callWithTasks(deps, consent.request, call, () =>
+        guardedRelay(deps.guardrails ?? NO_HOOKS, consent.request, call, (guarded, permitted) => {
+          const requestState = guarded.params['requestState'];
+          return RequestStateSeal.isOurs(requestState)
+            ? resumeBridgedCall(deps.bridge, guarded, permitted, requestState)
+            : callSource(deps, guarded, permitted);
+        }),
+      ),
     );
   };
   return handler;

@@ -36,7 +36,7 @@ export function toolsList(catalog: ToolCatalog, knowledge: KnowledgeService, dep
         cacheScope: 'private',
       };
     }
-    const { tools, sources, ttlMs } = await catalogFor(catalog, request.principal);
+    const { tools, sources, ttlMs, taskSources } = await catalogFor(catalog, request.principal);
     // Names are assigned over what the key can see, then narrowed to what it may call.
     const listed = listedTools(request.principal, tools);
     // MCP Apps links name the UI resource as this key reads it (issue 43).
@@ -48,16 +48,42 @@ export function toolsList(catalog: ToolCatalog, knowledge: KnowledgeService, dep
     return {
       tools: [
         ...knowledgeToolsFor(request.principal, knowledge),
-        ...listed.map(({ tool, name }) => ({
-          ...(linkName === undefined
-            ? tool.definition
-            : renameUiLinks(tool.definition, (uri) => linkName(tool.source, uri))),
-          name,
-        })),
+        ...listed.map(({ tool, name }) => {
+          const definition =
+            linkName === undefined
+              ? tool.definition
+              : renameUiLinks(tool.definition, (uri) => linkName(tool.source, uri));
+          return {
+            ...(request.era === 'legacy'
+              ? withLegacyTaskSupport(definition, taskSources.has(tool.source))
+              : definition),
+            name,
+          };
+        }),
       ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       ttlMs: unavailable.length > 0 ? 0 : Math.min(ttlMs, TOOLS_LIST_TTL_MS),
       cacheScope: 'private',
       ...(unavailable.length > 0 ? { _meta: { [META.unavailableSources]: unavailable } } : {}),
     };
   };
+}
+
+/** A tool as a 2025 client sees it (issue 43): a tool of a source that runs tasks may be called as
+ * one (`execution.taskSupport`: the 2025 upstream's own, `optional` for a 2026 upstream, which
+ * decides per call); any other tool may not (the field left out: forbidden). */
+export function withLegacyTaskSupport<T extends Record<string, unknown>>(
+  definition: T,
+  taskSource: boolean,
+): T {
+  const execution = definition['execution'];
+  const current =
+    typeof execution === 'object' && execution !== null ? (execution as Record<string, unknown>) : undefined;
+  const declared = current?.['taskSupport'];
+  if (taskSource) {
+    if (declared === 'optional' || declared === 'required' || declared === 'forbidden') return definition;
+    return { ...definition, execution: { ...(current ?? {}), taskSupport: 'optional' } };
+  }
+  if (current === undefined || declared === undefined) return definition;
+  const { taskSupport: _dropped, ...rest } = current;
+  return { ...definition, execution: rest };
 }

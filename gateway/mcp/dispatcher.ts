@@ -5,8 +5,10 @@ import type { ToolCatalog } from '../discovery/index.js';
 import { runAsCaller, upstreamCallerOf, type BreakerRegistry, type UpstreamPool } from '../upstream/index.js';
 import { completionComplete } from './dispatch-completion.js';
 import { discover } from './dispatch-discover.js';
-import { taskHandlers } from './dispatch-tasks.js';
+import { legacyTaskHandlers, taskHandlers } from './dispatch-tasks.js';
 import { TaskIdSeal } from './task-id-seal.js';
+import { TASK_LIMIT_DEFAULTS, type TaskLimits } from './task-creation.js';
+import { MemoryTaskLedger, type TaskLedger } from '../limits/task-ledger.js';
 import { toolsCall } from './dispatch-tools-call.js';
 import { toolsList } from './dispatch-tools-list.js';
 import { promptsGet, promptsList } from './dispatch-prompts.js';
@@ -20,7 +22,7 @@ import type { SubscriptionHub } from '../subscriptions/index.js';
 import { resourcesSubscribe, resourcesUnsubscribe } from './dispatch-resource-subscriptions.js';
 import type { ElicitationBridge } from './elicitation-bridge.js';
 import { McpError } from './jsonrpc.js';
-import { initialize, ping, setLogLevel } from './legacy-handshake.js';
+import { initializeFor, ping, setLogLevel } from './legacy-handshake.js';
 import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
 import { RPC } from '../protocol/index.js';
 import { envelope } from './result-envelope.js';
@@ -44,12 +46,22 @@ export interface DispatcherDeps {
   readonly connections?: UserConnections | undefined;
   /** Seals task ids (issue 43); replicas share its keys. A random key of this replica when absent. */
   readonly taskSeal?: TaskIdSeal;
+  /** The keys' tasks and held results (issue 43); replicas share it through Redis. A ledger of
+   * this replica's own when absent. */
+  readonly ledger?: TaskLedger;
+  /** `server.tasks` (issue 43); the defaults when absent. */
+  readonly taskLimits?: TaskLimits;
 }
 
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;
 
 export function createDispatcher(options: DispatcherDeps): Dispatch {
-  const deps = { ...options, taskSeal: options.taskSeal ?? new TaskIdSeal() };
+  const deps = {
+    ...options,
+    taskSeal: options.taskSeal ?? new TaskIdSeal(),
+    ledger: options.ledger ?? new MemoryTaskLedger(),
+    taskLimits: options.taskLimits ?? TASK_LIMIT_DEFAULTS,
+  };
   const fanOutDeps = {
     pool: deps.pool,
     breakers: deps.breakers,
@@ -68,14 +80,20 @@ export function createDispatcher(options: DispatcherDeps): Dispatch {
     'prompts/get': promptsGet(fanOutDeps, deps.guardrails),
     'completion/complete': completionComplete(fanOutDeps),
   };
-  // Tasks are a 2026 extension (SEP-2663): the legacy face has no tasks/* (2025 tasks: not offered).
-  const tasks = taskHandlers({ ...deps, guardrails: deps.guardrails ?? new GuardrailHooks() });
+  // Tasks (issue 43): the 2026 extension on the modern face, the 2025 experimental tasks on the legacy one.
+  const taskDeps = { ...deps, guardrails: deps.guardrails ?? new GuardrailHooks() };
   const modern: Record<string, McpHandler> = {
     ...shared,
-    ...tasks,
+    ...taskHandlers(taskDeps),
     'server/discover': discover(deps.catalog),
   };
-  const legacy: Record<string, McpHandler> = { ...shared, initialize, ping, 'logging/setLevel': setLogLevel };
+  const legacy: Record<string, McpHandler> = {
+    ...shared,
+    ...legacyTaskHandlers(taskDeps),
+    initialize: initializeFor(deps.catalog),
+    ping,
+    'logging/setLevel': setLogLevel,
+  };
   if (deps.subscriptions !== undefined) {
     legacy['resources/subscribe'] = resourcesSubscribe(deps.subscriptions, fanOutDeps);
     legacy['resources/unsubscribe'] = resourcesUnsubscribe(deps.subscriptions, fanOutDeps);

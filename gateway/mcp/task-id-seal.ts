@@ -22,8 +22,16 @@ export interface TaskOwner {
 export interface SealedTask extends TaskOwner {
   /** The source the task runs on. */
   readonly source: string;
-  /** The upstream's task id. */
+  /** `upstream`: the upstream runs it under `upstreamId`; `held`: the upstream answered in full and
+   * the gateway holds the result under `slot` (a 2025 client asked for a task, task-ledger). */
+  readonly kind: 'upstream' | 'held';
+  /** The upstream's task id ('' for a held result). */
   readonly upstreamId: string;
+  /** The task's place in the key's task ledger (bounds, held results). */
+  readonly slot: string;
+  /** The W3C traceparent of the span that created the task ('' when none was recorded): later
+   * task requests link to it. */
+  readonly link: string;
   /** The tool as the client named it, and its upstream name (the response guardrails' target). */
   readonly tool: string;
   readonly upstreamTool: string;
@@ -47,7 +55,10 @@ export class TaskIdSeal {
       task.workspace,
       task.keyId,
       task.source,
+      task.kind,
       task.upstreamId,
+      task.slot,
+      task.link,
       task.tool,
       task.upstreamTool,
       task.exp,
@@ -91,19 +102,23 @@ function decrypt(key: Buffer, body: Buffer): string | undefined {
 function parse(plain: string): SealedTask | undefined {
   try {
     const fields = JSON.parse(plain) as unknown;
-    if (!Array.isArray(fields) || fields.length !== 7) return undefined;
-    const [workspace, keyId, source, upstreamId, tool, upstreamTool, exp] = fields as unknown[];
+    if (!Array.isArray(fields) || fields.length !== 10) return undefined;
+    const [workspace, keyId, source, kind, upstreamId, slot, link, tool, upstreamTool, exp] =
+      fields as unknown[];
     if (
       typeof workspace !== 'string' ||
       typeof keyId !== 'string' ||
       typeof source !== 'string' ||
+      (kind !== 'upstream' && kind !== 'held') ||
       typeof upstreamId !== 'string' ||
+      typeof slot !== 'string' ||
+      typeof link !== 'string' ||
       typeof tool !== 'string' ||
       typeof upstreamTool !== 'string' ||
       typeof exp !== 'number'
     )
       return undefined;
-    return { workspace, keyId, source, upstreamId, tool, upstreamTool, exp };
+    return { workspace, keyId, source, kind, upstreamId, slot, link, tool, upstreamTool, exp };
   } catch {
     return undefined;
   }

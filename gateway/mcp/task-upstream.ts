@@ -8,7 +8,13 @@ import type { McpRequest } from './mcp-request.js';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
-const STATUSES: ReadonlySet<string> = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+const STATUSES: ReadonlySet<string> = new Set([
+  'working',
+  'input_required',
+  'completed',
+  'failed',
+  'cancelled',
+]);
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 export function isTaskStatus(value: unknown): value is TaskStatus {

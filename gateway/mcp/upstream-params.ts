@@ -10,6 +10,9 @@ import { META, MODERN_VERSION } from '../protocol/index.js';
 import type { McpRequest } from './mcp-request.js';
 import { gatewayUiCapability } from '../upstream/index.js';
 
+/** The 2026 tasks extension (SEP-2663). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
 export function upstreamParams(
   request: McpRequest,
   upstreamName: string,
@@ -28,10 +31,17 @@ export function upstreamParams(
       typeof params['_meta'] === 'object' && params['_meta'] !== null
         ? (params['_meta'] as Record<string, unknown>)
         : {};
+    // A 2025 client's `params.task` (issue 43) is the 2026 tasks extension declared on the request.
+    const task = params['task'];
+    delete params['task'];
+    const ui = gatewayUiCapability();
     params['_meta'] = {
       ...meta,
       [META.protocolVersion]: MODERN_VERSION,
-      [META.clientCapabilities]: gatewayUiCapability(),
+      [META.clientCapabilities]:
+        typeof task === 'object' && task !== null && !Array.isArray(task)
+          ? { extensions: { ...ui.extensions, [TASKS_EXTENSION]: {} } }
+          : ui,
       [META.clientInfo]: SERVER_INFO,
     };
   }

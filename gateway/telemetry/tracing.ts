@@ -47,7 +47,7 @@ export function requestSpan(): Span | undefined {
   return span?.isRecording() === true ? span : undefined;
 }
 
-function mcpServerSpan(): Span | undefined {
+export function mcpServerSpan(): Span | undefined {
   const span = context.active().getValue(MCP_SPAN) as Span | undefined;
   return span?.isRecording() === true ? span : undefined;
 }

@@ -15,7 +15,6 @@ import {
   type Harness,
 } from '../support/gateway-harness.js';
 import { fakeCredentials } from '../support/fake-credentials.js';
-import { legacyHeaders } from '../support/legacy-stream.js';
 import { auditRecordOf } from '../support/audit-records.js';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import {
@@ -179,29 +178,6 @@ it("tasks:result-masked — the result a completed task returns through tasks/ge
   expect(done.result?.['status']).toBe('completed');
   expect(JSON.stringify(done.result)).not.toContain(secret);
   expect(JSON.stringify(done.result)).toContain('[masked:');
-});
-
-it('tasks:legacy-client — a 2025 client asking for a task gets the complete result, and tasks/* do not exist for it', async () => {
-  const post = async (body: Record<string, unknown>) => {
-    const response = await fetch(`${gateway.url}/mcp`, {
-      method: 'POST',
-      headers: legacyHeaders(key.key),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, ...body }),
-    });
-    const text = await response.text();
-    const data = text.startsWith('{')
-      ? text
-      : (text.split('\n').find((l) => l.startsWith('data:')) ?? '').slice(5);
-    return JSON.parse(data) as { result?: Record<string, unknown>; error?: { code: number } };
-  };
-  const called = await post({
-    method: 'tools/call',
-    params: { name: 'tasks__slow', arguments: { ms: 10, text: 'g' }, task: { ttl: 60_000 } },
-  });
-  expect(called.result).toMatchObject({ content: [{ type: 'text', text: 'sync:g' }] });
-  expect(called.result?.['task']).toBeUndefined();
-  const get = await post({ method: 'tasks/get', params: { taskId: 'anything' } });
-  expect(get.error?.code).toBe(-32601);
 });
 
 it('tasks:ext-tasks-client — the reference requester library runs a task through the gateway to its result and cancels one', async () => {
