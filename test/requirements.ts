@@ -1443,4 +1443,8 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 43: a source that answers in full gives a 2025 client that asked for a task a finished task whose result the gateway holds',
   'tasks:legacy-tool-error':
     'issue 43: an isError tool result is a failed task to a 2025 client, and tasks/result gives that result',
+  'tasks:update-input-required':
+    "issue 43: a task's input requests reach the 2026 client; tasks/update answers them at the owning upstream and the task completes; another key's update is not found",
+  'trace:task-links':
+    'issue 43: tasks/get and tasks/cancel (2026) and tasks/get (2025) link to the span of the tools/call that created the task',
 };

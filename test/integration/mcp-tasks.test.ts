@@ -180,6 +180,39 @@ it("tasks:result-masked — the result a completed task returns through tasks/ge
   expect(JSON.stringify(done.result)).toContain('[masked:');
 });
 
+it("tasks:update-input-required — a task that needs the client's input shows its input requests; tasks/update answers them at the owning upstream and the task completes; another key's update is not found", async () => {
+  const created = await callTool(gateway.url, key.key, 'tasks__ask', {});
+  expect(created.result?.['status']).toBe('input_required');
+  const taskId = created.result?.['taskId'] as string;
+  const waiting = await taskRequest(gateway.url, key.key, 'tasks/get', taskId);
+  expect(waiting.result).toMatchObject({
+    taskId,
+    status: 'input_required',
+    inputRequests: {
+      name: { method: 'elicitation/create', params: { mode: 'form', message: 'Your name?' } },
+    },
+  });
+  const inputResponses = { name: { action: 'accept', content: { name: 'Ada' } } };
+  const foreign = await taskRequest(gateway.url, sibling.key, 'tasks/update', taskId, { inputResponses });
+  expect(foreign.error).toEqual({ code: -32602, message: 'Failed to retrieve task: Task not found' });
+  expect([...tasks.store.values()].at(-1)?.status).toBe('input_required');
+  const updated = await taskRequest(gateway.url, key.key, 'tasks/update', taskId, { inputResponses });
+  expect(updated.error).toBeUndefined();
+  expect(updated.result?.['resultType']).toBe('complete');
+  // The upstream got the answer under its own task id.
+  const update = tasks.log.filter((r) => r.rpcMethod === 'tasks/update').at(-1);
+  expect((update?.body as { params: Record<string, unknown> }).params).toMatchObject({
+    taskId: [...tasks.store.keys()].at(-1),
+    inputResponses,
+  });
+  expect(update?.mcpName).toBe([...tasks.store.keys()].at(-1));
+  const done = await pollTask(gateway.url, key.key, taskId);
+  expect(done.result).toMatchObject({
+    status: 'completed',
+    result: { content: [{ type: 'text', text: 'hello Ada' }] },
+  });
+});
+
 it('tasks:ext-tasks-client — the reference requester library runs a task through the gateway to its result and cancels one', async () => {
   const { session, client } = await extTasksSession(gateway.url, key.key);
   try {

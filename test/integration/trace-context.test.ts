@@ -21,6 +21,9 @@ import {
   type RunningLegacySessionfulServer,
 } from '../fixtures/upstreams/legacy-sessionful-server.js';
 import { startModernServer, type RunningModernServer } from '../fixtures/upstreams/modern-server.js';
+import { startTaskServer, type RunningTaskServer } from '../fixtures/upstreams/task-server.js';
+import { TASKS_META } from '../support/task-requests.js';
+import { legacyHeaders } from '../support/legacy-stream.js';
 import type { RecordedRequest } from '../fixtures/upstreams/http-bridge.js';
 import { freePort } from '../infra/free-port.js';
 import { httpSource, keyRecord, newKeys } from '../support/gateway-document.js';
@@ -37,6 +40,7 @@ const BAGGAGE = 'tenant=acme,tier=gold;p=1';
 let receiver: OtlpReceiver;
 let modern: RunningModernServer;
 let legacy: RunningLegacySessionfulServer;
+let taskUpstream: RunningTaskServer;
 let dir: string;
 let gateway: ChildProcessWithoutNullStreams;
 let url: string;
@@ -47,6 +51,7 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   modern = await startModernServer();
   legacy = await startLegacySessionfulServer();
+  taskUpstream = await startTaskServer();
   dir = await mkdtemp(join(tmpdir(), 'agw-trace-'));
   const port = await freePort();
   const configPath = join(dir, 'gateway.yaml');
@@ -58,7 +63,11 @@ beforeAll(async () => {
       workspaces: [
         {
           name: 'demo',
-          mcpSources: [httpSource('modern', modern.url), httpSource('legacy', legacy.url)],
+          mcpSources: [
+            httpSource('modern', modern.url),
+            httpSource('legacy', legacy.url),
+            httpSource('tasks', taskUpstream.url),
+          ],
           keys: [keyRecord(key, { access: 'write' })],
         },
       ],
@@ -95,6 +104,7 @@ afterAll(async () => {
   await receiver?.close();
   await modern?.close();
   await legacy?.close();
+  await taskUpstream?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -296,6 +306,76 @@ describe('trace context in _meta', () => {
     ] as const) {
       expect(text.toLowerCase(), where).not.toContain(marker);
     }
+  });
+});
+
+describe('task follow-ups link to the call that created the task', () => {
+  /** One JSON-RPC request on the wire; the parsed answer. */
+  async function rpc(
+    headers: Record<string, string>,
+    body: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const response = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...body }),
+    });
+    const text = await response.text();
+    const data = text.startsWith('{')
+      ? text
+      : (text.split('\n').find((l) => l.startsWith('data:')) ?? '').slice(5);
+    return JSON.parse(data) as Record<string, unknown>;
+  }
+  const modernHeaders = (method: string, name: string) => ({
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    'mcp-name': name,
+    authorization: `Bearer ${key.key}`,
+  });
+
+  /** The gateway's MCP server span continuing the client's span `parentId` of trace `traceId`. */
+  const serverSpanUnder = (traceId: string, parentId: string) =>
+    until(`the server span under ${parentId}`, () =>
+      Promise.resolve(inTrace(traceId).find((s) => s.kind === 2 && s.parentSpanId === parentId)),
+    );
+
+  it('trace:task-links — tasks/get and tasks/cancel (2026) and tasks/get (2025) link to the span of the tools/call that created the task; the link is sealed in the id, never shown', async () => {
+    const [createTrace, createParent] = [hex(16), hex(8)];
+    const created = await rpc(modernHeaders('tools/call', 'tasks__slow'), {
+      method: 'tools/call',
+      params: {
+        name: 'tasks__slow',
+        arguments: { ms: 30_000, text: 'linked' },
+        _meta: { ...TASKS_META, traceparent: `00-${createTrace}-${createParent}-01` },
+      },
+    });
+    const taskId = (created['result'] as { taskId: string }).taskId;
+    expect(taskId).toMatch(/^agwt1\./);
+    expect(taskId).not.toContain(createTrace);
+    const creator = await serverSpanUnder(createTrace, createParent);
+    const follow = async (
+      headers: Record<string, string>,
+      method: string,
+      params: Record<string, unknown>,
+    ) => {
+      const [traceId, parentId] = [hex(16), hex(8)];
+      const answer = await rpc(headers, {
+        method,
+        params: {
+          ...params,
+          taskId,
+          _meta: { ...(params['_meta'] as object), traceparent: `00-${traceId}-${parentId}-01` },
+        },
+      });
+      expect(answer['error'], method).toBeUndefined();
+      const server = await serverSpanUnder(traceId, parentId);
+      expect(server.links, method).toContainEqual({ traceId: createTrace, spanId: creator.spanId });
+    };
+    await follow(modernHeaders('tasks/get', taskId), 'tasks/get', { _meta: TASKS_META });
+    await follow(legacyHeaders(key.key), 'tasks/get', { _meta: {} });
+    await follow(modernHeaders('tasks/cancel', taskId), 'tasks/cancel', { _meta: TASKS_META });
   });
 });
 
