@@ -43,6 +43,11 @@ redis.call('ZADD', KEYS[1], 'XX', ARGV[3], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[4], 'PX', math.max(1, math.ceil(tonumber(ARGV[3]) - now)))
 keep()
 return 1`;
+// KEYS[2] the held result. Returns it while its place has not ended (the key's own expiry is on
+// Redis's clock; the place's end, like every decision here, on the replicas').
+const HELD = `${PRUNE}
+if not redis.call('ZSCORE', KEYS[1], ARGV[2]) then return false end
+return redis.call('GET', KEYS[2])`;
 // KEYS[2] the held result.
 const RELEASE = `${PRUNE}
 redis.call('ZREM', KEYS[1], ARGV[2])
@@ -50,7 +55,7 @@ redis.call('DEL', KEYS[2])
 keep()
 return 1`;
 
-type ScriptName = 'agwTaskReserve' | 'agwTaskExtend' | 'agwTaskHold' | 'agwTaskRelease';
+type ScriptName = 'agwTaskReserve' | 'agwTaskExtend' | 'agwTaskHold' | 'agwTaskHeld' | 'agwTaskRelease';
 
 export interface RedisTaskLedgerOptions {
   readonly redis: RedisClient;
@@ -79,6 +84,7 @@ export class RedisTaskLedger implements TaskLedger {
       agwTaskReserve: RESERVE,
       agwTaskExtend: EXTEND,
       agwTaskHold: HOLD,
+      agwTaskHeld: HELD,
       agwTaskRelease: RELEASE,
     };
     for (const [name, lua] of Object.entries(scripts))
@@ -131,11 +137,11 @@ export class RedisTaskLedger implements TaskLedger {
   async held(owner: TaskOwner, slot: string): Promise<Record<string, unknown> | undefined> {
     const name = this.heldName(owner, slot);
     const stored = await this.attempt(
-      () => within(this.options.redis.get(name), this.slowMs),
+      () => this.script('agwTaskHeld', owner, slot, [], this.slowMs),
       () => Promise.resolve(null),
     );
     // A value no configured key opens (tampered, moved, a dropped key) is absent.
-    const opened = stored === null ? undefined : this.options.cipher.decrypt(stored, name);
+    const opened = typeof stored === 'string' ? this.options.cipher.decrypt(stored, name) : undefined;
     if (opened !== undefined) return JSON.parse(opened.plain) as Record<string, unknown>;
     return this.local.held(owner, slot);
   }
