@@ -1459,4 +1459,6 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 43: Redis holds no workspace, key id, slot or held result in clear, every ledger key expires, a moved result does not open',
   'tasks:ledger-redis-down':
     "issue 43: with Redis killed or stalled the task ledger falls back to the replica's own, without throwing, logged once",
+  'tasks:config':
+    'issue 43: server.tasks defaults (100 places per key, 1 MiB held results for 10 min), ranges and unknown fields refused by path',
 };

@@ -76,7 +76,7 @@ const TasksSchema = z
       .max(100_000)
       .default(100)
       .describe(
-        'Tasks one key may hold at once (running upstream tasks and held results, until they end or expire, across replicas); a call asking for one more is refused as rate_limited.',
+        'Tasks one key may hold at once (running upstream tasks and held results, until they end or expire, across replicas); a call asking for one more is refused.',
       ),
     heldResultMaxBytes: z
       .number()

@@ -199,7 +199,7 @@ describe('shared through Redis', () => {
         const values = await Promise.all(
           names.map(async (name) => {
             const type = await inspector.type(name);
-            if (type === 'zset') return (await inspector.zrange(name, 0, -1, 'WITHSCORES')).join(' ');
+            if (type === 'zset') return (await inspector.zrange(name, '0', '-1', 'WITHSCORES')).join(' ');
             if (type === 'string') return (await inspector.get(name)) ?? '';
             return `unexpected ${type}`;
           }),
