@@ -29,6 +29,7 @@ import { recordRoutes } from './edge/route-table.js';
 import { registerCachePolicy } from './edge/cache-policy.js';
 import './edge/request-context.js';
 import { createDispatcher, registerMcpRoute, type ElicitationBridge, type TaskIdSeal } from './mcp/index.js';
+import type { TaskLedger } from './limits/task-ledger.js';
 import { ToolSearch } from './tool-search/index.js';
 import type { SubscriptionHub } from './subscriptions/index.js';
 import { registerSubscriptionRoutes } from './mcp/subscription-routes.js';
@@ -62,6 +63,8 @@ export interface AppDeps {
   readonly bridge: ElicitationBridge;
   /** Seals task ids (issue 43); a random key of this replica when absent. */
   readonly taskSeal?: TaskIdSeal;
+  /** The keys' task places and held results (issue 43); this replica's own when absent. */
+  readonly taskLedger?: TaskLedger;
   readonly knowledge: KnowledgeService;
   readonly sync: SyncEngine;
   readonly logger: PinoLogger;
@@ -248,6 +251,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       breakers: deps.breakers,
       bridge: deps.bridge,
       ...(deps.taskSeal === undefined ? {} : { taskSeal: deps.taskSeal }),
+      ...(deps.taskLedger === undefined ? {} : { ledger: deps.taskLedger }),
+      taskLimits: () => deps.config.current().config.server.tasks,
       knowledge: deps.knowledge,
       toolSearch,
       toolLimits: new ToolLimits(limiter, limitPrefix),

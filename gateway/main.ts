@@ -87,6 +87,7 @@ export async function startGateway(options: ServeOptions): Promise<RunningGatewa
     breakers: upstream.breakers,
     bridge: shared.bridge,
     taskSeal: shared.taskSeal,
+    taskLedger: shared.taskLedger,
     knowledge: knowledge.knowledge,
     sync: knowledge.sync,
     logger,

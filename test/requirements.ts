@@ -1447,4 +1447,32 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 43: a task's input requests reach the 2026 client; tasks/update answers them at the owning upstream and the task completes; another key's update is not found",
   'trace:task-links':
     'issue 43: tasks/get and tasks/cancel (2026) and tasks/get (2025) link to the span of the tools/call that created the task',
+  'tasks:ledger-bound':
+    'issue 43: the task ledger twin gives an owner at most server.tasks.maxPerKey places; a refused slot takes nothing',
+  'tasks:ledger-expiry': 'issue 43: a task place stops counting at its end, without a release',
+  'tasks:ledger-release':
+    'issue 43: a released task place is free again and the result held under it is gone',
+  'tasks:ledger-extend':
+    "issue 43: extend moves a known task place's end; an unknown or expired slot is left alone",
+  'tasks:ledger-held':
+    'issue 43: a held result reads back (a copy) until its end and keeps its place taken until then',
+  'tasks:ledger-owners': 'issue 43: task places and held results belong to one workspace and key',
+  'tasks:ledger-no-growth':
+    'issue 43: the task ledger twin drops expired places and owners, also of owners that never return',
+  'tasks:ledger-contract-bound':
+    'issue 43: twin and Redis ledger alike: max places per owner, refusals take nothing, expired places never count',
+  'tasks:ledger-contract-release-extend':
+    'issue 43: twin and Redis ledger alike: release frees a place and drops its result; extend moves a known end only',
+  'tasks:ledger-contract-held':
+    'issue 43: twin and Redis ledger alike: a held result reads back until its end, holds its place, and needs a place',
+  'tasks:ledger-contract-owners':
+    "issue 43: twin and Redis ledger alike: another workspace or key neither sees nor frees an owner's places",
+  'tasks:ledger-replicas':
+    'issue 43: two replicas share one task count through Redis, also racing for the last places',
+  'tasks:ledger-redis-opaque':
+    'issue 43: Redis holds no workspace, key id, slot or held result in clear, every ledger key expires, a moved result does not open',
+  'tasks:ledger-redis-down':
+    "issue 43: with Redis killed or stalled the task ledger falls back to the replica's own, without throwing, logged once",
+  'tasks:config':
+    'issue 43: server.tasks defaults (100 places per key, 1 MiB held results for 10 min), ranges and unknown fields refused by path',
 };

@@ -5,6 +5,7 @@ import type { Logger as PinoLogger } from 'pino';
 import type { SecretReader, SharedStateConfig } from '../config/index.js';
 import { MemoryDiscoveryCache, type CachedToolList } from '../discovery/index.js';
 import { MemoryRateLimiter } from '../limits/rate-limiter.js';
+import { MemoryTaskLedger } from '../limits/task-ledger.js';
 import { ElicitationBridge, TaskIdSeal, type BridgeLimits } from '../mcp/index.js';
 import { MemoryChangeBus } from '../subscriptions/index.js';
 import { LocalSessionStore } from '../upstream/session-store.js';
@@ -24,6 +25,7 @@ export async function openSharedState(
       sessions: new LocalSessionStore(),
       bridge: new ElicitationBridge({ limits: bridgeLimits }),
       taskSeal: new TaskIdSeal(),
+      taskLedger: new MemoryTaskLedger(),
       changes: new MemoryChangeBus(),
       status: () => 'local',
       close: () => Promise.resolve(),

@@ -4,6 +4,7 @@
 import type { Logger as PinoLogger } from 'pino';
 import { resolveSecret, type SecretReader, type SharedStateConfig } from '../config/index.js';
 import { RedisRateLimiter } from '../limits/redis-rate-limiter.js';
+import { RedisTaskLedger } from '../limits/redis-task-ledger.js';
 import { RedisDiscoveryCache } from '../discovery/redis-discovery-cache.js';
 import type { CachedToolList } from '../discovery/index.js';
 import { ElicitationBridge, RequestStateSeal, TaskIdSeal, type BridgeLimits } from '../mcp/index.js';
@@ -99,6 +100,13 @@ export async function openRedisSharedState(options: {
     discovery,
     bridge,
     taskSeal: new TaskIdSeal(cipher.derive('task id seal')),
+    taskLedger: new RedisTaskLedger({
+      redis,
+      logger,
+      keyPrefix: redisSettings.keyPrefix,
+      cipher,
+      timeoutMs: redisSettings.commandTimeoutMs,
+    }),
     changes,
     sessions,
     // Connected is not enough: a stalled Redis keeps its socket; the limiter's last answer tells.

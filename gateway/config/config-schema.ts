@@ -11,6 +11,7 @@ import {
   MULTI_ROUND_DEFAULTS,
   ServerSchema,
   SUBSCRIPTION_DEFAULTS,
+  TASK_DEFAULTS,
 } from './server-schema.js';
 import { SharedStateSchema } from './shared-state-schema.js';
 import { TELEMETRY_DEFAULTS, TelemetrySchema } from './telemetry-schema.js';
@@ -32,6 +33,7 @@ export const GatewayConfigSchema = z
       drainDelayMs: 0,
       multiRound: MULTI_ROUND_DEFAULTS,
       subscriptions: SUBSCRIPTION_DEFAULTS,
+      tasks: TASK_DEFAULTS,
       timeouts: INBOUND_TIMEOUT_DEFAULTS,
       console: { enabled: false },
     }),

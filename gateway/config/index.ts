@@ -60,7 +60,7 @@ export { EmbeddingsSchema } from './embeddings-schema.js';
 export type { EmbeddingsConfig } from './embeddings-schema.js';
 export { WorkspaceSchema } from './workspace-schema.js';
 export type { WorkspaceConfig } from './workspace-schema.js';
-export { ServerSchema } from './server-schema.js';
+export { ServerSchema, TASK_DEFAULTS } from './server-schema.js';
 export { KnowledgeSchema, AnswererSchema } from './knowledge-schema.js';
 export type { AnswererConfig } from './knowledge-schema.js';
 export { SharedStateSchema } from './shared-state-schema.js';

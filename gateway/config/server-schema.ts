@@ -1,6 +1,6 @@
 // The gateway's HTTP server (the `server` section): where it listens, what it accepts (body size,
 // origins, hosts, inbound deadlines), how it shuts down, and the bounds on multi-round flows,
-// notification streams and the console it serves.
+// notification streams and tasks, and the console it serves.
 import { z } from 'zod';
 
 /** Inbound HTTP deadlines (issue 8.4): a client must finish sending its headers within `headersMs`
@@ -59,6 +59,43 @@ const MultiRoundSchema = z
       ),
   })
   .describe('Bounds on pending multi-round flows (bridged elicitation and sampling).');
+
+export const TASK_DEFAULTS = {
+  maxPerKey: 100,
+  heldResultMaxBytes: 1024 * 1024,
+  heldTtlMs: 600_000,
+};
+/** Bounds on MCP tasks relayed through the gateway (issue 43): places per key, and complete results
+ * the gateway holds as finished tasks for 2025-era clients that asked for a task. */
+const TasksSchema = z
+  .strictObject({
+    maxPerKey: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(100)
+      .describe(
+        'Tasks one key may hold at once (running upstream tasks and held results, until they end or expire, across replicas); a call asking for one more is refused.',
+      ),
+    heldResultMaxBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(16 * 1024 * 1024)
+      .default(1024 * 1024)
+      .describe(
+        'Largest complete result (serialized JSON, bytes) the gateway holds as a finished task for a client that asked for a task; a larger one is not held and the call is refused.',
+      ),
+    heldTtlMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(86_400_000)
+      .default(600_000)
+      .describe('How long a held result is kept for the client to fetch; its place is taken until then.'),
+  })
+  .describe('Bounds on MCP tasks: places per key and complete results held as finished tasks.');
 
 export const SUBSCRIPTION_DEFAULTS = {
   maxStreamsPerKey: 4,
@@ -162,6 +199,8 @@ const ServerFieldsSchema = z.strictObject({
    * bridged into input_required holds an upstream connection until the client answers. */
   multiRound: MultiRoundSchema.default(MULTI_ROUND_DEFAULTS),
   subscriptions: SubscriptionsSchema.default(SUBSCRIPTION_DEFAULTS),
+  /** Bounds on MCP tasks (issue 43): places per key, results held as finished tasks. */
+  tasks: TasksSchema.default(TASK_DEFAULTS),
   timeouts: InboundTimeoutsSchema.default(INBOUND_TIMEOUT_DEFAULTS),
   console: ConsoleSchema.default({ enabled: false }),
 });

@@ -7,7 +7,8 @@ import { completionComplete } from './dispatch-completion.js';
 import { discover } from './dispatch-discover.js';
 import { legacyTaskHandlers, taskHandlers } from './dispatch-tasks.js';
 import { TaskIdSeal } from './task-id-seal.js';
-import { TASK_LIMIT_DEFAULTS, type TaskLimits } from './task-creation.js';
+import type { TaskLimits } from './task-creation.js';
+import { TASK_DEFAULTS } from '../config/index.js';
 import { MemoryTaskLedger, type TaskLedger } from '../limits/task-ledger.js';
 import { toolsCall } from './dispatch-tools-call.js';
 import { toolsList } from './dispatch-tools-list.js';
@@ -49,8 +50,8 @@ export interface DispatcherDeps {
   /** The keys' tasks and held results (issue 43); replicas share it through Redis. A ledger of
    * this replica's own when absent. */
   readonly ledger?: TaskLedger;
-  /** `server.tasks` (issue 43); the defaults when absent. */
-  readonly taskLimits?: TaskLimits;
+  /** `server.tasks` (issue 43), read per call; the defaults when absent. */
+  readonly taskLimits?: () => TaskLimits;
 }
 
 export type Dispatch = (request: McpRequest) => Promise<McpResult>;
@@ -60,7 +61,7 @@ export function createDispatcher(options: DispatcherDeps): Dispatch {
     ...options,
     taskSeal: options.taskSeal ?? new TaskIdSeal(),
     ledger: options.ledger ?? new MemoryTaskLedger(),
-    taskLimits: options.taskLimits ?? TASK_LIMIT_DEFAULTS,
+    taskLimits: options.taskLimits ?? (() => TASK_DEFAULTS),
   };
   const fanOutDeps = {
     pool: deps.pool,

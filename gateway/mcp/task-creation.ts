@@ -28,16 +28,11 @@ export interface TaskLimits {
   readonly heldTtlMs: number;
 }
 
-export const TASK_LIMIT_DEFAULTS: TaskLimits = {
-  maxPerKey: 100,
-  heldResultMaxBytes: 1024 * 1024,
-  heldTtlMs: 600_000,
-};
-
 export interface TaskCreationDeps {
   readonly taskSeal: TaskIdSeal;
   readonly ledger: TaskLedger;
-  readonly taskLimits: TaskLimits;
+  /** `server.tasks`, read per call (hot reload). */
+  readonly taskLimits: () => TaskLimits;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -95,9 +90,9 @@ export async function callWithTasks(
     owner,
     slot,
     Date.now() + call.source.timeouts.callMs + 10_000,
-    deps.taskLimits.maxPerKey,
+    deps.taskLimits().maxPerKey,
   );
-  if (!reserved) throw taskCapReached(deps.taskLimits.maxPerKey);
+  if (!reserved) throw taskCapReached(deps.taskLimits().maxPerKey);
   const link = currentTraceparent();
   let result: McpResult;
   try {
@@ -163,7 +158,7 @@ async function heldTask(
   link: string,
 ): Promise<McpResult> {
   const owner = { workspace: request.principal.workspace.name, keyId: request.principal.keyId };
-  const { heldTtlMs, heldResultMaxBytes } = deps.taskLimits;
+  const { heldTtlMs, heldResultMaxBytes } = deps.taskLimits();
   if (Buffer.byteLength(JSON.stringify(result), 'utf8') > heldResultMaxBytes) {
     await deps.ledger.release(owner, slot);
     const entry = catalogueEntry('upstream_response_too_large');
