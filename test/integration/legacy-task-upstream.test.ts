@@ -13,6 +13,7 @@ import type { McpRequest } from '../../gateway/mcp/mcp-request.js';
 import type { TaskCallContext, TaskView } from '../../gateway/mcp/task-upstream.js';
 import { createPinoLogger } from '../../gateway/telemetry/index.js';
 import {
+  classifyUpstreamError,
   UpstreamPool,
   UpstreamRpcError,
   type LegacyTaskCalls,
@@ -301,14 +302,23 @@ describe('a 2025-11-25 task-capable upstream through the pooled connection', () 
     const id = await create(calls, 'slow', 10_000, 'd');
     // tasks/result blocks until the task ends: only the deadline ends these.
     const started = Date.now();
-    await expect(
-      calls.request('tasks/result', id, { signal: AbortSignal.timeout(5000), timeoutMs: 200 }),
-    ).rejects.toThrow();
+    const timedOut = await calls
+      .request('tasks/result', id, { signal: AbortSignal.timeout(5000), timeoutMs: 200 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(classifyUpstreamError(timedOut)).toBe('upstream_timeout');
     const aborted = new AbortController();
     setTimeout(() => aborted.abort(), 200);
-    await expect(
-      calls.request('tasks/result', id, { signal: aborted.signal, timeoutMs: 5000 }),
-    ).rejects.toThrow();
+    const cancelled = await calls
+      .request('tasks/result', id, { signal: aborted.signal, timeoutMs: 5000 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(cancelled).toBeInstanceOf(Error);
+    expect(cancelled).not.toBeInstanceOf(UpstreamRpcError);
     expect(Date.now() - started).toBeLessThan(3000);
   });
 });
