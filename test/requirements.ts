@@ -1475,4 +1475,48 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 43: with Redis killed or stalled the task ledger falls back to the replica's own, without throwing, logged once",
   'tasks:config':
     'issue 43: server.tasks defaults (100 places per key, 1 MiB held results for 10 min), ranges and unknown fields refused by path',
+  'tasks:legacy-upstream-declared':
+    'issue 43: a 2025-era upstream declaring tasks.requests.tools.call gets legacyTasks on its pooled connection and counts as task-capable; one without does not',
+  'tasks:legacy-upstream-poll-to-completion':
+    "issue 43: a 2025 upstream's task-augmented call creates a task; tasks/get then tasks/result give the result without related-task meta, all in the pooled session",
+  'tasks:legacy-upstream-no-ttl':
+    'issue 43: a task-augmented call to a 2025 upstream without a ttl carries `task: {}`',
+  'tasks:legacy-upstream-plain-tool':
+    'issue 43: a 2025 upstream lists execution.taskSupport; a task-augmented call of a tool without task support is its -32602',
+  'tasks:legacy-upstream-iserror-completed':
+    'issue 43: a 2025 task that failed with an isError tool result reads as completed with that result',
+  'tasks:legacy-upstream-failed-error':
+    'issue 43: a 2025 task whose tasks/result is a JSON-RPC error reads as failed with {code, message}',
+  'tasks:legacy-upstream-cancel':
+    "issue 43: cancelling a 2025 upstream's running task cancels it; cancelling a finished one is no error",
+  'tasks:legacy-upstream-unknown-id':
+    'issue 43: an unknown task id at a 2025 upstream is UpstreamRpcError -32602 (get, cancel, tasks/result)',
+  'tasks:legacy-upstream-session-bound':
+    "issue 43: a 2025 upstream's task is invisible to another upstream session and visible to a replica joining the shared session",
+  'tasks:legacy-upstream-trace-meta':
+    "issue 43: the gateway's trace context reaches a 2025 upstream in _meta of the task call and of tasks/*",
+  'tasks:legacy-upstream-deadline': 'issue 43: a 2025 task request honours its time-out and its abort signal',
+  'tasks:legacy-upstream-view-mapping':
+    'issue 43: a 2025 Task maps to the 2026 TaskView (ttl→ttlMs, pollInterval→pollIntervalMs, no id or unknown fields)',
+  'tasks:legacy-upstream-input-required': 'issue 43: a 2025 input_required task shows as working',
+  'tasks:legacy-upstream-bounded':
+    'issue 43: strings from a 2025 task are bounded; a bad status, timestamp or task id is a protocol error',
+  'tasks:legacy-upstream-creation':
+    'issue 43: a 2025 {task} answer is a task with its upstream id; anything else is a complete result',
+  'tasks:legacy-upstream-related-meta':
+    'issue 43: the related-task _meta of a 2025 tasks/result is stripped, other _meta kept',
+  'tasks:legacy-upstream-outcome':
+    "issue 43: a terminal 2025 task's outcome comes from tasks/result (result → completed, error → failed, -32602 → not found)",
+  'tasks:legacy-upstream-cancel-rules':
+    "issue 43: a 2025 cancel's -32602 is no error for a terminal task and stays one for an unknown or running task",
+  'tasks:legacy-upstream-discover':
+    'issue 43: a 2025 upstream with experimental tasks makes the gateway offer tasks on both faces; tools/list passes its taskSupport',
+  'tasks:legacy-upstream-modern-client':
+    "issue 43: a 2026 client (ext-tasks) runs a 2025 upstream's task to its result and cancels another, every task request on the upstream's one session",
+  'tasks:legacy-upstream-modern-raw':
+    "issue 43: a 2025 upstream's tasks in 2026 form on the wire: CreateTaskResult, DetailedTask, isError completed, failed with its error, another key not found",
+  'tasks:legacy-upstream-legacy-client':
+    "issue 43: a 2025 client (SDK v1) runs a 2025 upstream's task through the gateway with its ttl, cancels another; another key cannot see either",
+  'tasks:legacy-upstream-no-task-tool':
+    'issue 43: a tool without task support answers in full; a 2025 client that asked gets a finished task holding the result',
 };

@@ -18,7 +18,8 @@ import { RPC } from '../protocol/index.js';
 import { noteAudit } from '../telemetry/audit-context.js';
 import { McpError } from './jsonrpc.js';
 import type { McpRequest, McpResult } from './mcp-request.js';
-import { clientCapabilitiesOf, type PermittedCall } from './tools-call-relay.js';
+import { clientCapabilitiesOf } from './task-asks.js';
+import type { PermittedCall } from './tools-call-relay.js';
 
 /** The input request key of the connect elicitation. */
 export const CONNECT_INPUT = 'agw_connect';

@@ -28,6 +28,7 @@ import {
 } from '../upstream/index.js';
 import { McpError } from './jsonrpc.js';
 import type { McpHandler, McpRequest, McpResult } from './mcp-request.js';
+import { legacyTaskUpstream } from './legacy-task-upstream.js';
 import { modernTaskUpstream } from './modern-task-upstream.js';
 import type { SealedTask, TaskIdSeal } from './task-id-seal.js';
 import { heldTaskOf, heldView, legacyTask, modernTaskFields, RELATED_TASK } from './task-faces.js';
@@ -241,6 +242,7 @@ async function modernView(
  * session; none: the task cannot be there. */
 function taskUpstreamOf(connection: UpstreamConnection): TaskUpstream | undefined {
   if (connection.relay !== undefined) return modernTaskUpstream(connection.relay);
+  if (connection.legacyTasks !== undefined) return legacyTaskUpstream(connection.legacyTasks);
   return undefined;
 }
 

@@ -12,11 +12,11 @@ import type { TaskLedger } from '../limits/task-ledger.js';
 import { currentTraceparent } from '../telemetry/span-links.js';
 import { McpError } from './jsonrpc.js';
 import type { McpRequest, McpResult } from './mcp-request.js';
-import { TASKS_EXTENSION, taskViewOf } from './modern-task-upstream.js';
+import { taskViewOf } from './modern-task-upstream.js';
 import type { TaskIdSeal } from './task-id-seal.js';
 import { clippedTtl, legacyTask, modernTaskFields, type HeldTask } from './task-faces.js';
 import type { PermittedCall } from './tools-call-relay.js';
-import { clientCapabilitiesOf } from './tools-call-relay.js';
+import { asksForTask } from './task-asks.js';
 import { catalogueFailure } from './upstream-failure.js';
 
 export interface TaskLimits {
@@ -33,22 +33,6 @@ export interface TaskCreationDeps {
   readonly ledger: TaskLedger;
   /** `server.tasks`, read per call (hot reload). */
   readonly taskLimits: () => TaskLimits;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The client declared the tasks extension on this request (2026 per-request capabilities). */
-export function declaresTasks(request: McpRequest): boolean {
-  if (request.era !== 'modern') return false;
-  const extensions = clientCapabilitiesOf(request.params)['extensions'];
-  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
-}
-
-/** This tools/call asks for a task: the 2026 extension declared, or a 2025 `params.task`. */
-export function asksForTask(request: McpRequest): boolean {
-  return request.era === 'modern' ? declaresTasks(request) : isRecord(request.params['task']);
 }
 
 /** The key holds as many tasks as it may: answered like a rate limit. */

@@ -6,7 +6,6 @@
 import type { McpSourceConfig } from '../config/index.js';
 import type { CatalogTool } from '../discovery/index.js';
 import { withDeadline } from '../platform/deadline.js';
-import { META } from '../protocol/index.js';
 import { count, recordDuration } from '../telemetry/metrics.js';
 import { annotateRequest, inSpan, SpanKind, upstreamTraceMeta } from '../telemetry/tracing.js';
 import {
@@ -16,6 +15,7 @@ import {
   withSessionRecovery,
   type BreakerRegistry,
   type BridgedConnection,
+  type LegacyTaskCalls,
   type CallNotices,
   type ServerRequestHandler,
   type UpstreamConnection,
@@ -28,6 +28,9 @@ import type { McpRequest, McpResult } from './mcp-request.js';
 import { annotatedParams } from './param-headers.js';
 import { derivedParamHeaders, paramHeadersOf, progressRelay, upstreamParams } from './upstream-params.js';
 import { upstreamFailure } from './upstream-failure.js';
+import { legacyTaskCreation } from './legacy-task-upstream.js';
+import { asksForTask, clientCapabilitiesOf } from './task-asks.js';
+import { MAX_TASK_TTL_MS } from './task-faces.js';
 
 export interface RelayDeps {
   readonly pool: UpstreamPool;
@@ -172,6 +175,10 @@ function routeCall(
       notices,
       trace,
     );
+  // A task asked of a 2025 upstream's tool that may run as one (issue 43): its experimental tasks,
+  // on the pooled session (the upstream keeps the task in the session that made it).
+  if (connection.legacyTasks !== undefined && asksForTask(request) && mayRunAsTask(tool))
+    return legacyTaskCall(request, call, connection.legacyTasks, trace);
   // Within the source's budget of dedicated sessions; past it, the pooled session.
   const place =
     connection.relay === undefined && request.era === 'legacy'
@@ -197,6 +204,41 @@ function routeCall(
     });
   }
   return relayCall(request, call, connection, notices, trace);
+}
+
+/** The tool's 2025 `execution.taskSupport` allows a task. */
+function mayRunAsTask(tool: CatalogTool): boolean {
+  const execution = (tool.definition as { execution?: { taskSupport?: unknown } }).execution;
+  return execution?.taskSupport === 'optional' || execution?.taskSupport === 'required';
+}
+
+/** tools/call with `params.task` on the upstream's session; a task comes back in the 2026 form
+ * (CreateTaskResult, the upstream's id still in it: task-creation.ts seals it). A 2025 client's
+ * `ttl` is passed on; a 2026 client has none to give. */
+async function legacyTaskCall(
+  request: McpRequest,
+  { source, tool, args }: PermittedCall,
+  calls: LegacyTaskCalls,
+  trace: Readonly<Record<string, string>>,
+): Promise<McpResult> {
+  const asked = request.params['task'];
+  const ttl =
+    request.era === 'legacy' && typeof asked === 'object' && asked !== null
+      ? (asked as Record<string, unknown>)['ttl']
+      : undefined;
+  const raw = await withDeadline(request.signal, source.timeouts.callMs, (signal) =>
+    calls.callTool(
+      tool.upstreamName,
+      args,
+      typeof ttl === 'number' && Number.isFinite(ttl) && ttl >= 0
+        ? { ttl: Math.min(ttl, MAX_TASK_TTL_MS) }
+        : {},
+      { signal, timeoutMs: source.timeouts.callMs, meta: trace },
+    ),
+  );
+  const created = legacyTaskCreation(raw);
+  if (created.kind === 'result') return created.result;
+  return { resultType: 'task', taskId: created.upstreamId, ...created.view };
 }
 
 /** Relay: the call on the pooled connection under the source's call time-out; a 2026-07-28 upstream
@@ -247,15 +289,4 @@ function upstreamAddress(source: McpSourceConfig): { 'server.address'?: string; 
     addresses.set(source, address);
   }
   return address;
-}
-
-export function clientCapabilitiesOf(params: Record<string, unknown>): Record<string, unknown> {
-  const meta = params['_meta'];
-  const capabilities =
-    typeof meta === 'object' && meta !== null
-      ? (meta as Record<string, unknown>)[META.clientCapabilities]
-      : undefined;
-  return typeof capabilities === 'object' && capabilities !== null
-    ? (capabilities as Record<string, unknown>)
-    : {};
 }

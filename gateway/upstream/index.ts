@@ -7,6 +7,7 @@ export type {
   ItemList,
   CompleteParams,
   UpstreamEvents,
+  LegacyTaskCalls,
 } from './upstream-connection.js';
 export { UpstreamPool } from './upstream-pool.js';
 export { isPerCaller } from './per-caller.js';

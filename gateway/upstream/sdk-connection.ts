@@ -1,11 +1,13 @@
 // The UpstreamConnection over one connected SDK client: lists, completion, reads and prompts relayed
 // through the response guard, tool calls with their progress and log messages, resource
-// subscriptions, and close. A 2026-07-28 Streamable HTTP upstream gets the byte-faithful relay (D4)
-// for its tool lists; everything else goes through the client.
+// subscriptions, the 2025-11-25 task requests (legacy-task-calls.ts), and close. A 2026-07-28
+// Streamable HTTP upstream gets the byte-faithful relay (D4) for its tool lists; everything else goes
+// through the client.
 import type { Client } from '@modelcontextprotocol/client';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpSourceConfig } from '../config/index.js';
 import { listPrompts, listResources, listResourceTemplates } from './item-lists.js';
+import { legacyTaskCalls } from './legacy-task-calls.js';
 import { createModernRelay } from './modern-relay.js';
 import { ProgressSinks, requestMeta, type ProgressSink } from './progress-sinks.js';
 import { resourceSubscriber } from './resource-subscriptions.js';
@@ -64,6 +66,8 @@ export function sdkConnection(
     if (scope?.live === true) scope.sink(notification.params);
   });
   const subscriptions = resourceSubscriber(client, era, capabilities);
+  // 2025-11-25 tasks live in this connection's session: they go over the same client (issue 43).
+  const legacyTasks = legacyTaskCalls(client, era, capabilities);
   return {
     era,
     sessionId,
@@ -71,7 +75,8 @@ export function sdkConnection(
     transport: transportUsed,
     connectedAt: new Date().toISOString(),
     relay: modern?.relay,
-    tasks: modern !== undefined && advertisesTasks(capabilities),
+    tasks: (modern !== undefined && advertisesTasks(capabilities)) || legacyTasks !== undefined,
+    ...(legacyTasks === undefined ? {} : { legacyTasks }),
     subscriptions,
     listTools(callSignal) {
       return listAllTools((cursor) =>

@@ -51,6 +51,23 @@ export interface UpstreamEvents {
   resourceUpdated?(uri: string): void;
 }
 
+/** 2025-11-25 experimental tasks of a legacy upstream that declared `tasks.requests.tools.call` (issue 43). */
+export interface LegacyTaskCalls {
+  /** tools/call with `params.task` (`{ttl}` when given, else `{}`); the upstream's raw result (`{task}`, or a complete result). */
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    task: { ttl?: number },
+    options: CallOptions,
+  ): Promise<Record<string, unknown>>;
+  /** tasks/get, tasks/result or tasks/cancel with the upstream's task id; the raw result. */
+  request(
+    method: 'tasks/get' | 'tasks/result' | 'tasks/cancel',
+    taskId: string,
+    options: CallOptions,
+  ): Promise<Record<string, unknown>>;
+}
+
 export interface UpstreamConnection {
   listTools(signal: AbortSignal): Promise<ToolList>;
   /** When this connection (and so its era detection) was made. */
@@ -81,9 +98,13 @@ export interface UpstreamConnection {
   readonly sessionId?: string | undefined;
   /** Present for 2026-07-28 HTTP upstreams: the byte-faithful relay (D4). */
   readonly relay: Relay | undefined;
-  /** The upstream advertised the 2026 tasks extension (`io.modelcontextprotocol/tasks: {}` in
-   * server/discover, issue 43); only a 2026 upstream with the relay can have it. */
+  /** The upstream runs tasks (issue 43): a 2026 upstream with the relay advertised the tasks
+   * extension (`io.modelcontextprotocol/tasks: {}` in server/discover), or a 2025-era upstream
+   * declared `tasks.requests.tools.call` in initialize (then `legacyTasks` is set). */
   readonly tasks?: boolean;
+  /** The 2025-11-25 experimental task requests of a legacy upstream that declared
+   * `tasks.requests.tools.call`; they go over this connection's own session, where its tasks live. */
+  readonly legacyTasks?: LegacyTaskCalls;
   /** Resource subscriptions on this connection (issue 24; resource-subscriptions.ts). */
   readonly subscriptions?: ResourceSubscriber;
   close(): Promise<void>;
