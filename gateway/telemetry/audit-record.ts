@@ -101,6 +101,7 @@ export const MCP_METHODS = [
   'tasks/get',
   'tasks/update',
   'tasks/cancel',
+  'tasks/result',
 ] as const;
 /** What else a request to /mcp can be: a notification, a client's JSON-RPC response (the answer to
  * a question asked mid-call), the legacy GET stream, a DELETE, a method outside the list (`other`),
