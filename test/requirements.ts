@@ -1519,4 +1519,10 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 43: a 2025 client (SDK v1) runs a 2025 upstream's task through the gateway with its ttl, cancels another; another key cannot see either",
   'tasks:legacy-upstream-no-task-tool':
     'issue 43: a tool without task support answers in full; a 2025 client that asked gets a finished task holding the result',
+  'tasks:replicas-legacy-upstream':
+    "issue 43: a 2025 upstream's task made through one replica is followed and cancelled through the other, on the one shared upstream session",
+  'tasks:replicas-held':
+    "issue 43: a 2025 client's held result made on one replica is read on the other, and only by its key",
+  'tasks:replicas-bound':
+    'issue 43: the per-key task bound is one count across replicas; past it a task-asking call is refused like a rate limit, plain calls and other keys are not; a cancelled task frees its place',
 };
