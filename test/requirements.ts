@@ -1525,4 +1525,20 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 43: a 2025 client's held result made on one replica is read on the other, and only by its key",
   'tasks:replicas-bound':
     'issue 43: the per-key task bound is one count across replicas; past it a task-asking call is refused like a rate limit, plain calls and other keys are not; a cancelled task frees its place',
+  'tasks:asks-per-era':
+    "issue 43: a request asks for a task by its own era's form only (2026 extension declared, 2025 params.task)",
+  'tasks:creation-sealed':
+    "issue 43: an upstream task comes back under a sealed id in each face's form (2026 flat, 2025 {task}) and keeps its ledger place",
+  'tasks:creation-bound':
+    'issue 43: past the per-key bound a task-asking call is refused (429 rate_limited) before the upstream is called; plain calls are not counted',
+  'tasks:creation-release':
+    "issue 43: a failed call and a 2026 client's full answer give the task place back",
+  'tasks:creation-held':
+    "issue 43: a 2025 client's full answer becomes a finished task holding the result (isError as failed); a result larger than heldResultMaxBytes is refused",
+  'tasks:creation-unasked-task':
+    'issue 43: a task answered to a call that did not ask for one is an upstream_protocol_error',
+  'tasks:faces':
+    'issue 43: 2025 task statuses and fields from the one internal form; ttl clipped to the sealed id life',
+  'tasks:legacy-task-support':
+    "issue 43: on the 2025 face a task source's tool may run as a task (the upstream's own taskSupport kept); other tools may not",
 };
