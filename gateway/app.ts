@@ -28,8 +28,8 @@ import { clientRequestIdOf, requestIdFor } from './edge/request-id.js';
 import { recordRoutes } from './edge/route-table.js';
 import { registerCachePolicy } from './edge/cache-policy.js';
 import './edge/request-context.js';
-import { createDispatcher, registerMcpRoute, type ElicitationBridge, type TaskIdSeal } from './mcp/index.js';
-import type { TaskLedger } from './limits/task-ledger.js';
+import { createDispatcher, registerMcpRoute, TaskIdSeal, type ElicitationBridge } from './mcp/index.js';
+import { MemoryTaskLedger, type TaskLedger } from './limits/task-ledger.js';
 import { ToolSearch } from './tool-search/index.js';
 import type { SubscriptionHub } from './subscriptions/index.js';
 import { registerSubscriptionRoutes } from './mcp/subscription-routes.js';
@@ -37,7 +37,7 @@ import { registerServerSpans } from './telemetry/server-span.js';
 import { registerAuditHooks } from './edge/audit-hook.js';
 import type { AuditSink } from './telemetry/audit-sink.js';
 import { annotateRequest } from './telemetry/tracing.js';
-import type { GuardrailHooks } from './governance/index.js';
+import { GuardrailHooks } from './governance/index.js';
 import type { KnowledgeService, SyncEngine } from './knowledge/index.js';
 import {
   registerConnectionRoutes,
@@ -237,12 +237,22 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   }
   // The console exists only when enabled: otherwise /console is any unknown route (authenticated, 404).
   if (server.console.enabled) registerConsoleRoutes(app, deps.consoleAssets ?? loadConsoleAssets());
+  // One task seal and ledger for the task methods and the task notifications of listen streams.
+  const taskSeal = deps.taskSeal ?? new TaskIdSeal();
+  const taskLedger = deps.taskLedger ?? new MemoryTaskLedger();
   if (deps.subscriptions !== undefined)
-    registerSubscriptionRoutes(app, deps.subscriptions, {
-      pool: deps.pool,
-      breakers: deps.breakers,
-      lists: deps.catalog.lists,
-    });
+    registerSubscriptionRoutes(
+      app,
+      deps.subscriptions,
+      { pool: deps.pool, breakers: deps.breakers, lists: deps.catalog.lists },
+      {
+        pool: deps.pool,
+        breakers: deps.breakers,
+        taskSeal,
+        ledger: taskLedger,
+        guardrails: deps.guardrails ?? new GuardrailHooks(),
+      },
+    );
   registerMcpRoute(
     app,
     createDispatcher({
@@ -250,8 +260,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       pool: deps.pool,
       breakers: deps.breakers,
       bridge: deps.bridge,
-      ...(deps.taskSeal === undefined ? {} : { taskSeal: deps.taskSeal }),
-      ...(deps.taskLedger === undefined ? {} : { ledger: deps.taskLedger }),
+      taskSeal,
+      ledger: taskLedger,
       taskLimits: () => deps.config.current().config.server.tasks,
       knowledge: deps.knowledge,
       toolSearch,

@@ -1541,4 +1541,6 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 43: 2025 task statuses and fields from the one internal form; ttl clipped to the sealed id life',
   'tasks:legacy-task-support':
     "issue 43: on the 2025 face a task source's tool may run as a task (the upstream's own taskSupport kept); other tools may not",
+  'tasks:listen-notifications':
+    "issue 43: subscriptions/listen with taskIds acknowledges only the key's own ids and sends notifications/tasks on each change until the task completes; without the extension declared it is -32021",
 };

@@ -60,11 +60,7 @@ interface OpenTask {
 /** tasks/get, tasks/update and tasks/cancel of the 2026 face. */
 export function taskHandlers(deps: TaskDeps): Record<string, McpHandler> {
   return {
-    'tasks/get': async (request) => {
-      const open = openTask(deps, request);
-      const view = await currentView(deps, request, open);
-      return modernView(deps, request, open, view);
-    },
+    'tasks/get': (request) => modernTaskGet(deps, request),
     'tasks/update': async (request) => {
       const open = openTask(deps, request);
       if (open.task.kind === 'upstream')
@@ -85,6 +81,23 @@ export function taskHandlers(deps: TaskDeps): Record<string, McpHandler> {
       return {};
     },
   };
+}
+
+/** The 2026 tasks/get answer (also what `notifications/tasks` carries, task-watch.ts). */
+export async function modernTaskGet(deps: TaskDeps, request: McpRequest): Promise<McpResult> {
+  const open = openTask(deps, request);
+  const view = await currentView(deps, request, open);
+  return modernView(deps, request, open, view);
+}
+
+/** Whether the request's task id opens for its caller and names a source it may see. */
+export function opensForCaller(deps: TaskDeps, request: McpRequest): boolean {
+  try {
+    openTask(deps, request, false);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** tasks/get, tasks/result and tasks/cancel of the 2025 face (experimental tasks). */
@@ -118,7 +131,7 @@ function clientId(request: McpRequest): string {
 }
 
 /** The sealed id opened for this caller, its source visible to it; "not found" otherwise. */
-function openTask(deps: TaskDeps, request: McpRequest): OpenTask {
+function openTask(deps: TaskDeps, request: McpRequest, note = true): OpenTask {
   const { principal } = request;
   const task = deps.taskSeal.open(
     request.params['taskId'],
@@ -131,8 +144,10 @@ function openTask(deps: TaskDeps, request: McpRequest): OpenTask {
       ? undefined
       : principal.workspace.mcpSources.find((s) => s.name === task.source);
   if (task === undefined || source === undefined) throw taskNotFound();
-  noteAudit({ source: source.name, target: { kind: 'tool', requested: task.tool } });
-  linkRequestTo(task.link);
+  if (note) {
+    noteAudit({ source: source.name, target: { kind: 'tool', requested: task.tool } });
+    linkRequestTo(task.link);
+  }
   return { task, source };
 }
 

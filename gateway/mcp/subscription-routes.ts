@@ -9,6 +9,7 @@ import type { SubscriptionHub } from '../subscriptions/index.js';
 import { headerOf, inboundHttpOf } from './inbound-http.js';
 import { runLadder } from './inbound-ladder.js';
 import { openLegacyStream, wantsLegacyStream } from './legacy-event-stream.js';
+import type { TaskDeps } from './dispatch-tasks.js';
 import type { FanOutDeps } from './source-fanout.js';
 import { serveListen } from './subscriptions-listen.js';
 
@@ -19,6 +20,7 @@ async function intercept(
   deps: FanOutDeps,
   request: FastifyRequest,
   reply: FastifyReply,
+  tasks: TaskDeps | undefined,
 ): Promise<FastifyReply | undefined> {
   // Either MCP endpoint: /mcp or a workspace's own /w/<workspace>/mcp.
   if (request.routeOptions.config.face !== 'mcp') return undefined;
@@ -28,16 +30,17 @@ async function intercept(
   const outcome = runLadder(inboundHttpOf(request));
   if (outcome.kind !== 'request' || outcome.era !== 'modern' || outcome.message.method !== LISTEN)
     return undefined;
-  return serveListen(hub, deps, requirePrincipal(request.principal), outcome.message, reply, request);
+  return serveListen(hub, deps, requirePrincipal(request.principal), outcome.message, reply, request, tasks);
 }
 
 export function registerSubscriptionRoutes(
   app: FastifyInstance,
   hub: SubscriptionHub,
   deps: FanOutDeps,
+  tasks?: TaskDeps,
 ): void {
   app.addHook('preHandler', async (request, reply) => {
-    const handled = await intercept(hub, deps, request, reply);
+    const handled = await intercept(hub, deps, request, reply, tasks);
     if (handled !== undefined) return handled;
   });
 }

@@ -19,10 +19,22 @@ import { SERVER_INFO } from './result-envelope.js';
 import type { FanOutDeps } from './source-fanout.js';
 import { SseSink } from './sse-sink.js';
 import { MAX_SUBSCRIPTION_URI_LENGTH, resolveSubscriptionUri } from './subscription-uris.js';
+import type { TaskDeps } from './dispatch-tasks.js';
+import { clientCapabilitiesOf } from './task-asks.js';
+import { parseTaskIds, watchTasks } from './task-watch.js';
+import { TASKS_EXTENSION } from './upstream-params.js';
+
+/** The 2026 error for a request that needs a client capability it did not declare. */
+const MISSING_CAPABILITY = -32021;
+
+function declaresTasksIn(params: Record<string, unknown>): boolean {
+  const extensions = clientCapabilitiesOf(params)['extensions'];
+  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
+}
 
 export const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const;
-const FILTER_FIELDS = new Set<string>([...FLAGS, 'resourceSubscriptions']);
+const FILTER_FIELDS = new Set<string>([...FLAGS, 'resourceSubscriptions', 'taskIds']);
 const KIND_FLAG = {
   tools: 'toolsListChanged',
   prompts: 'promptsListChanged',
@@ -32,6 +44,8 @@ const KIND_FLAG = {
 interface Filter {
   readonly flags: ReadonlySet<(typeof FLAGS)[number]>;
   readonly uris: readonly string[];
+  /** Task ids whose `notifications/tasks` the client wants (issue 43); undefined when none asked. */
+  readonly taskIds?: readonly string[];
 }
 
 const invalid = (message: string, data?: Record<string, unknown>) =>
@@ -67,7 +81,14 @@ export function parseFilter(params: Record<string, unknown>, maxUris: number): F
       return invalid(
         `notifications.resourceSubscriptions must hold URIs of 1 to ${MAX_SUBSCRIPTION_URI_LENGTH} characters.`,
       );
-  return { flags, uris: [...new Set(requested as string[])] };
+  const taskIds = parseTaskIds(notifications['taskIds']);
+  if (taskIds instanceof McpError) return taskIds;
+  // A client that did not declare the tasks extension on this request may not ask (SEP-2663).
+  if (taskIds !== undefined && !declaresTasksIn(params))
+    return new McpError(400, MISSING_CAPABILITY, 'Missing required client capability', {
+      requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    });
+  return { flags, uris: [...new Set(requested as string[])], ...(taskIds === undefined ? {} : { taskIds }) };
 }
 
 /** A cap reached: the caller's own load, answered like a rate limit (class `request`). */
@@ -101,6 +122,7 @@ export async function serveListen(
   request: { readonly id: JsonRpcId; readonly params: Record<string, unknown> },
   reply: FastifyReply,
   httpRequest: FastifyRequest,
+  tasks?: TaskDeps,
 ): Promise<FastifyReply> {
   const filter = parseFilter(request.params, hub.limits().maxUrisPerStream);
   if (filter instanceof McpError) return sendError(reply, request.id, filter);
@@ -144,6 +166,12 @@ export async function serveListen(
   const honoured: Record<string, unknown> = {};
   for (const flag of filter.flags) honoured[flag] = true;
   if (honouredUris.size > 0) honoured['resourceSubscriptions'] = [...honouredUris.values()];
+  // Task ids: those that open for this key (issue 43), watched once acknowledged.
+  const taskIds =
+    filter.taskIds === undefined || tasks === undefined
+      ? []
+      : watchTasks(tasks, principal, filter.taskIds, request.params['_meta'], stream, meta);
+  if (taskIds.length > 0) honoured['taskIds'] = taskIds;
   stream.send({
     jsonrpc: '2.0',
     method: 'notifications/subscriptions/acknowledged',

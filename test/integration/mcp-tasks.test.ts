@@ -16,6 +16,7 @@ import {
 } from '../support/gateway-harness.js';
 import { fakeCredentials } from '../support/fake-credentials.js';
 import { auditRecordOf } from '../support/audit-records.js';
+import { openListen } from '../support/sse-stream.js';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import {
   extTasksSession,
@@ -210,6 +211,55 @@ it("tasks:update-input-required — a task that needs the client's input shows i
   expect(done.result).toMatchObject({
     status: 'completed',
     result: { content: [{ type: 'text', text: 'hello Ada' }] },
+  });
+});
+
+it("tasks:listen-notifications — subscriptions/listen with taskIds: only this key's ids are acknowledged; notifications/tasks carries each change of the task until it completes, with its result", async () => {
+  const taskId = await createTask(600, 'heard');
+  const foreignId = await createTask(30_000, 'not yours', sibling.key);
+  const stream = await openListen(
+    gateway.url,
+    key.key,
+    'watch-1',
+    { taskIds: [taskId, foreignId, 'agwt1.forged', 'no-such-task'] },
+    { extensions: { [TASKS_EXTENSION]: {} } },
+  );
+  try {
+    expect(stream.status).toBe(200);
+    expect(await stream.next()).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: {
+        notifications: { taskIds: [taskId] },
+        _meta: { 'io.modelcontextprotocol/subscriptionId': 'watch-1' },
+      },
+    });
+    const statuses: string[] = [];
+    let last: Record<string, unknown> = {};
+    while (statuses.at(-1) !== 'completed') {
+      const message = (await stream.next(10_000)) as { method: string; params: Record<string, unknown> };
+      expect(message.method).toBe('notifications/tasks');
+      expect(message.params['taskId']).toBe(taskId);
+      statuses.push(String(message.params['status']));
+      last = message.params;
+    }
+    expect(statuses[0]).toBe('working');
+    expect(last).toMatchObject({
+      status: 'completed',
+      result: { resultType: 'complete', content: [{ type: 'text', text: 'done:heard' }] },
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 'watch-1' },
+    });
+    // Nothing is said of the other key's task.
+    expect(JSON.stringify(stream.events)).not.toContain(foreignId);
+  } finally {
+    stream.close();
+    await taskRequest(gateway.url, sibling.key, 'tasks/cancel', foreignId);
+  }
+  // Without the extension declared, asking for task notifications is the missing-capability error.
+  const undeclared = await openListen(gateway.url, key.key, 'watch-2', { taskIds: [taskId] });
+  expect(undeclared.status).toBe(400);
+  expect(await undeclared.json()).toMatchObject({
+    error: { code: -32021, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } },
   });
 });
 

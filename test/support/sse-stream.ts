@@ -111,6 +111,7 @@ export function openListen(
   key: string,
   id: number | string,
   notifications: Record<string, unknown>,
+  clientCapabilities: Record<string, unknown> = {},
 ): Promise<SseStream> {
   return openSse(
     `${gatewayUrl}/mcp`,
@@ -129,7 +130,7 @@ export function openListen(
         notifications,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientCapabilities': clientCapabilities,
         },
       },
     }),
