@@ -50,6 +50,11 @@ export const layers = [
     holds: "the gateway's OAuth client: token requests and users' upstream connections",
     rooms: ['gateway/connections'],
   },
+  {
+    name: 'rest apis',
+    holds: 'OpenAPI documents read as tools, their HTTP requests and results (pure)',
+    rooms: ['gateway/openapi'],
+  },
   { name: 'identity', holds: 'keys, tokens, permissions', rooms: ['gateway/auth'] },
   { name: 'reach', holds: 'which addresses a tenant may reach', rooms: ['gateway/reach'] },
   { name: 'shared state', holds: 'Redis connection, locks and ciphers', rooms: ['gateway/shared-state'] },
