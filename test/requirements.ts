@@ -1543,4 +1543,49 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 43: on the 2025 face a task source's tool may run as a task (the upstream's own taskSupport kept); other tools may not",
   'tasks:listen-notifications':
     "issue 43: subscriptions/listen with taskIds acknowledges only the key's own ids and sends notifications/tasks on each change until the task completes; without the extension declared it is -32021",
+  'openapi:path-styles':
+    'issue 44: path parameters in simple, label and matrix style, exploded or not, give the OpenAPI style table for a string, an array and an object',
+  'openapi:path-base':
+    "issue 44: an operation's path is appended to the base URL's path (not resolved); numbers and booleans as JSON writes them; a bad base URL is the admin's error",
+  'openapi:path-encoding':
+    'issue 44: /, ?, #, %, backslash and unicode in a path value are percent-encoded (UTF-8) and the segment count stays',
+  'openapi:path-traversal':
+    'issue 44: a path value that is or decodes to a dot segment (., .., %2e forms, ../, ..\\, unicode dots after NFKC) is refused',
+  'openapi:path-traversal-styles':
+    'issue 44: label style and several expressions in one segment cannot make a dot segment; a URL the parser changed is refused',
+  'openapi:path-refusals':
+    'issue 44: a missing, empty, control-character, non-primitive or over-long path value is refused without echoing it',
+  'openapi:query-styles':
+    'issue 44: query parameters in form, spaceDelimited, pipeDelimited and deepObject style give the OpenAPI style table',
+  'openapi:query-values':
+    'issue 44: query values are percent-encoded, optional ones left out when absent or null, required ones refused when missing',
+  'openapi:query-allow-reserved':
+    'issue 44: allowReserved keeps reserved characters and %XX but still encodes & = + # [ ] and a bare %',
+  'openapi:query-deep-object':
+    'issue 44: deepObject nests brackets for nested objects, repeats the key for arrays, skips nulls, and bounds the depth',
+  'openapi:header-params':
+    'issue 44: header parameters in simple style; accept set by the builder; a required header must be given',
+  'openapi:header-injection':
+    'issue 44: a header value with CR, LF, NUL, other controls or non-ASCII, or longer than the bound, is refused',
+  'openapi:header-reserved':
+    'issue 44: header parameters naming credentials, framing, hop-by-hop, forwarding or trace headers (or not a token) are never sent',
+  'openapi:cookie-params': 'issue 44: cookie parameters become one bounded Cookie header with encoded values',
+  'openapi:body-json':
+    'issue 44: JSON request bodies with their media type; a missing required body is refused',
+  'openapi:body-form':
+    'issue 44: form bodies: primitives as text, arrays of primitives as repeated keys, objects as JSON text',
+  'openapi:body-text': 'issue 44: text/plain bodies take a string or primitive, not an object',
+  'openapi:result-json':
+    'issue 44: a 2xx JSON answer is structuredContent (arrays and primitives wrapped as {result}) plus its compact text',
+  'openapi:result-json-bounds':
+    'issue 44: long JSON text is cut with a note; invalid, cut or too-deep JSON is text only',
+  'openapi:result-text':
+    'issue 44: text answers decoded by charset with U+FFFD for bad bytes; empty and 204 answers say no content',
+  'openapi:result-binary':
+    'issue 44: small images are image content; large, cut or other binary answers are a note with type and size',
+  'openapi:result-error':
+    'issue 44: a non-2xx answer is isError with the status and its reason, a JSON body compacted',
+  'openapi:result-error-bounded':
+    'issue 44: an error shows at most the first 2,000 characters of the body and says when the answer was cut',
+  'openapi:result-total': 'issue 44: httpToolResult never throws, whatever the answer',
 };

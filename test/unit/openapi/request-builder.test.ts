@@ -178,6 +178,12 @@ describe('path parameters cannot leave their segment', () => {
     const a = parameter({ name: 'a', in: 'path' });
     const b = parameter({ name: 'b', in: 'path' });
     refused(() => buildRequest(BASE, tool('/pets/{a}{b}', [a, b]), { a: '.', b: '.' }), /dot segment/);
+    // Defence in depth: a URL whose path the parser changed (here a template's own `..`) is refused.
+    const id = parameter({ name: 'id', in: 'path' });
+    refused(
+      () => buildRequest(BASE, tool('/pets/../{id}', [id]), { id: 'x' }),
+      /do not fit the path template/,
+    );
     // Each value is also checked on its own.
     refused(() => buildRequest(BASE, tool('/pets/{a}x', [a]), { a: '..' }), /dot segment/);
   });
