@@ -103,7 +103,8 @@ const text = (value: string): Content => ({ type: 'text', text: value });
 function sizeNote(type: MediaType, answer: HttpAnswer, what: string): string {
   const bytes = answer.body.length.toLocaleString('en');
   const cutNote = answer.truncated ? ', cut at the size cap' : '';
-  return `(${what}: ${type.essence || 'no content type'}, ${bytes} bytes${cutNote}, not shown)`;
+  const shownType = type.essence.slice(0, 100) || 'no content type';
+  return `(${what}: ${shownType}, ${bytes} bytes${cutNote}, not shown)`;
 }
 
 const TRUNCATED_NOTE = '(the response was cut at the size cap)';

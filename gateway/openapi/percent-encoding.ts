@@ -60,12 +60,12 @@ export function percentEncode(text: string, set: EncodeSet = 'unreserved'): stri
   return out;
 }
 
-/** `%XX` decoded once, leaving anything that is not valid UTF-8 percent-encoding as it is. */
-function decodeOnce(segment: string): string {
+/** `%XX` decoded once, or undefined when it is not valid UTF-8 percent-encoding. */
+function decodeOnce(segment: string): string | undefined {
   try {
     return decodeURIComponent(segment);
   } catch {
-    return segment;
+    return undefined;
   }
 }
 
@@ -73,15 +73,31 @@ const DOT = /^(?:\.|%2e)$/i;
 const DOUBLE_DOT = /^(?:\.|%2e)(?:\.|%2e)$/i;
 /** Dots and white space only (Windows file servers trim trailing dots and spaces: `.. ` is `..`). */
 const DOTS_ONLY = /^[.\s]*\.[.\s]*$/;
+/** How many rounds of decoding a server is assumed to apply at most. */
+const DECODE_ROUNDS = 4;
+
+function hasDotPiece(text: string): boolean {
+  return text
+    .normalize('NFKC')
+    .split(/[/\\]/)
+    .some((piece) => DOTS_ONLY.test(piece));
+}
 
 /**
  * Whether a built path segment is, or could become, a dot segment: as written (the WHATWG parser's
- * `.`, `%2e`, `.%2E`, …), or in a server that decodes it once, NFKC-normalises it (U+2024 ONE DOT
- * LEADER and U+FF0E FULLWIDTH FULL STOP read as `.`) and splits it at `/` or `\`: no piece may then be
- * made only of dots (and spaces). A value `a/b` passes (as `a%2Fb`); `../x` or `..\x` do not.
+ * `.`, `%2e`, `.%2E`, …), or in a server that decodes it (up to four times), NFKC-normalises it
+ * (U+2024 ONE DOT LEADER and U+FF0E FULLWIDTH FULL STOP read as `.`) and splits it at `/` or `\`: no
+ * piece may then be made only of dots (and spaces). A value `a/b` passes (as `a%2Fb`); `../x`,
+ * `..\x` or `%2e%2e` do not.
  */
 export function isDotSegment(segment: string): boolean {
-  if (DOT.test(segment) || DOUBLE_DOT.test(segment)) return true;
-  const decoded = decodeOnce(segment).normalize('NFKC');
-  return decoded.split(/[/\\]/).some((piece) => DOTS_ONLY.test(piece));
+  if (DOT.test(segment) || DOUBLE_DOT.test(segment) || hasDotPiece(segment)) return true;
+  let text = segment;
+  for (let round = 0; round < DECODE_ROUNDS; round += 1) {
+    const decoded = decodeOnce(text);
+    if (decoded === undefined || decoded === text) return false;
+    if (hasDotPiece(decoded)) return true;
+    text = decoded;
+  }
+  return false;
 }

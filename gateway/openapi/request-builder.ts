@@ -59,7 +59,9 @@ function pathValue(parameter: OperationParameter, value: unknown): string {
     throw new InvalidToolArguments(
       `argument '${argument}' may not hold control characters (a path parameter)`,
     );
-  if (shape.kind === 'primitive' && isDotSegment(percentEncode(shape.value)))
+  // The value is checked itself too: `%2e%2e` goes out as `%252e%252e`, no dot segment to a URL
+  // parser, but `..` to a server that decodes twice.
+  if (shape.kind === 'primitive' && isDotSegment(shape.value))
     throw new InvalidToolArguments(`argument '${argument}' may not be a dot segment such as '.' or '..'`);
   return expandPath(parameter, shape);
 }
