@@ -41,7 +41,7 @@ export class OpenApiDocumentError extends Error {
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   const [value, unit] = bytes < 1024 * 1024 ? [bytes / 1024, 'KiB'] : [bytes / (1024 * 1024), 'MiB'];
-  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
+  return `${Number(value.toFixed(1))} ${unit}`;
 }
 
 /** Text from a document, cut to `max` characters for a condition or a reason. */

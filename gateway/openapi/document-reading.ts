@@ -59,7 +59,7 @@ function parseText(text: string): Record<string, unknown> {
     // YAML aliases are the other billion laughs: the yaml package refuses an excessive alias count.
     parsed = json ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100, prettyErrors: false });
   } catch (error) {
-    const detail = error instanceof RangeError ? 'it nests too deeply' : firstLine(error);
+    const detail = /call stack/i.test(firstLine(error)) ? 'it nests too deeply' : firstLine(error);
     refuse(`the document is not valid ${json ? 'JSON' : 'YAML'}: ${detail}`);
   }
   if (!isRecord(parsed)) refuse('the document is not a JSON or YAML object');
@@ -70,7 +70,7 @@ function openApiVersion(document: Record<string, unknown>): '3.0' | '3.1' {
   const swagger = own(document, 'swagger');
   if (swagger !== undefined)
     refuse(
-      `the document is Swagger ${quoted(String(swagger), 20)}; only OpenAPI 3.0 and 3.1 are read (convert it first)`,
+      `the document is Swagger ${quoted(typeof swagger === 'string' ? swagger : (JSON.stringify(swagger) ?? ''), 20)}; only OpenAPI 3.0 and 3.1 are read (convert it first)`,
     );
   const openapi = own(document, 'openapi');
   if (typeof openapi !== 'string')

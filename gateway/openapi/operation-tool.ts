@@ -171,7 +171,9 @@ function toParameter(
     throw new SkipOperation(`${label} is described by \`content\` (a media type), which calls do not send`);
   const style = own(node, 'style') ?? DEFAULT_STYLE[raw.in];
   if (typeof style !== 'string' || !STYLES[raw.in].includes(style))
-    throw new SkipOperation(`${label} has the style ${quoted(String(style), 30)}, which calls do not send`);
+    throw new SkipOperation(
+      `${label} has the style ${quoted(typeof style === 'string' ? style : (JSON.stringify(style) ?? ''), 30)}, which calls do not send`,
+    );
   const explode = own(node, 'explode');
   const schema = resolver.resolve(own(node, 'schema') ?? {}, 2, budget);
   const parameter: OperationParameter = Object.freeze({

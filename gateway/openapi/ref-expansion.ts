@@ -103,5 +103,5 @@ class ExpansionWalk {
 function leafBytes(value: unknown): number {
   if (typeof value === 'string') return value.length + 2;
   if (value === null || value === undefined) return 4;
-  return String(value as number | boolean).length;
+  return JSON.stringify(value)?.length ?? 4;
 }

@@ -238,7 +238,7 @@ export class SchemaResolver {
 function leafBytes(value: unknown): number {
   if (typeof value === 'string') return value.length + 2;
   if (value === null || value === undefined) return 4;
-  return String(value as number | boolean).length;
+  return JSON.stringify(value)?.length ?? 4;
 }
 
 /** Sets an own property, `__proto__` included, without ever touching a prototype. */
