@@ -164,6 +164,33 @@ describe('openapi catalogue on real documents', () => {
     expect(catalog.tools.map((each) => each.name)).toContain('get-stations');
     const catalog2 = await openApiCatalog(example('3.1/json/schema-types.json'));
     expect(catalog2.tools.length).toBeGreaterThan(10);
+    const inline = JSON.stringify({
+      openapi: '3.1.0',
+      info: { title: 'T', version: '1' },
+      paths: {
+        '/a': {
+          post: {
+            requestBody: {
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    properties: { owner: { $ref: '#/components/schemas/Name', description: 'The owner' } },
+                  },
+                },
+              },
+            },
+            responses: { 200: { description: 'ok' } },
+          },
+        },
+      },
+      components: { schemas: { Name: { type: ['string', 'null'], description: 'A name', maxLength: 9 } } },
+    });
+    const [owner] = (await openApiCatalog(inline)).tools;
+    expect((owner?.inputSchema.properties as Record<string, unknown>).body).toEqual({
+      type: 'object',
+      properties: { owner: { type: ['string', 'null'], description: 'The owner', maxLength: 9 } },
+    });
   });
 
   it('openapi:github-document — GitHub’s 1,223-operation document loads with the default limits; all but its octet-stream upload become tools', async () => {
