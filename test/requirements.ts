@@ -1588,4 +1588,59 @@ export const REQUIREMENTS: Record<string, string> = {
   'openapi:result-error-bounded':
     'issue 44: an error shows at most the first 2,000 characters of the body and says when the answer was cut',
   'openapi:result-total': 'issue 44: httpToolResult never throws, whatever the answer',
+  'openapi:petstore-tools':
+    "issue 44: the Petstore's operations become tools named by operationId, GET read-only, parameters with styles, JSON and form bodies; its multipart upload is skipped with the reason",
+  'openapi:yaml-document': 'issue 44: a YAML document gives the same catalogue as its JSON form',
+  'openapi:every-example-loads':
+    'issue 44: every @readme/oas-examples 3.0 and 3.1 document loads; only bodies calls cannot send are skipped',
+  'openapi:circular-refs-cut':
+    'issue 44: a circular schema is written out once and cut where it recurs, with a note naming the ref',
+  'openapi:parameter-styles':
+    "issue 44: parameter styles and explode as the document gives them, else OpenAPI's default per location",
+  'openapi:servers':
+    'issue 44: server variables take their defaults; path- and operation-level servers go with their tools; no servers is `/`',
+  'openapi:openapi-3.1': 'issue 44: OpenAPI 3.1 documents load',
+  'openapi:github-document':
+    "issue 44: GitHub's 1,223-operation document loads with the default limits; 1,222 tools, its octet-stream upload skipped",
+  'openapi:deterministic-order':
+    'issue 44: tools sorted by path then method; the same text gives the same (frozen) catalogue',
+  'openapi:external-ref-refused':
+    'issue 44: an external $ref (file or URL) refuses the document, names the ref, and nothing is read or fetched',
+  'openapi:fan-out-refused':
+    'issue 44: refs that fan out past maxExpandedBytes (billion laughs) refuse the document before validation',
+  'openapi:fan-out-skips-operation':
+    'issue 44: an operation whose input schema passes maxInputSchemaBytes (fan-out, giant enum or string) is skipped; the others are tools',
+  'openapi:recursive-refs':
+    'issue 44: self, direct and mutual recursive refs are cut where they recur, never expanded forever',
+  'openapi:schema-depth-skipped':
+    'issue 44: an input schema nested past maxSchemaDepth (inline or through refs) skips its operation',
+  'openapi:document-too-large':
+    'issue 44: a document past maxDocumentBytes is refused before parsing, with both sizes in the condition',
+  'openapi:too-many-operations':
+    'issue 44: more operations than maxOperations (before any filter) refuse the document',
+  'openapi:version-refused':
+    'issue 44: Swagger 2.0, OpenAPI 3.2 and versionless documents are refused by name',
+  'openapi:not-json-or-yaml': 'issue 44: text that is not JSON or YAML, or not an object, is refused',
+  'openapi:nesting-and-alias-bombs':
+    'issue 44: deep nesting and YAML alias bombs are refused without a stack overflow',
+  'openapi:invalid-document':
+    'issue 44: a document @readme/openapi-parser rejects is refused with its first errors',
+  'openapi:proto-keys':
+    'issue 44: __proto__ and constructor keys stay plain own data in tools; nothing reaches a prototype',
+  'openapi:tool-names':
+    'issue 44: tool names from operationId (sanitized, 64 characters) or method and path, duplicates numbered deterministically',
+  'openapi:names-stable-under-filter': 'issue 44: a filter or a skipped operation never renames another tool',
+  'openapi:argument-names':
+    'issue 44: one argument per parameter, unique across locations, operation-level winning; `body` never clashes',
+  'openapi:header-parameters':
+    'issue 44: Accept, Content-Type and Authorization parameters are ignored; framing headers, bad names and content-described parameters skip the operation',
+  'openapi:operation-filter':
+    'issue 44: the filter (tags, methods, path globs, operationIds) keeps operations that pass every list; filtered ones are not skipped',
+  'openapi:path-globs': 'issue 44: path globs: `*` within a segment, `**` across, the rest literal',
+  'openapi:read-only-overrides':
+    "issue 44: readOnlyHint from the method unless the admin's readOnly or write list says otherwise (write wins)",
+  'openapi:descriptions-bounded':
+    'issue 44: tool descriptions bounded to 1,000 characters; 3.0 nullable, exclusive bounds and example become JSON Schema; extensions dropped',
+  'openapi:own-pointers':
+    'issue 44: $ref pointers follow own properties only, with ~0, ~1 and percent escapes',
 };

@@ -45,6 +45,11 @@ export interface OpenApiTool {
   readonly pathTemplate: string;
   readonly parameters: readonly OperationParameter[];
   readonly body?: OperationBody;
+  /**
+   * The operation's own server URLs, when its operation or path item names them (OpenAPI: they
+   * override the document's `servers` for this operation); variables filled with their defaults.
+   */
+  readonly servers?: readonly string[];
 }
 
 /** An operation the source does not offer, and why (shown by `kubectl describe` and /agent/sources). */
