@@ -1643,4 +1643,20 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 44: tool descriptions bounded to 1,000 characters; 3.0 nullable, exclusive bounds and example become JSON Schema; extensions dropped',
   'openapi:own-pointers':
     'issue 44: $ref pointers follow own properties only, with ~0, ~1 and percent escapes',
+  'openapi:list-both-eras':
+    "issue 44: an OpenAPI source's operations are tools listed through the SDK clients of both eras, with read-only hints and the source's filters; a read key sees only reading ones",
+  'openapi:large-document':
+    "issue 44: GitHub's published OpenAPI document (1,223 operations) loads as a source through the gateway",
+  'openapi:hostile-document':
+    'issue 44: a document over the bounds makes its source unavailable with the refusal in last_error; the other sources stay ready',
+  'openapi:exact-request':
+    'issue 44: query arrays, JSON and form bodies and header parameters reach a real REST API exactly as the operation describes; JSON answers are structured content',
+  'openapi:read-key-no-post':
+    'issue 44: a read key cannot call a POST or DELETE operation, and nothing reaches the API',
+  'openapi:path-escape':
+    'issue 44: path parameters stay in their segment (slashes, ? and # encoded); dot segments in any form are refused before anything is sent',
+  'openapi:http-errors':
+    'issue 44: an HTTP error is a tool error with its status and a bounded part of the body; a large answer is cut at the source limit',
+  'openapi:credential':
+    "issue 44: the source's credential reaches the REST API (and Prism's petstore), never the logs; both eras' clients call through Prism",
 };

@@ -200,11 +200,76 @@ export const ToolOverrideSchema = z
   .describe("An admin's title, description and annotations for one tool.");
 export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
 
+/** Where an OpenAPI source's document comes from (issue 44): exactly one of a URL (fetched through
+ * the tenant reach policy, without the source's credential), a file path (file config) or the text. */
+const OpenApiDocumentSchema = z
+  .union([
+    z.strictObject({
+      url: z
+        .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+        .describe('Where to fetch the document.'),
+    }),
+    z.strictObject({
+      path: z.string().min(1).max(4096).describe('A file holding the document (JSON or YAML).'),
+    }),
+    z.strictObject({
+      inline: z
+        .string()
+        .min(1)
+        .max(32 * 1024 * 1024)
+        .describe('The document itself (JSON or YAML); the operator puts a ConfigMap here.'),
+    }),
+  ])
+  .describe('The OpenAPI 3.0/3.1 document: one of url, path or inline.');
+
+/** An OpenAPI source (issue 44): a REST API whose operations become tools. */
+export const OpenApiSourceSchema = z
+  .strictObject({
+    document: OpenApiDocumentSchema,
+    include: z
+      .strictObject({
+        tags: z.array(z.string().min(1).max(200)).max(200).optional(),
+        methods: z
+          .array(z.enum(['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE']))
+          .max(8)
+          .optional(),
+        paths: z.array(z.string().min(1).max(500)).max(200).optional(),
+        operationIds: z.array(z.string().min(1).max(200)).max(2000).optional(),
+      })
+      .default({})
+      .describe(
+        'Which operations become tools (all when empty): by tag, HTTP method, path glob (`*` one segment, `**` any) or operationId; an operation must pass every list given.',
+      ),
+    limits: z
+      .strictObject({
+        maxDocumentBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(64 * 1024 * 1024)
+          .optional(),
+        maxOperations: z.number().int().min(1).max(20_000).optional(),
+        maxSchemaDepth: z.number().int().min(1).max(256).optional(),
+        maxInputSchemaBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(16 * 1024 * 1024)
+          .optional(),
+      })
+      .default({})
+      .describe(
+        "Bounds on the document: its size (20 MiB), its operations (2,000), a schema's depth (32) and a tool's input schema (256 KiB); defaults in parentheses.",
+      ),
+  })
+  .describe('A REST API described by an OpenAPI document: each operation is a tool (transport openapi).');
+export type OpenApiSourceConfig = z.infer<typeof OpenApiSourceSchema>;
+
 /** The fields of an MCP source without the cross-field rules (the CRDs reuse them). */
 export const McpSourceFieldsSchema = z.strictObject({
   name: nameSchema,
   description: z.string().max(500).optional(),
-  transport: z.enum(['streamable-http', 'sse', 'stdio']),
+  transport: z.enum(['streamable-http', 'sse', 'stdio', 'openapi']),
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   command: z.string().min(1).optional(),
   args: z.array(z.string()).default([]),
@@ -213,6 +278,7 @@ export const McpSourceFieldsSchema = z.strictObject({
     .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), SecretRefSchema]))
     .default({}),
   credential: CredentialSchema.optional(),
+  openapi: OpenApiSourceSchema.optional(),
   workload: WorkloadMarkSchema.optional(),
   timeouts: TimeoutsSchema.default({ connectMs: 10_000, listMs: 15_000, callMs: 60_000 }),
   tools: ToolFilterSchema.default({ include: ['*'], exclude: [] }),
@@ -256,6 +322,12 @@ export const McpSourceSchema = McpSourceFieldsSchema.superRefine((source, ctx) =
         path: ['credential'],
         message: 'is not used by stdio sources; pass secrets through env',
       });
+  } else if (source.transport === 'openapi') {
+    // `url` is the API's base URL; without it, the document's first server.
+    if (source.openapi === undefined)
+      ctx.addIssue({ code: 'custom', path: ['openapi'], message: 'is required when transport is openapi' });
+    if (source.command !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['command'], message: 'is only allowed when transport is stdio' });
   } else {
     if (source.url === undefined)
       ctx.addIssue({
@@ -270,6 +342,8 @@ export const McpSourceSchema = McpSourceFieldsSchema.superRefine((source, ctx) =
         message: 'is only allowed when transport is stdio',
       });
   }
+  if (source.openapi !== undefined && source.transport !== 'openapi')
+    ctx.addIssue({ code: 'custom', path: ['openapi'], message: 'is only allowed when transport is openapi' });
   if (source.workload !== undefined && !urlNamesWorkload(source.url, source.workload))
     ctx.addIssue({
       code: 'custom',

@@ -175,6 +175,8 @@ function routeCall(
       notices,
       trace,
     );
+  // A REST API (issue 44): one HTTP request, nothing to ask the client.
+  if (connection.transport === 'openapi') return relayCall(request, call, connection, notices, trace);
   // A task asked of a 2025 upstream's tool that may run as one (issue 43): its experimental tasks,
   // on the pooled session (the upstream keeps the task in the session that made it).
   if (connection.legacyTasks !== undefined && asksForTask(request) && mayRunAsTask(tool))

@@ -27,3 +27,25 @@ export async function readLimited(response: Response, maxBytes: number): Promise
   parts.push(decoder.decode());
   return parts.join('');
 }
+
+/** The body's bytes up to `maxBytes`, and whether there was more (the rest is not read). */
+export async function readBytesLimited(
+  response: Response,
+  maxBytes: number,
+): Promise<{ body: Buffer; truncated: boolean }> {
+  if (response.body === null) return { body: Buffer.alloc(0), truncated: false };
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { body: Buffer.concat(parts), truncated: false };
+    if (total + value.byteLength > maxBytes) {
+      parts.push(value.subarray(0, maxBytes - total));
+      await reader.cancel().catch(() => undefined);
+      return { body: Buffer.concat(parts), truncated: true };
+    }
+    parts.push(value);
+    total += value.byteLength;
+  }
+}

@@ -12,6 +12,7 @@ import { sessionKey, type SharedSession } from './session-store.js';
 import type { ConnectDeps, UpstreamConnection, UpstreamEvents } from './upstream-connection.js';
 import { scopedDeps, transportFor } from './upstream-transport.js';
 import { isPerCaller } from './per-caller.js';
+import { connectOpenApi } from './openapi-connection.js';
 
 /** Connects, joining the session other replicas share for this source when there is one (2025-era
  * Streamable HTTP upstreams), or opening one and sharing it. One replica at a time does this per
@@ -23,6 +24,8 @@ export async function connectUpstream(
   workspace?: string,
 ): Promise<UpstreamConnection> {
   const deps = scopedDeps(unscoped, source, workspace);
+  // A REST API described by an OpenAPI document (issue 44): no MCP session at all.
+  if (source.transport === 'openapi') return connectOpenApi(source, deps);
   const sessions = deps.sessions;
   // A per-caller session (token exchange, a user's connection) belongs to one caller: it is not
   // shared through the store.

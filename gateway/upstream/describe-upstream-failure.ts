@@ -1,6 +1,7 @@
 // Says in a few fixed words why an upstream hop failed (GET /agent/sources `last_error`): built from
 // the error's class, HTTP status and socket error code only, never from its message, which may carry
-// a URL with credentials or text the upstream chose.
+// a URL with credentials or text the upstream chose; an OpenAPI document's refusal is the gateway's
+// own sentence about it (OpenApiDocumentError.condition).
 import type { ErrorCode } from '../errors/index.js';
 
 const SOCKET_WORDS: Readonly<Record<string, string>> = {
@@ -32,6 +33,11 @@ function findInChain<T>(
 
 export function describeUpstreamFailure(error: unknown, code: ErrorCode): string {
   if (code === 'upstream_circuit_open') return 'circuit breaker open';
+  // An OpenAPI source's document refused (issue 44): the gateway's own words for the condition.
+  const condition = findInChain(error, (e) =>
+    e['name'] === 'OpenApiDocumentError' && typeof e['condition'] === 'string' ? e['condition'] : undefined,
+  );
+  if (condition !== undefined) return `OpenAPI document refused: ${condition.slice(0, 300)}`;
   if (code === 'upstream_timeout') return 'no answer within the time-out';
   const status = findInChain(error, (e) =>
     typeof e['status'] === 'number' && e['status'] >= 400 ? e['status'] : undefined,

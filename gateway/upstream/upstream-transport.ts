@@ -105,10 +105,13 @@ export function transportFor(
           ? {}
           : { sessionId: resume.sessionId, protocolVersion: resume.protocolVersion }),
       });
+    case 'openapi':
+      // A REST API, not an MCP server: openapi-connection.ts speaks to it.
+      throw new TypeError('an OpenAPI source has no MCP transport');
   }
 }
 
-function baseFetch(deps: ConnectDeps): typeof fetch {
+export function baseFetch(deps: ConnectDeps): typeof fetch {
   return deps.guard?.fetch() ?? fetch;
 }
 
@@ -120,7 +123,7 @@ export function wakerOf(source: McpSourceConfig, deps: ConnectDeps): WorkloadWak
 
 /** The network path with the source's credential on every request (and one retry after a 401);
  * a sleeping workload is woken under it. */
-function authorized(deps: ConnectDeps, source: McpSourceConfig): typeof fetch {
+export function authorized(deps: ConnectDeps, source: McpSourceConfig): typeof fetch {
   const credentials = credentialsOf(source, deps);
   const waker = wakerOf(source, deps);
   const base = waker === undefined ? baseFetch(deps) : waker.wrapFetch(baseFetch(deps), credentials);
