@@ -47,6 +47,11 @@ async function documentText(
     return document.inline;
   }
   if ('path' in document) {
+    // Under a tenant reach policy a workspace names no file of the gateway's.
+    if (deps.guard !== undefined)
+      throw new OpenApiDocumentError(
+        'a document path is not read under a tenant reach policy; give the document inline',
+      );
     const size = (await stat(document.path).catch(() => undefined))?.size;
     if (size === undefined) throw new OpenApiDocumentError('the document file cannot be read');
     if (size > maxBytes) throw tooLarge(size);

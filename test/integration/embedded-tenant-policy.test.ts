@@ -12,6 +12,12 @@ import { keyRecord, newKey } from '../support/gateway-document.js';
 import { get, mcpPost, startWorkspace, type Harness } from '../support/gateway-harness.js';
 import { until } from '../support/until.js';
 
+const REST_DOCUMENT = {
+  openapi: '3.0.3',
+  info: { title: 'items', version: '1' },
+  paths: { '/items': { get: { operationId: 'listItems', responses: { '200': { description: 'ok' } } } } },
+};
+
 let harness: Harness;
 let wire: Server;
 let connections = 0;
@@ -32,13 +38,34 @@ beforeAll(async () => {
   await mkdir(join(root, 'acme'));
   await writeFile(join(root, 'acme', 'ok.md'), '# OK\n\nThe bittern index is rebuilt nightly.\n');
   await writeFile(join(outside, 'secret.md'), '# Secret\n\nquokka-credential-material\n');
+  await writeFile(join(outside, 'openapi.json'), JSON.stringify(REST_DOCUMENT));
   harness = await startWorkspace(
     {
       name: 'acme',
       keys: [keyRecord(key)],
       // The workspace's own embeddings endpoint is an address it names, like its connectors'.
       embeddings: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'any-model', maxRetries: 0 },
-      mcpSources: [{ name: 'loop', transport: 'streamable-http', url: `http://127.0.0.1:${port}/mcp` }],
+      mcpSources: [
+        { name: 'loop', transport: 'streamable-http', url: `http://127.0.0.1:${port}/mcp` },
+        // OpenAPI sources (issue 44): the document URL, the calls and a file path are all bounded.
+        {
+          name: 'restdoc',
+          transport: 'openapi',
+          openapi: { document: { url: `http://127.0.0.1:${port}/openapi.json` } },
+        },
+        {
+          name: 'restcalls',
+          transport: 'openapi',
+          url: `http://127.0.0.1:${port}/v1`,
+          openapi: { document: { inline: JSON.stringify(REST_DOCUMENT) } },
+        },
+        {
+          name: 'restpath',
+          transport: 'openapi',
+          url: 'https://api.example.com/v1',
+          openapi: { document: { path: join(outside, 'openapi.json') } },
+        },
+      ],
       dataSources: [
         { name: 'inside', type: 'files', path: join(root, 'acme'), watch: false },
         { name: 'outside', type: 'files', path: outside, watch: false },
@@ -103,6 +130,29 @@ describe('embedded gateway with a policy block', () => {
     const text = await search.text();
     expect(text).toContain('bittern');
     expect(text).not.toContain('quokka-credential-material');
+    expect(connections).toBe(0);
+  });
+
+  it('tenant:embedded-openapi — OpenAPI sources under the policy: a document URL and every call on a denied address are refused, a document path is not read, and nothing connects', async () => {
+    const refused = await until('the document URL to be refused', async () => {
+      const found = (await sources()).find((s) => s.id === 'restdoc');
+      return found?.error_code === 'upstream_not_allowed' ? found : undefined;
+    });
+    expect(refused.error_code).toBe('upstream_not_allowed');
+    const pathSource = await until('the document path to be refused', async () => {
+      const found = (await sources()).find((s) => s.id === 'restpath');
+      return found?.last_error !== null && found?.last_error !== undefined ? found : undefined;
+    });
+    expect(pathSource.last_error).toMatch(
+      /OpenAPI document refused: a document path is not read under a tenant reach policy/,
+    );
+    // The inline document lists without the network; a call is refused at the address.
+    const call = await mcpPost(harness.url, key.key, {
+      method: 'tools/call',
+      params: { name: 'restcalls__listItems', arguments: {} },
+    });
+    const body = (await call.json()) as { error?: { data?: { code?: string } } };
+    expect(body.error?.data?.code).toBe('upstream_not_allowed');
     expect(connections).toBe(0);
   });
 
