@@ -1674,4 +1674,6 @@ export const REQUIREMENTS: Record<string, string> = {
   'openapi:crd-cel':
     'issue 44: the CRD refuses openapi without transport openapi, the reverse, and two documents at once',
   'openapi:crd-idempotent': 'issue 44: a reconcile of an openapi source with nothing changed writes nothing',
+  'openapi:crd-reader-namespace':
+    "issue 44: the operator's document reader looks up a configMapKeyRef in the source's own namespace only, and the plan renders what it read inline",
 };

@@ -72,8 +72,10 @@ export class StatusReporter {
         );
       }) &&
       Object.entries(extra).every(([k, v]) =>
-        // null removes a field (merge patch): unchanged when it is already absent.
-        v === null ? !(k in status) : sameValue((status as Record<string, unknown>)[k], v),
+        // null removes a field (merge patch): unchanged when it is already absent (or null).
+        v === null
+          ? (status as Record<string, unknown>)[k] == null
+          : sameValue((status as Record<string, unknown>)[k], v),
       );
     if (unchanged) return;
     const now = (this.deps.now ?? (() => new Date()))()

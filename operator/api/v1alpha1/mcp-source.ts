@@ -287,6 +287,13 @@ export const MCP_SOURCE: CrdDefinition = {
       priority: 1,
     },
     {
+      name: 'Tools',
+      type: 'integer',
+      jsonPath: '.status.openapi.tools',
+      description: 'With transport openapi: operations served as tools (inline or ConfigMap documents)',
+      priority: 1,
+    },
+    {
       name: 'Prefix',
       type: 'string',
       jsonPath: '.spec.prefix',
@@ -299,13 +306,6 @@ export const MCP_SOURCE: CrdDefinition = {
       jsonPath: '.spec.credential.type',
       description:
         'What the gateway presents upstream: bearer, header, oauthClientCredentials or tokenExchange',
-      priority: 1,
-    },
-    {
-      name: 'Tools',
-      type: 'integer',
-      jsonPath: '.status.openapi.tools',
-      description: 'With transport openapi: operations served as tools (inline or ConfigMap documents)',
       priority: 1,
     },
     READY_COLUMN,
