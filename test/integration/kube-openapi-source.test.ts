@@ -199,7 +199,11 @@ describe('McpSource transport openapi (operator)', () => {
     const parsed = McpSourceSchema.parse(rendered);
     expect(parsed.openapi?.document).toEqual({ inline: petstore });
     // Only the sources that are Ready are rendered.
-    expect((await renderedSources()).map((s) => s['name']).sort()).toEqual(['byurl', 'petstore', 'shop']);
+    expect((await renderedSources()).map((s) => s['name'] as string).sort()).toEqual([
+      'byurl',
+      'petstore',
+      'shop',
+    ]);
   });
 
   it('openapi:crd-status — status shows the tool and operation counts and each skipped operation with its reason; kubectl describe shows them', async () => {
@@ -296,7 +300,7 @@ describe('McpSource transport openapi (operator)', () => {
     expect(condition(huge, 'Ready')?.['message']).toMatch(
       /^spec\.openapi\.document: the source rendered with its document takes \d+ KiB; the gateways' config holds at most 384 KiB per source/,
     );
-    const names = (await renderedSources()).map((s) => s['name']);
+    const names = (await renderedSources()).map((s) => s['name'] as string);
     for (const refused of ['missing', 'nokey', 'hostile', 'huge']) expect(names).not.toContain(refused);
     // The workspace itself is served: one source too large fails alone.
     const ws = JSON.parse(
