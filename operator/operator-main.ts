@@ -1,5 +1,6 @@
 // The operator's composition root (`agent-gateway operator`): informers on the four kinds, on
-// Secrets (references, issued keys, rendered parts) and on the rendered ConfigMaps; a work queue of
+// Secrets (references, issued keys, rendered parts), on the rendered ConfigMaps and on the tenants'
+// other ConfigMaps (OpenAPI documents, issue 44); a work queue of
 // workspaces fed by their events; a Lease so only the leader reconciles; a periodic resync that
 // re-enqueues every workspace and sweeps orphans (the test control plane has no garbage collector).
 import {
@@ -105,6 +106,8 @@ export function runOperator(options: OperatorOptions): RunningOperator {
   let queue: WorkQueue | undefined;
   let controller: WorkspaceController | undefined;
   const secretReaders = new SecretReaders();
+  // The same bookkeeping for ConfigMaps: an McpSource's OpenAPI document (issue 44).
+  const configMapReaders = new SecretReaders();
   const enqueue = (namespace: string | undefined, workspace: string | undefined) => {
     if (namespace !== undefined && workspace !== undefined)
       queue?.add(WorkspaceController.key(namespace, workspace));
@@ -194,6 +197,27 @@ export function runOperator(options: OperatorOptions): RunningOperator {
     },
   });
 
+  // Tenant ConfigMaps (not the rendered ones): a document a workspace read changed or appeared.
+  const tenantSelector = `${MANAGED_BY_LABEL}!=${MANAGED_BY_VALUE}`;
+  const tenantConfigMaps = new ResourceWatcher<V1ConfigMap>({
+    kubeConfig,
+    name: 'configmaps',
+    path: scope === undefined ? '/api/v1/configmaps' : `/api/v1/namespaces/${scope}/configmaps`,
+    list: () =>
+      scope === undefined
+        ? core.listConfigMapForAllNamespaces({ labelSelector: tenantSelector })
+        : core.listNamespacedConfigMap({ namespace: scope, labelSelector: tenantSelector }),
+    labelSelector: tenantSelector,
+    logger,
+    onChange: (object) => {
+      for (const workspace of configMapReaders.readersOf(
+        object.metadata?.namespace ?? '',
+        object.metadata?.name ?? '',
+      ))
+        queue?.add(workspace);
+    },
+  });
+
   // The Deployments of McpSources with spec.run (D25): their rollout shows in status.workload.
   const deployments = new ResourceWatcher<V1Deployment>({
     kubeConfig,
@@ -233,6 +257,10 @@ export function runOperator(options: OperatorOptions): RunningOperator {
       secretReaders.read(namespace, name);
       return secrets.get(name, namespace);
     },
+    configMap: (namespace, name) => {
+      configMapReaders.read(namespace, name);
+      return tenantConfigMaps.get(name, namespace);
+    },
     rendered: () => [
       ...configMaps.list(gatewayNamespace).map((o) => renderedRef('ConfigMap', o)),
       ...secrets
@@ -247,7 +275,16 @@ export function runOperator(options: OperatorOptions): RunningOperator {
     workloads: (namespace) => deployments.list(namespace).map(workloadRef),
   };
   const writer = options.writer ?? new ApiKubeWriter(kubeConfig);
-  const watchers = [workspaces, apiKeys, mcpSources, dataSources, secrets, configMaps, deployments];
+  const watchers = [
+    workspaces,
+    apiKeys,
+    mcpSources,
+    dataSources,
+    secrets,
+    configMaps,
+    tenantConfigMaps,
+    deployments,
+  ];
   let isSynced = false;
   const synced = Promise.all(watchers.map((w) => w.synced)).then(() => {
     isSynced = true;
@@ -285,7 +322,7 @@ export function runOperator(options: OperatorOptions): RunningOperator {
       async (key) => {
         const started = performance.now();
         try {
-          await secretReaders.track(key, () => active.reconcile(key));
+          await secretReaders.track(key, () => configMapReaders.track(key, () => active.reconcile(key)));
           recordDuration('agw.operator.reconcile.duration', (performance.now() - started) / 1000, {
             outcome: 'success',
           });
@@ -326,6 +363,7 @@ export function runOperator(options: OperatorOptions): RunningOperator {
     queue = undefined;
     controller = undefined;
     secretReaders.clear();
+    configMapReaders.clear();
   };
   const elector = new LeaderElector({
     kubeConfig,

@@ -1659,4 +1659,21 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 44: an HTTP error is a tool error with its status and a bounded part of the body; a large answer is cut at the source limit',
   'openapi:credential':
     "issue 44: the source's credential reaches the REST API (and Prism's petstore), never the logs; both eras' clients call through Prism",
+  'openapi:crd-configmap-rendered':
+    'issue 44: an McpSource with transport openapi and a ConfigMap document is rendered with the document inline into the gateway config, which the gateway contract accepts',
+  'openapi:crd-status':
+    'issue 44: the McpSource status (kubectl describe) shows the operations, tools and each skipped operation with its reason, under a DocumentAccepted condition',
+  'openapi:crd-configmap-change':
+    'issue 44: a changed ConfigMap document re-renders the source and its status (the ConfigMap watch)',
+  'openapi:crd-refusals':
+    'issue 44: a missing ConfigMap or key, a hostile document and one too large for the rendered config are refused with the reason and not rendered; the workspace stays served',
+  'openapi:crd-other-namespace':
+    'issue 44: a ConfigMap of another namespace cannot be named: the reference has no namespace field and a same-named one elsewhere is not found',
+  'openapi:crd-url-not-fetched':
+    'issue 44: a url document is rendered for the gateways to fetch; the operator does not fetch it and says so (DocumentAccepted Unknown)',
+  'openapi:crd-cel':
+    'issue 44: the CRD refuses openapi without transport openapi, the reverse, and two documents at once',
+  'openapi:crd-idempotent': 'issue 44: a reconcile of an openapi source with nothing changed writes nothing',
+  'openapi:crd-reader-namespace':
+    "issue 44: the operator's document reader looks up a configMapKeyRef in the source's own namespace only, and the plan renders what it read inline",
 };

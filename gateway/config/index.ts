@@ -38,6 +38,8 @@ export {
   PrefixPolicySchema,
   PinningSchema,
   ToolOverrideSchema,
+  OpenApiIncludeSchema,
+  OpenApiLimitsSchema,
 } from './mcp-source-schema.js';
 export type {
   McpSourceConfig,

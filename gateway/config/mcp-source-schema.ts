@@ -222,45 +222,76 @@ const OpenApiDocumentSchema = z
   ])
   .describe('The OpenAPI 3.0/3.1 document: one of url, path or inline.');
 
+/** Which operations of an OpenAPI document become tools (the CRD reuses it). */
+export const OpenApiIncludeSchema = z
+  .strictObject({
+    tags: z
+      .array(z.string().min(1).max(200).describe('A tag.'))
+      .max(200)
+      .optional()
+      .describe('Operations with one of these tags.'),
+    methods: z
+      .array(z.enum(['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE']))
+      .max(8)
+      .optional()
+      .describe('Operations of these HTTP methods.'),
+    paths: z
+      .array(z.string().min(1).max(500).describe('A path glob.'))
+      .max(200)
+      .optional()
+      .describe('Operations whose path matches one of these globs (`*` one segment, `**` any).'),
+    operationIds: z
+      .array(z.string().min(1).max(200).describe('An operationId.'))
+      .max(2000)
+      .optional()
+      .describe('Operations with one of these operationIds.'),
+  })
+  .describe(
+    'Which operations become tools (all when empty): by tag, HTTP method, path glob (`*` one segment, `**` any) or operationId; an operation must pass every list given.',
+  );
+
+/** Bounds on an OpenAPI document (the CRD reuses it). */
+export const OpenApiLimitsSchema = z
+  .strictObject({
+    maxDocumentBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .optional()
+      .describe('The largest document read, in bytes (20 MiB).'),
+    maxOperations: z
+      .number()
+      .int()
+      .min(1)
+      .max(20_000)
+      .optional()
+      .describe('The most operations in the whole document (2,000).'),
+    maxSchemaDepth: z
+      .number()
+      .int()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe("A schema's deepest nesting; deeper operations are skipped (32)."),
+    maxInputSchemaBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(16 * 1024 * 1024)
+      .optional()
+      .describe("A tool's largest input schema, in bytes; larger operations are skipped (256 KiB)."),
+  })
+  .describe(
+    "Bounds on the document: its size (20 MiB), its operations (2,000), a schema's depth (32) and a tool's input schema (256 KiB); defaults in parentheses.",
+  );
+
 /** An OpenAPI source (issue 44): a REST API whose operations become tools. */
 export const OpenApiSourceSchema = z
   .strictObject({
     document: OpenApiDocumentSchema,
-    include: z
-      .strictObject({
-        tags: z.array(z.string().min(1).max(200)).max(200).optional(),
-        methods: z
-          .array(z.enum(['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE']))
-          .max(8)
-          .optional(),
-        paths: z.array(z.string().min(1).max(500)).max(200).optional(),
-        operationIds: z.array(z.string().min(1).max(200)).max(2000).optional(),
-      })
-      .default({})
-      .describe(
-        'Which operations become tools (all when empty): by tag, HTTP method, path glob (`*` one segment, `**` any) or operationId; an operation must pass every list given.',
-      ),
-    limits: z
-      .strictObject({
-        maxDocumentBytes: z
-          .number()
-          .int()
-          .min(1024)
-          .max(64 * 1024 * 1024)
-          .optional(),
-        maxOperations: z.number().int().min(1).max(20_000).optional(),
-        maxSchemaDepth: z.number().int().min(1).max(256).optional(),
-        maxInputSchemaBytes: z
-          .number()
-          .int()
-          .min(1024)
-          .max(16 * 1024 * 1024)
-          .optional(),
-      })
-      .default({})
-      .describe(
-        "Bounds on the document: its size (20 MiB), its operations (2,000), a schema's depth (32) and a tool's input schema (256 KiB); defaults in parentheses.",
-      ),
+    include: OpenApiIncludeSchema.default({}),
+    limits: OpenApiLimitsSchema.default({}),
   })
   .describe('A REST API described by an OpenAPI document: each operation is a tool (transport openapi).');
 export type OpenApiSourceConfig = z.infer<typeof OpenApiSourceSchema>;

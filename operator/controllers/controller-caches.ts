@@ -25,6 +25,11 @@ export interface SecretObject {
   readonly data?: Record<string, string>;
 }
 
+/** A tenant ConfigMap as the cache holds it (an OpenAPI document's configMapKeyRef, issue 44). */
+export interface ConfigMapObject {
+  readonly data?: Record<string, string>;
+}
+
 export interface RenderedRef {
   readonly kind: PartKind;
   readonly name: string;
@@ -49,6 +54,8 @@ export interface ControllerCaches {
   mcpSources(namespace: string): readonly Resource<McpSourceView['spec']>[];
   dataSources(namespace: string): readonly Resource<DataSourceView['spec']>[];
   secret(namespace: string, name: string): SecretObject | undefined;
+  /** A ConfigMap of a tenant namespace; absent in caches that hold none (every one is then missing). */
+  configMap?(namespace: string, name: string): ConfigMapObject | undefined;
   /** Rendered Secrets and ConfigMaps in the gateway namespace. */
   rendered(): readonly RenderedRef[];
   /** The operator's Deployments of McpSources with spec.run (every namespace when undefined);

@@ -6,7 +6,7 @@ import type { Logger } from '../../gateway/telemetry/logger.js';
 import type { EventRecorder, EventSubject, EventType } from '../kube/event-recorder.js';
 import type { KubeWriter } from '../kube/kube-writer.js';
 import type { Resource } from './controller-caches.js';
-import type { ReadyCondition } from './plan/ready-condition.js';
+import type { ExtraCondition, ReadyCondition } from './plan/ready-condition.js';
 import type { ApiKeyView, DataSourceView, McpSourceView } from './plan/resource-views.js';
 
 export const PLURALS = {
@@ -45,26 +45,37 @@ interface ReadyStatus {
 export class StatusReporter {
   constructor(private readonly deps: StatusReporterDeps) {}
 
-  /** Writes the Ready condition (and extra status fields) only when something changed. */
+  /** Writes the Ready condition (and extra status fields and conditions) only when something
+   * changed. An extra field that is an object is written whole; its null fields are removed. */
   async setStatus(
     plural: string,
     resource: Resource<unknown>,
     condition: ReadyCondition,
     extra: Record<string, unknown> = {},
+    extraConditions: readonly ExtraCondition[] = [],
   ): Promise<void> {
     const generation = resource.metadata.generation ?? 0;
     const status = (resource.status ?? {}) as ReadyStatus;
     const previous = status.conditions?.find((c) => c.type === 'Ready');
     const wanted = condition.ready ? 'True' : 'False';
+    const conditions: ExtraCondition[] = [
+      { type: 'Ready', status: wanted, reason: condition.reason, message: condition.message },
+      ...extraConditions,
+    ];
     const unchanged =
-      previous !== undefined &&
-      previous.status === wanted &&
-      previous.reason === condition.reason &&
-      previous.message === condition.message &&
       status.observedGeneration === generation &&
+      (status.conditions ?? []).length === conditions.length &&
+      conditions.every((c) => {
+        const was = status.conditions?.find((p) => p.type === c.type);
+        return (
+          was !== undefined && was.status === c.status && was.reason === c.reason && was.message === c.message
+        );
+      }) &&
       Object.entries(extra).every(([k, v]) =>
-        // null removes a field (merge patch): unchanged when it is already absent.
-        v === null ? !(k in status) : (status as Record<string, unknown>)[k] === v,
+        // null removes a field (merge patch): unchanged when it is already absent (or null).
+        v === null
+          ? (status as Record<string, unknown>)[k] == null
+          : sameValue((status as Record<string, unknown>)[k], v),
       );
     if (unchanged) return;
     const now = (this.deps.now ?? (() => new Date()))()
@@ -72,17 +83,17 @@ export class StatusReporter {
       .replace(/\.\d+Z$/, 'Z');
     await this.deps.writer.patchStatus(plural, resource.metadata.namespace, resource.metadata.name, {
       observedGeneration: generation,
-      conditions: [
-        {
-          type: 'Ready',
-          status: wanted,
+      conditions: conditions.map((c) => {
+        const was = status.conditions?.find((p) => p.type === c.type);
+        return {
+          type: c.type,
+          status: c.status,
           observedGeneration: generation,
-          lastTransitionTime:
-            previous !== undefined && previous.status === wanted ? previous.lastTransitionTime : now,
-          reason: condition.reason,
-          message: condition.message,
-        },
-      ],
+          lastTransitionTime: was !== undefined && was.status === c.status ? was.lastTransitionTime : now,
+          reason: c.reason,
+          message: c.message,
+        };
+      }),
       ...extra,
     });
     const transitioned =
@@ -136,4 +147,23 @@ export class StatusReporter {
       );
     }
   }
+}
+
+/** Whether a status field as read equals what would be written (objects: by content, nulls left
+ * out, key order ignored; the API server returns keys sorted). */
+function sameValue(current: unknown, wanted: unknown): boolean {
+  if (typeof wanted !== 'object' || wanted === null) return current === wanted;
+  return canonical(current) === canonical(wanted);
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v)
+            .filter(([, field]) => field !== null)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
 }

@@ -12,6 +12,7 @@ import type { EventRecorder } from '../kube/event-recorder.js';
 import type { KubeWriter } from '../kube/kube-writer.js';
 import { decoded, type ControllerCaches, type Resource } from './controller-caches.js';
 import { KeySecrets } from './key-secrets.js';
+import { OpenApiDocuments } from './openapi-documents.js';
 import type { PlanInput } from './plan/plan-input.js';
 import type { NameResolver } from './plan/reach-check.js';
 import type { ReadyCondition } from './plan/ready-condition.js';
@@ -62,8 +63,10 @@ export class WorkspaceController {
   private readonly rendered: RenderedObjects;
   private readonly keys: KeySecrets;
   private readonly workloads: WorkloadObjects;
+  private readonly openApi: OpenApiDocuments;
 
   constructor(private readonly deps: WorkspaceControllerDeps) {
+    this.openApi = new OpenApiDocuments(deps.caches);
     this.status = new StatusReporter(deps);
     this.rendered = new RenderedObjects(deps);
     this.keys = new KeySecrets({ ...deps, status: this.status });
@@ -136,8 +139,10 @@ export class WorkspaceController {
       ...workloadContext,
       readSecret: this.secretReader(namespace),
     });
+    const openApiDocuments = await this.openApi.read(namespace, mcpSources);
     const plan = planWorkspace({
       workloads: { context: workloadContext, tokens },
+      openApiDocuments,
       ...(reach === undefined ? {} : { reach }),
       ...(identityPolicy === undefined ? {} : { identityPolicy }),
       workspace: { metadata: workspace.metadata, spec: workspace.spec ?? {} },
@@ -185,12 +190,15 @@ export class WorkspaceController {
       const workload = plan.workloads.has(source.metadata.name)
         ? this.workloads.status(namespace, source.metadata.name)
         : undefined;
+      const openApi = plan.openApi.get(source.metadata.name);
       await this.status.setStatus(
         PLURALS.mcpSource,
         source,
         plan.mcpSources.get(source.metadata.name) as ReadyCondition,
         // ready/desired of its Deployment (Workload column); none for a source that runs nothing.
-        { workload: workload ?? null },
+        // With transport openapi: what its document holds (issue 44).
+        { workload: workload ?? null, openapi: openApi?.status ?? null },
+        openApi === undefined ? [] : [openApi.accepted],
       );
     }
     for (const source of dataSources)

@@ -38,6 +38,7 @@ export async function workspaceReach(
   if (policy === undefined) return undefined;
   const urls = [
     ...mcpSources.map((s) => s.spec.url),
+    ...mcpSources.map((s) => s.spec.openapi?.document.url),
     ...dataSources.map((s) => s.spec.http?.url),
     ...mcpSources.flatMap((s) => credentialUrls(s.spec.credential)),
     ...dataSources.flatMap((s) => credentialUrls(s.spec.http?.credential)),

@@ -3,7 +3,8 @@
 // AsyncLocalStorage, so the controller needs no change), and replaces what its previous reconcile
 // read. A Secret event then re-enqueues just those workspaces. Re-enqueueing every workspace of the
 // Secret's namespace instead made each key Secret the operator issued re-run all of them: 3,067
-// reconciles for a bulk apply of 100 Workspaces and 1,000 ApiKeys.
+// reconciles for a bulk apply of 100 Workspaces and 1,000 ApiKeys. The operator keeps a second one
+// for ConfigMaps (an McpSource's OpenAPI document, issue 44).
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 export class SecretReaders {

@@ -16,6 +16,8 @@ export {
   credentialSecretName,
   WorkspaceTooLargeError,
   DEFAULT_PART_BUDGET_BYTES,
+  MAX_RENDERED_ITEM_BYTES,
+  renderedItemBytes,
 } from './workspace-renderer.js';
 export type { RenderedPart, RenderedWorkspace, WorkspaceToRender } from './workspace-renderer.js';
 export * from './rendered-contract.js';

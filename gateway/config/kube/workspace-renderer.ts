@@ -20,6 +20,16 @@ import {
 /** Object data stays below this many bytes; Kubernetes refuses objects over 1 MiB. */
 export const DEFAULT_PART_BUDGET_BYTES = 768 * 1024;
 
+/** The JSON bytes one list item (`field` names the list) takes in a part; one part holds an item of
+ * at most half the budget. The operator checks a source against this before it renders it (an
+ * OpenAPI document inline, issue 44) so one large item fails alone, not the whole workspace. */
+export function renderedItemBytes(field: string, item: unknown): number {
+  return Buffer.byteLength(JSON.stringify(item)) + field.length + 8;
+}
+
+/** The largest list item a part takes under the default budget. */
+export const MAX_RENDERED_ITEM_BYTES = DEFAULT_PART_BUDGET_BYTES / 2;
+
 export interface WorkspaceToRender {
   readonly name: string;
   readonly namespace: string;
@@ -168,7 +178,7 @@ function pack(
   let current: Record<string, unknown> = { ...head };
   let size = reserved + Buffer.byteLength(JSON.stringify(current));
   for (const [field, item] of items) {
-    const itemSize = Buffer.byteLength(JSON.stringify(item)) + field.length + 8;
+    const itemSize = renderedItemBytes(field, item);
     if (itemSize > budget / 2) throw new WorkspaceTooLargeError(workspace, `one of its ${field}`);
     if (size + itemSize > budget) {
       fragments.push(current);

@@ -2,6 +2,7 @@
 // the key material of its ApiKeys, and read access to Secrets of its own namespace. The controller
 // builds it from the informer caches; unit tests build it by hand.
 import type { IdentityPolicy } from '../../../gateway/config/index.js';
+import type { OpenApiDocumentRead } from './openapi-plan.js';
 import type { ReachCheck } from './reach-check.js';
 import type { WorkloadContext } from './workload-plan.js';
 import type { ReadyCondition } from './ready-condition.js';
@@ -27,6 +28,9 @@ export interface PlanInput {
   readonly dataSources: readonly DataSourceView[];
   /** A Secret in the workspace's (tenant) namespace; references never leave it (D16). */
   readSecret(ref: SecretKeyRef): SecretRead;
+  /** The OpenAPI documents the operator read (inline or configMapKeyRef, issue 44), by McpSource
+   * name; a transport openapi source with such a document and no entry is not rendered. */
+  readonly openApiDocuments?: ReadonlyMap<string, OpenApiDocumentRead>;
   /** The tenant reach policy (D19): paths and network targets it refuses are not rendered. */
   readonly reach?: ReachCheck;
   /** The identity part of the tenant policy (D24): the issuers spec.identity may declare. */

@@ -8,3 +8,11 @@ export interface ReadyCondition {
   /** Names the field at fault; never a secret value. */
   readonly message: string;
 }
+
+/** A condition besides Ready (e.g. DocumentAccepted of an OpenAPI McpSource, issue 44). */
+export interface ExtraCondition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason: string;
+  readonly message: string;
+}

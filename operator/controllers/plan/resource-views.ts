@@ -93,6 +93,17 @@ export interface CredentialView {
   readonly audience?: string;
 }
 
+/** spec.openapi (api/v1alpha1/mcp-source.ts): the CEL rules admit exactly one document field. */
+export interface OpenApiSpecView {
+  readonly document: {
+    readonly url?: string;
+    readonly inline?: string;
+    readonly configMapKeyRef?: { readonly name: string; readonly key: string };
+  };
+  readonly include?: Readonly<Record<string, readonly string[] | undefined>>;
+  readonly limits?: Readonly<Record<string, number | undefined>>;
+}
+
 export interface McpSourceView {
   readonly metadata: ResourceMeta;
   readonly spec: {
@@ -102,6 +113,8 @@ export interface McpSourceView {
     /** A server the operator runs (api/v1alpha1/mcp-run.ts); exclusive with url. */
     readonly run?: McpRun;
     readonly credential?: CredentialView;
+    /** With transport openapi (issue 44). */
+    readonly openapi?: OpenApiSpecView;
     readonly [field: string]: unknown;
   };
   /** lastActiveTime: written by the wake endpoint (runtime/wake-server.ts) for scale to zero. */

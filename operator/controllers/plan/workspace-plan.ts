@@ -15,6 +15,8 @@ import {
 import {
   credentialDataKey,
   credentialSecretName,
+  MAX_RENDERED_ITEM_BYTES,
+  renderedItemBytes,
   type WorkspaceToRender,
 } from '../../../gateway/config/kube/index.js';
 import type { z } from 'zod';
@@ -24,6 +26,13 @@ import { GUARDRAILS_CREDENTIAL_SOURCE, planGuardrails } from './guardrails-plan.
 import { planGovernance, type GovernancePlan } from './governance-plan.js';
 import { invalidSpec } from './invalid-spec.js';
 import { IDENTITY_CREDENTIAL_SOURCE, planIdentity, type IdentityPlan } from './identity-plan.js';
+import {
+  documentTooLarge,
+  planOpenApi,
+  refusedAfterRead,
+  type OpenApiOutcome,
+  type OpenApiPlan,
+} from './openapi-plan.js';
 import type { PlanInput } from './plan-input.js';
 import type { ReadyCondition } from './ready-condition.js';
 import type { ApiKeyView, DataSourceView, McpSourceView, SecretKeyRef } from './resource-views.js';
@@ -33,6 +42,8 @@ export interface WorkspacePlan {
   readonly render: WorkspaceToRender;
   readonly apiKeys: ReadonlyMap<string, ReadyCondition>;
   readonly mcpSources: ReadonlyMap<string, ReadyCondition & { readonly toolsHint?: number }>;
+  /** The McpSources with transport openapi: their status.openapi and DocumentAccepted (issue 44). */
+  readonly openApi: ReadonlyMap<string, OpenApiOutcome>;
   /** The McpSources with spec.run that are rendered, by name: their workloads to write (D25). */
   readonly workloads: ReadonlyMap<string, RunPlan>;
   readonly dataSources: ReadonlyMap<string, ReadyCondition>;
@@ -73,6 +84,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
   };
 
   const mcpStatus = new Map<string, ReadyCondition>();
+  const openApiStatus = new Map<string, OpenApiOutcome>();
   const mcpSources: unknown[] = [];
   const workloads = new Map<string, RunPlan>();
   for (const resource of sortByName(input.mcpSources)) {
@@ -91,8 +103,22 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
       continue;
     }
     // `workload` is the operator's mark (D25): never taken from a tenant's spec.
-    const { workspaceRef: _ref, credential, workload: _mark, ...rest } = resource.spec;
+    const { workspaceRef: _ref, credential, workload: _mark, openapi: _openapi, ...rest } = resource.spec;
     const document: Record<string, unknown> = { ...rest, name: resource.metadata.name };
+    let openapi: OpenApiPlan | undefined;
+    if (resource.spec.transport === 'openapi') {
+      openapi = planOpenApi(
+        resource.spec.openapi,
+        input.openApiDocuments?.get(resource.metadata.name),
+        input.reach,
+      );
+      openApiStatus.set(resource.metadata.name, openapi.outcome);
+      if (openapi.problem !== undefined) {
+        mcpStatus.set(resource.metadata.name, openapi.problem);
+        continue;
+      }
+      document['openapi'] = openapi.render;
+    }
     const failed = attachCredential(document, credential, {
       at: 'spec.credential',
       makeRef: (field, ref) => secretRef(resource.metadata.name, field, ref),
@@ -110,6 +136,14 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     const refused = parsed.data.url === undefined ? undefined : input.reach?.url('spec.url', parsed.data.url);
     if (refused !== undefined) {
       mcpStatus.set(resource.metadata.name, refused);
+      continue;
+    }
+    // A document that does not fit one rendered part fails alone, not the whole workspace.
+    const bytes = openapi === undefined ? 0 : renderedItemBytes('mcpSources', document);
+    if (openapi !== undefined && bytes > MAX_RENDERED_ITEM_BYTES) {
+      const tooLarge = documentTooLarge(bytes);
+      openApiStatus.set(resource.metadata.name, refusedAfterRead(openapi, tooLarge).outcome);
+      mcpStatus.set(resource.metadata.name, tooLarge);
       continue;
     }
     mcpSources.push(document);
@@ -218,6 +252,7 @@ export function planWorkspace(input: PlanInput): WorkspacePlan {
     },
     apiKeys: keyStatus,
     mcpSources: mcpStatus,
+    openApi: openApiStatus,
     workloads,
     dataSources: dataStatus,
     ...(embeddings === undefined ? {} : { embeddings: embeddings.condition }),
