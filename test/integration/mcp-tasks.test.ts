@@ -215,7 +215,8 @@ it("tasks:update-input-required — a task that needs the client's input shows i
 });
 
 it("tasks:listen-notifications — subscriptions/listen with taskIds: only this key's ids are acknowledged; notifications/tasks carries each change of the task until it completes, with its result", async () => {
-  const taskId = await createTask(600, 'heard');
+  // Long enough that the first look (right after the acknowledgement) sees it working, even on a loaded machine.
+  const taskId = await createTask(2000, 'heard');
   const foreignId = await createTask(30_000, 'not yours', sibling.key);
   const stream = await openListen(
     gateway.url,
