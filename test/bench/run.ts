@@ -23,6 +23,7 @@ import { memoryBench } from './memory-bench.js';
 import { deadSourceBench } from './dead-source-bench.js';
 import { workloadsBench } from './workloads-bench.js';
 import { guardrailsBench } from './guardrails-bench.js';
+import { openApiBench } from './openapi-bench.js';
 
 const only = process.argv[2];
 if (only === undefined || only === 'rest') await restBench();
@@ -47,6 +48,7 @@ if (only === undefined || only === 'otel') await otelBench();
 if (only === undefined || only === 'cluster') await clusterBench();
 if (only === undefined || only === 'workloads') await workloadsBench();
 if (only === undefined || only === 'guardrails') await guardrailsBench();
+if (only === undefined || only === 'openapi') await openApiBench();
 // The profile is a diagnosis, not a measurement: only on request.
 if (only === 'profile') await profileBench();
 // The fusion rule's offline search data (test/bench/hybrid-dump.ts): only on request.
