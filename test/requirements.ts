@@ -1676,4 +1676,13 @@ export const REQUIREMENTS: Record<string, string> = {
   'openapi:crd-idempotent': 'issue 44: a reconcile of an openapi source with nothing changed writes nothing',
   'openapi:crd-reader-namespace':
     "issue 44: the operator's document reader looks up a configMapKeyRef in the source's own namespace only, and the plan renders what it read inline",
+  'openapi:gov-policy':
+    "issue 44: a CEL policy over an OpenAPI tool's arguments refuses the call with its message before anything reaches the API",
+  'openapi:gov-naming': 'issue 44: prefix never names an OpenAPI tool as the document does',
+  'openapi:gov-pinning':
+    'issue 44: under pin an OpenAPI tool is held until its offered digest is approved in the config, then served',
+  'openapi:gov-search':
+    'issue 44: find_tools finds an OpenAPI operation by what it does, and call_tool runs it',
+  'openapi:gov-audit':
+    'issue 44: a call of an OpenAPI tool is audited with its source and tool, without argument text',
 };
