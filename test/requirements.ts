@@ -1676,6 +1676,8 @@ export const REQUIREMENTS: Record<string, string> = {
   'openapi:crd-idempotent': 'issue 44: a reconcile of an openapi source with nothing changed writes nothing',
   'openapi:crd-reader-namespace':
     "issue 44: the operator's document reader looks up a configMapKeyRef in the source's own namespace only, and the plan renders what it read inline",
+  'openapi:pods-configmap':
+    'issue 44: an McpSource transport openapi with its document in a ConfigMap works as real pods: kubectl describe shows the operation count and a skipped operation with its reason; SDK clients of both eras list and call a GET and a POST reaching the REST API through the gateway Service; a read key cannot call the POST; a changed ConfigMap adds a tool the pods serve',
   'openapi:gov-policy':
     "issue 44: a CEL policy over an OpenAPI tool's arguments refuses the call with its message before anything reaches the API",
   'openapi:gov-naming': 'issue 44: prefix never names an OpenAPI tool as the document does',
