@@ -25,7 +25,7 @@ export interface ProfileSummary {
   readonly inclusiveGateway: readonly [string, number][];
 }
 
-function ownerOf(url: string, functionName: string): string {
+export function ownerOf(url: string, functionName: string): string {
   if (url === '') return `(${functionName || 'native'})`;
   const modules = url.lastIndexOf('node_modules/');
   if (modules >= 0) {

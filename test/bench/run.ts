@@ -24,6 +24,7 @@ import { deadSourceBench } from './dead-source-bench.js';
 import { workloadsBench } from './workloads-bench.js';
 import { guardrailsBench } from './guardrails-bench.js';
 import { openApiBench } from './openapi-bench.js';
+import { allocBench } from './alloc-bench.js';
 
 const only = process.argv[2];
 if (only === undefined || only === 'rest') await restBench();
@@ -40,6 +41,7 @@ if (only === undefined || only === 'oauth') await oauthBench();
 if (only === undefined || only === 'oauth' || only === 'oauth-slow-keys') await slowKeysBench();
 if (only === undefined || only === 'oauth' || only === 'oauth-storm') await oauthStormBench();
 if (only === undefined || only === 'memory') await memoryBench();
+if (only === undefined || only === 'alloc') await allocBench();
 if (only === undefined || only === 'dead-source') await deadSourceBench();
 if (only === undefined || only === 'abuse') await abuseBench();
 if (only === undefined || only === 'kube') await kubeBench();

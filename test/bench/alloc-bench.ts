@@ -1,0 +1,151 @@
+// Allocation per relayed call (issue 45): `npm run bench -- alloc`. A gateway (audit on, logging
+// off, as the MCP benchmark runs it) in front of the default v2-SDK upstream, with the allocation
+// probe preloaded (alloc-probe.ts) and a young generation large enough that no collection runs in a
+// window. Per case: a warm-up, a collection, then N calls one after another; the growth of the used
+// JS heap over them, divided by N, is the allocation per call (exact when no collection ran, which
+// is checked and printed). A second window under V8's sampling heap profiler says where it went,
+// by owner and by site. Numbers only; never asserts.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { generateKey } from '../../gateway/auth/index.js';
+import { freePort } from '../infra/free-port.js';
+import { startBenchGateway } from './bench-gateway.js';
+import { startChild } from './child-process.js';
+import { ownerOf } from './cpu-profile.js';
+import { legacyRequest, modernRequest, type RequestShape } from './mcp-shapes.js';
+
+const CALLS = Number(process.env['BENCH_ALLOC_CALLS'] ?? 2000);
+const SEMI_SPACE_MB = 512;
+const TOP = Number(process.env['BENCH_ALLOC_TOP'] ?? 12);
+
+interface Site {
+  readonly url: string;
+  readonly functionName: string;
+  readonly line: number;
+  readonly bytes: number;
+}
+
+async function probe<T>(port: number, path: string): Promise<T> {
+  const response = await request(`http://127.0.0.1:${port}${path}`);
+  const text = await response.body.text();
+  if (response.statusCode !== 200) throw new Error(`probe ${path}: ${text}`);
+  return JSON.parse(text) as T;
+}
+
+async function send(url: string, shape: RequestShape, count: number, dispatcher: Agent): Promise<number> {
+  let failures = 0;
+  for (let sequence = 1; sequence <= count; sequence += 1) {
+    const response = await request(url, {
+      dispatcher,
+      method: 'POST',
+      headers: shape.headers,
+      body: shape.body(sequence),
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 200 || text.includes('"error"') || text.includes('"isError":true'))
+      failures += 1;
+  }
+  return failures;
+}
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+function printSites(sites: readonly Site[], calls: number): void {
+  const total = sites.reduce((sum, site) => sum + site.bytes, 0);
+  const byOwner = new Map<string, number>();
+  const bySite = new Map<string, number>();
+  for (const site of sites) {
+    const owner = ownerOf(site.url, site.functionName);
+    byOwner.set(owner, (byOwner.get(owner) ?? 0) + site.bytes);
+    const where =
+      site.url === ''
+        ? owner
+        : `${site.functionName || '(anonymous)'} ${ownerOf(site.url, '')}${site.url.slice(site.url.lastIndexOf('/'))}:${site.line}`;
+    bySite.set(where, (bySite.get(where) ?? 0) + site.bytes);
+  }
+  const line = (bytes: number, name: string) =>
+    `    ${((bytes / total) * 100).toFixed(1).padStart(5)} %  ${kib(bytes / calls).padStart(9)}/call  ${name}`;
+  console.log(`  sampled: ${kib(total / calls)}/call in all; by owner:`);
+  for (const [name, bytes] of [...byOwner].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+    console.log(line(bytes, name));
+  console.log('  by site:');
+  for (const [name, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+    console.log(line(bytes, name));
+}
+
+export async function allocBench(): Promise<void> {
+  console.log('\n== Allocation per relayed call ==');
+  console.log(
+    `conditions: Node ${process.version}, ${cpus().length} CPUs, gateway with audit on (stderr), logging and telemetry off, --max-semi-space-size=${SEMI_SPACE_MB}; ${CALLS} calls one after another per window after 300 warm-up calls; allocation = growth of the used JS heap over the window ÷ calls (valid only with no collection in it); sites from V8's sampling heap profiler (1 KiB interval) in a second window`,
+  );
+  const only = process.env['ALLOC_CASE'];
+  const key = generateKey();
+  const auth = { authorization: `Bearer ${key.key}` };
+  const cases = [
+    {
+      shape: 'tools/call, 2026 face',
+      request: modernRequest(
+        'tools/call',
+        { name: 'up__echo', arguments: { text: 'hello' } },
+        'up__echo',
+        auth,
+      ),
+    },
+    {
+      shape: 'tools/call, 2025 face',
+      request: legacyRequest('tools/call', { name: 'up__echo', arguments: { text: 'hello' } }, auth),
+    },
+    { shape: 'tools/list, 2026 face', request: modernRequest('tools/list', {}, undefined, auth) },
+  ];
+  const dir = await mkdtemp(join(tmpdir(), 'agw-alloc-'));
+  const upstream = await startChild(['dist/test/bench/default-upstream-main.js'], /"url"/);
+  const upstreamUrl = (JSON.parse(upstream.line) as { url: string }).url;
+  const probePort = await freePort();
+  const gateway = await startBenchGateway(
+    dir,
+    'gateway',
+    {
+      workspaces: [
+        {
+          name: 'bench',
+          mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstreamUrl }],
+          keys: [{ id: key.id, hash: key.hash, access: 'write' }],
+        },
+      ],
+    },
+    { ...process.env, AGW_ALLOC_PROBE_PORT: String(probePort) },
+    [
+      '--expose-gc',
+      `--max-semi-space-size=${SEMI_SPACE_MB}`,
+      `--min-semi-space-size=${SEMI_SPACE_MB}`,
+      '--import',
+      './dist/test/bench/alloc-probe.js',
+    ],
+  );
+  const dispatcher = new Agent({ connections: 1, pipelining: 1 });
+  try {
+    const url = `${gateway.url}/mcp`;
+    for (const benchCase of cases.filter((c) => only === undefined || c.shape.startsWith(only))) {
+      await send(url, benchCase.request, 300, dispatcher);
+      const before = await probe<{ usedHeap: number; collections: number }>(probePort, '/mark');
+      const failures = await send(url, benchCase.request, CALLS, dispatcher);
+      const after = await probe<{ usedHeap: number; collections: number }>(probePort, '/read');
+      const collected = after.collections - before.collections;
+      const perCall = (after.usedHeap - before.usedHeap) / CALLS;
+      console.log(
+        `\n${benchCase.shape.padEnd(24)} ${collected === 0 ? kib(perCall).padStart(10) : '   unknown'}/call  (${CALLS} calls, ${failures} failed, ${collected} collections in the window)`,
+      );
+      await probe(probePort, '/sample/start');
+      await send(url, benchCase.request, CALLS, dispatcher);
+      const { sites } = await probe<{ sites: Site[] }>(probePort, '/sample/stop');
+      printSites(sites, CALLS);
+    }
+  } finally {
+    await dispatcher.close();
+    await gateway.stop();
+    await upstream.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
