@@ -34,6 +34,7 @@ import { ToolSearch } from './tool-search/index.js';
 import type { SubscriptionHub } from './subscriptions/index.js';
 import { registerSubscriptionRoutes } from './mcp/subscription-routes.js';
 import { registerServerSpans } from './telemetry/server-span.js';
+import { lazyChildLogger } from './telemetry/lazy-child-logger.js';
 import { registerAuditHooks } from './edge/audit-hook.js';
 import type { AuditSink } from './telemetry/audit-sink.js';
 import { annotateRequest } from './telemetry/tracing.js';
@@ -103,6 +104,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdFor,
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: server.bodyLimitBytes,
     return503OnClosing: true,
     // What Node's parser refuses is answered in the documented error body (issue 28.2).

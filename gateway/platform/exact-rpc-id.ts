@@ -34,6 +34,34 @@ function idSource(text: string): string | undefined {
   return typeof body === 'object' && body !== null ? sources.get(body) : undefined;
 }
 
+const ID_KEY = '"id"';
+/** After `"id"`: a colon (a key), then an integer's text ending where a number would. */
+const KEY_COLON = /\s*:/y;
+const INTEGER_VALUE = /\s*:\s*(-?\d+)(?![\d.eE])/y;
+
+/**
+ * The text of the top-level `id` when it can be read without a second parse, else undefined. Only
+ * for a body with no backslash: then every `"` bounds a string, a key can be written `"id"` only
+ * one way, and a string cannot hold a quote. If that body has exactly one key `"id"`, it is the
+ * top-level one the parsed body's numeric id came from.
+ */
+function plainIdSource(text: string): string | undefined {
+  if (text.includes('\\')) return undefined;
+  let found: string | undefined;
+  for (let at = text.indexOf(ID_KEY); at >= 0; at = text.indexOf(ID_KEY, at + ID_KEY.length)) {
+    KEY_COLON.lastIndex = at + ID_KEY.length;
+    if (!KEY_COLON.test(text)) continue;
+    // A second key named id (nested or repeated), or a value not written as a plain integer: the
+    // full read decides.
+    if (found !== undefined) return undefined;
+    INTEGER_VALUE.lastIndex = at + ID_KEY.length;
+    const value = INTEGER_VALUE.exec(text);
+    if (value === null) return undefined;
+    found = value[1];
+  }
+  return found;
+}
+
 /** Whether the parsed body's id (if a number) prints exactly as it was written in `text`;
  * 'unreadable' when the body nests too deeply to read the id's text (it must then not be echoed). */
 export function idEchoesExactly(text: string, body: unknown): boolean | 'unreadable' {
@@ -43,7 +71,11 @@ export function idEchoesExactly(text: string, body: unknown): boolean | 'unreada
   if (!Number.isFinite(id)) return false;
   // -0 prints as 0: never the text that was sent.
   if (Object.is(id, -0)) return false;
-  if (Number.isSafeInteger(id) && text.length > FULL_CHECK_LIMIT) return true;
+  if (Number.isSafeInteger(id)) {
+    if (text.length > FULL_CHECK_LIMIT) return true;
+    const plain = plainIdSource(text);
+    if (plain !== undefined) return JSON.stringify(id) === plain;
+  }
   let source: string | undefined;
   try {
     source = idSource(text);

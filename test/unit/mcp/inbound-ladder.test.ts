@@ -125,8 +125,18 @@ describe('inbound ladder', () => {
       ),
     );
     expect(huge.kind === 'reject' ? huge.error.rpcCode : undefined).toBe(-32602);
-    // Too deep to read the id's text back: refused without echoing an id it cannot vouch for.
-    expect(huge.kind === 'reject' ? huge.id : 'not refused').toBeNull();
+    // A plain body (no backslash, one key "id"): its id's text is read without a second parse, so
+    // the refusal echoes it.
+    expect(huge.kind === 'reject' ? huge.id : 'not refused').toBe(8);
+    const escaped = runLadder(
+      inbound(
+        `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"x\\u0041","arguments":${'['.repeat(5000)}${']'.repeat(5000)}}}`,
+      ),
+    );
+    expect(escaped.kind === 'reject' ? escaped.error.rpcCode : undefined).toBe(-32602);
+    // Too deep to read the id's text back the full way: refused without echoing an id it cannot
+    // vouch for.
+    expect(escaped.kind === 'reject' ? escaped.id : 'not refused').toBeNull();
   });
 
   it('ladder:client-response — a JSON-RPC response is classified by era, never dispatched as a request', () => {

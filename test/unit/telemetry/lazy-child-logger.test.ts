@@ -1,0 +1,75 @@
+// A request's logger is built on its first line (issue 45): the lines it writes are the lines a
+// pino child writes (bindings, redaction, level), and a request that writes nothing builds nothing.
+import { Writable } from 'node:stream';
+import Fastify, { LogController } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { createPinoLogger } from '../../../gateway/telemetry/pino-logger.js';
+import { lazyChildLogger } from '../../../gateway/telemetry/lazy-child-logger.js';
+
+function capture(): { lines: Record<string, unknown>[]; stream: Writable } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, stream };
+}
+
+describe('lazyChildLogger', () => {
+  it('log:lazy-request-child — writes what a pino child writes: bindings, redaction, level', () => {
+    const { lines, stream } = capture();
+    const parent = createPinoLogger({ level: 'info', destination: stream });
+    const lazy = lazyChildLogger(parent, { reqId: 'r-1' }, {});
+    lazy.debug('below the level');
+    lazy.info({ authorization: 'Bearer secret-token', n: 1 }, 'hello');
+    lazy.child({ step: 'two' }).warn('nested');
+    expect(lines.map((line) => [line['msg'], line['reqId'], line['step']])).toEqual([
+      ['hello', 'r-1', undefined],
+      ['nested', 'r-1', 'two'],
+    ]);
+    expect(lines[0]?.['authorization']).toBe('[redacted]');
+    expect(JSON.stringify(lines)).not.toContain('secret-token');
+    expect(lazy.level).toBe('info');
+    lazy.level = 'debug';
+    lazy.debug('now written');
+    expect(lines.at(-1)?.['msg']).toBe('now written');
+    expect(parent.level).toBe('info');
+  });
+
+  it('log:lazy-request-child — a request that logs nothing builds no child; one that logs builds one, bound to its id', async () => {
+    const { lines, stream } = capture();
+    const parent = createPinoLogger({ level: 'info', destination: stream });
+    let built = 0;
+    const child = parent.child.bind(parent);
+    parent.child = ((...args: Parameters<typeof child>) => {
+      built += 1;
+      return child(...args);
+    }) as typeof parent.child;
+    const app = Fastify({
+      loggerInstance: parent,
+      // As the gateway runs: no line per request, so a request that goes well writes nothing.
+      logController: new LogController({ disableRequestLogging: true }),
+      childLoggerFactory: lazyChildLogger,
+      genReqId: () => 'req-7',
+    });
+    app.get('/quiet', () => 'ok');
+    app.get('/loud', (request) => {
+      request.log.warn('something to say');
+      return 'ok';
+    });
+    await app.ready();
+    const before = built;
+    await app.inject({ url: '/quiet' });
+    await app.inject({ url: '/quiet' });
+    expect(built - before).toBe(0);
+    await app.inject({ url: '/loud' });
+    expect(built - before).toBe(1);
+    expect(lines.filter((line) => line['msg'] === 'something to say').map((line) => line['reqId'])).toEqual([
+      'req-7',
+    ]);
+    await app.close();
+  });
+});
