@@ -228,7 +228,12 @@ describe('credentials on OpenAPI sources', () => {
       code: 'upstream_token_unavailable',
       class: 'upstream_authorization',
     });
+    expect(refused.error?.message).toMatch(/could not get an access token/);
     expect(ccApi.log.length).toBe(sent);
+    // The document is fetched without the credential; every API request carried a token.
+    const documentFetches = ccApi.log.filter((r) => r.rawUrl === '/openapi.json');
+    expect(documentFetches.length).toBeGreaterThan(0);
+    for (const request of documentFetches) expect(request.headers.authorization).toBeUndefined();
     const tokens = ccApi.log.map((r) => bearerOf(r.headers)).filter((t) => t !== undefined);
     expectNoLeak(
       [
