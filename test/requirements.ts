@@ -1687,4 +1687,20 @@ export const REQUIREMENTS: Record<string, string> = {
     'issue 44: find_tools finds an OpenAPI operation by what it does, and call_tool runs it',
   'openapi:gov-audit':
     'issue 44: a call of an OpenAPI tool is audited with its source and tool, without argument text',
+  'openapi:cred-client-credentials':
+    "issue 44: an OpenAPI source's client-credentials token reaches the API for its audience, is fetched once and reused (one refresh on a 401), defaults its resource to the document's server, and a wrong secret is upstream_token_unavailable with nothing sent or leaked",
+  'openapi:cred-token-exchange':
+    "issue 44: an OpenAPI source exchanges the signed-in caller's token and the API sees that subject for its own audience, never the caller's token; an API-key caller gets upstream_identity_required",
+  'openapi:cred-user-grant':
+    'issue 44: an OpenAPI source with a user credential asks an unconnected user to connect as MCP sources do; connected users each send their own token, never crossed',
+  'openapi:cred-header':
+    'issue 44: a static API-key header credential reaches the API exactly, with no Authorization, and never the logs',
+  'openapi:cred-resource-default':
+    "issue 44: an OpenAPI source's OAuth token is asked for its url, else the document's server, never an empty resource",
+  'openapi:config-user-credential-url':
+    "issue 44: a user credential on an OpenAPI source without the source's url is refused at its path; other kinds need no url",
+  'rpc:exact-id-plain-scan':
+    "issue 45: a plain body's numeric id is read by a scan of its text, and what it answers agrees with JSON.parse's reviver on bodies built to fool a scan (nested, repeated and escaped ids, ids in strings, numbers written oddly)",
+  'log:lazy-request-child':
+    "issue 45: a request's logger is built on its first line: a request that logs nothing builds no pino child; lines written carry the request id, the redaction and the level a pino child has",
 };

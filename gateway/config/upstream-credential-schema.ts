@@ -140,13 +140,15 @@ export function credentialSecrets(credential: UpstreamCredential | undefined): [
 }
 
 /** Per-user connections (issue 42) need the gateway's public URL (the consent links and the OAuth
- * callback are under it) and an HTTP upstream (the grant is for its URL). */
+ * callback are under it) and an HTTP upstream (the grant is for its URL; an OpenAPI source names
+ * it, as the document is not read when a user connects). */
 export function checkUserCredentials(
   config: {
     readonly server: { readonly publicUrl?: string | undefined };
     readonly workspaces: readonly {
       readonly mcpSources: readonly {
         readonly transport: string;
+        readonly url?: string | undefined;
         readonly credential?: UpstreamCredential | undefined;
       }[];
     }[];
@@ -169,6 +171,14 @@ export function checkUserCredentials(
           code: 'custom',
           path,
           message: 'a user credential needs an HTTP upstream, not stdio',
+        });
+      // A user connects before the document is read, so the grant's URL cannot come from it.
+      if (source.transport === 'openapi' && source.url === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message:
+            "a user credential on an OpenAPI source needs the source's url (the API's base URL the grant is for)",
         });
     }),
   );

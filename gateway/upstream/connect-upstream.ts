@@ -25,7 +25,8 @@ export async function connectUpstream(
 ): Promise<UpstreamConnection> {
   const deps = scopedDeps(unscoped, source, workspace);
   // A REST API described by an OpenAPI document (issue 44): no MCP session at all.
-  if (source.transport === 'openapi') return connectOpenApi(source, deps);
+  if (source.transport === 'openapi')
+    return connectOpenApi(source, deps, (url) => scopedDeps(unscoped, { ...source, url }, workspace));
   const sessions = deps.sessions;
   // A per-caller session (token exchange, a user's connection) belongs to one caller: it is not
   // shared through the store.

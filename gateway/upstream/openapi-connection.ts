@@ -107,9 +107,12 @@ function mcpTool(tool: OpenApiTool): Record<string, unknown> {
   };
 }
 
+/** `forBase`: the deps of a source without `url` once its base URL is known from the document, so
+ * that an OAuth credential's token is for that URL (its default RFC 8707 resource), not for none. */
 export async function connectOpenApi(
   source: McpSourceConfig,
   deps: ConnectDeps,
+  forBase?: (url: string) => ConnectDeps,
 ): Promise<UpstreamConnection> {
   const limits = source.openapi?.limits ?? {};
   const text = await documentText(
@@ -134,7 +137,7 @@ export async function connectOpenApi(
     else skipped.push(read.skipped);
   }
   const byName = new Map(catalog.tools.map((tool) => [tool.name, tool]));
-  const send = authorized(deps, source);
+  const send = authorized(source.url === undefined && forBase !== undefined ? forBase(base) : deps, source);
   const empty = { items: [], ttlMs: undefined };
   return {
     era: 'openapi',

@@ -17,7 +17,7 @@ import type { RunningUpstream } from '../fixtures/upstreams/http-bridge.js';
 import { keyRecord, newKey } from '../support/gateway-document.js';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
 import { rpcCall, type RpcAnswer } from '../support/mcp-clients.js';
-import { connectWithLogin, HeadlessOAuthProvider, publicClient } from '../support/oauth-clients.js';
+import { publicClient, signInAs } from '../support/oauth-clients.js';
 import { findLeaks } from '../support/leak-scan.js';
 import {
   tokenExchangeGrant,
@@ -69,13 +69,10 @@ function echo(credential: string, source: string, text: string): Promise<RpcAnsw
 const bearer = (request: { authorization?: string }) => request.authorization?.slice('Bearer '.length);
 
 async function signIn(login: string): Promise<{ client: Client; token: string }> {
-  const provider = new HeadlessOAuthProvider(login, 'agw-public');
-  const client = await connectWithLogin(gatewayUrl, provider, 'auto');
-  clients.push(client);
-  const token = provider.accessToken;
-  if (token === undefined) throw new Error('no token after sign-in');
-  callerTokens.push(token);
-  return { client, token };
+  const signedIn = await signInAs(gatewayUrl, login);
+  clients.push(signedIn.client);
+  callerTokens.push(signedIn.token);
+  return signedIn;
 }
 
 beforeAll(async () => {

@@ -261,3 +261,20 @@ export async function withStepUp<T>(
     return { result: await call(again), steppedUp: true };
   }
 }
+
+/** A person signed in to the gateway as `login` through the pre-registered public client
+ * `clientId`: the connected SDK v2 client and the access token it holds (for assertions only). */
+export async function signInAs(
+  gatewayUrl: string,
+  login: string,
+  clientId = 'agw-public',
+): Promise<{ client: Client; token: string }> {
+  const provider = new HeadlessOAuthProvider(login, clientId);
+  const client = await connectWithLogin(gatewayUrl, provider, 'auto');
+  const token = provider.accessToken;
+  if (token === undefined) {
+    await client.close().catch(() => undefined);
+    throw new Error('no token after sign-in');
+  }
+  return { client, token };
+}

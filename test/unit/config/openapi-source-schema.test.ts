@@ -77,4 +77,46 @@ describe('openapi sources in the config', () => {
         .length,
     ).toBeGreaterThan(0);
   });
+
+  it("openapi:config-user-credential-url — a user credential on an OpenAPI source needs the source's url (a user connects before the document is read); every other kind does not", () => {
+    const withCredential = (credential: Record<string, unknown>, url?: string) =>
+      validateConfig({
+        version: 1,
+        server: { publicUrl: 'https://gw.example.com' },
+        workspaces: [
+          {
+            name: 'demo',
+            keys: [],
+            mcpSources: [
+              {
+                name: 'api',
+                transport: 'openapi',
+                ...(url === undefined ? {} : { url }),
+                credential,
+                openapi: { document: { url: 'https://api.example.com/openapi.json' } },
+              },
+            ],
+          },
+        ],
+      });
+    const problems = (result: ReturnType<typeof validateConfig>) =>
+      result.ok ? [] : result.problems.map((p) => `${p.path}: ${p.message}`);
+    const user = { type: 'user', issuer: 'https://login.example.com' };
+    expect(problems(withCredential(user))).toEqual([
+      "workspaces[0].mcpSources[0].credential: a user credential on an OpenAPI source needs the source's url (the API's base URL the grant is for)",
+    ]);
+    expect(problems(withCredential(user, 'https://api.example.com/v2'))).toEqual([]);
+    const oauth = {
+      issuer: 'https://login.example.com',
+      clientId: { env: 'CID' },
+      clientSecret: { env: 'CSECRET' },
+    };
+    for (const credential of [
+      { type: 'oauthClientCredentials', ...oauth },
+      { type: 'tokenExchange', ...oauth },
+      { type: 'header', name: 'X-Api-Key', secret: { env: 'K' } },
+      { type: 'bearer', secret: { env: 'T' } },
+    ])
+      expect(problems(withCredential(credential)), credential.type).toEqual([]);
+  });
 });
