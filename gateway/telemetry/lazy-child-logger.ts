@@ -22,6 +22,14 @@ class LazyChildLogger {
     return this.#child;
   }
 
+  /** A line below the level is dropped without building the child (pino's own check, when the
+   * child would have the parent's level). */
+  private enabled(level: string): boolean {
+    if (this.#child !== undefined || this.options?.level !== undefined) return true;
+    const parent = this.parent as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+    return parent.isLevelEnabled?.(level) ?? true;
+  }
+
   get level(): string {
     return this.#child?.level ?? this.options?.level ?? this.parent.level;
   }
@@ -31,31 +39,31 @@ class LazyChildLogger {
   }
 
   fatal(...args: Parameters<LogFn>): void {
-    this.real().fatal(...args);
+    if (this.enabled('fatal')) this.real().fatal(...args);
   }
 
   error(...args: Parameters<LogFn>): void {
-    this.real().error(...args);
+    if (this.enabled('error')) this.real().error(...args);
   }
 
   warn(...args: Parameters<LogFn>): void {
-    this.real().warn(...args);
+    if (this.enabled('warn')) this.real().warn(...args);
   }
 
   info(...args: Parameters<LogFn>): void {
-    this.real().info(...args);
+    if (this.enabled('info')) this.real().info(...args);
   }
 
   debug(...args: Parameters<LogFn>): void {
-    this.real().debug(...args);
+    if (this.enabled('debug')) this.real().debug(...args);
   }
 
   trace(...args: Parameters<LogFn>): void {
-    this.real().trace(...args);
+    if (this.enabled('trace')) this.real().trace(...args);
   }
 
-  silent(...args: Parameters<LogFn>): void {
-    this.real().silent(...args);
+  silent(): void {
+    // Writes nothing, at any level.
   }
 
   child(bindings: Bindings, options?: Options): FastifyBaseLogger {

@@ -25,6 +25,7 @@ interface Site {
   readonly functionName: string;
   readonly line: number;
   readonly bytes: number;
+  readonly stack: readonly string[];
 }
 
 async function probe<T>(port: number, path: string): Promise<T> {
@@ -73,6 +74,38 @@ function printSites(sites: readonly Site[], calls: number): void {
   console.log('  by site:');
   for (const [name, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, TOP))
     console.log(line(bytes, name));
+  // BENCH_ALLOC_STACKS=<text>: the heaviest call paths through frames that contain the text.
+  const wanted = process.env['BENCH_ALLOC_STACKS'];
+  if (wanted === undefined) return;
+  const byStack = new Map<string, number>();
+  for (const site of sites) {
+    const here = `${site.functionName || '(anonymous)'} ${site.url.replace(/^.*\/(dist|node_modules)\//, '')}:${site.line}`;
+    const frames = [here, ...site.stack];
+    if (!frames.some((frame) => frame.includes(wanted))) continue;
+    const key = frames.join('\n        <- ');
+    byStack.set(key, (byStack.get(key) ?? 0) + site.bytes);
+  }
+  console.log(`  call paths through "${wanted}":`);
+  for (const [stack, bytes] of [...byStack].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+    console.log(line(bytes, stack));
+}
+
+/** Allocation per call over one window: warm-up, a collection, CALLS calls, the used heap again. */
+async function window(
+  url: string,
+  probePort: number,
+  shape: RequestShape,
+  dispatcher: Agent,
+): Promise<{ text: string; note: string }> {
+  await send(url, shape, 300, dispatcher);
+  const before = await probe<{ usedHeap: number; collections: number }>(probePort, '/mark');
+  const failures = await send(url, shape, CALLS, dispatcher);
+  const after = await probe<{ usedHeap: number; collections: number }>(probePort, '/read');
+  const collected = after.collections - before.collections;
+  return {
+    text: collected === 0 ? kib((after.usedHeap - before.usedHeap) / CALLS).padStart(10) : '   unknown',
+    note: `${failures} failed, ${collected} collections in the window`,
+  };
 }
 
 export async function allocBench(): Promise<void> {
@@ -83,21 +116,24 @@ export async function allocBench(): Promise<void> {
   const only = process.env['ALLOC_CASE'];
   const key = generateKey();
   const auth = { authorization: `Bearer ${key.key}` };
+  // The floor passes requests through untouched, so it is sent the upstream's own tool name.
+  const call = (name: string) => ({ name, arguments: { text: 'hello' } });
   const cases = [
     {
       shape: 'tools/call, 2026 face',
-      request: modernRequest(
-        'tools/call',
-        { name: 'up__echo', arguments: { text: 'hello' } },
-        'up__echo',
-        auth,
-      ),
+      request: modernRequest('tools/call', call('up__echo'), 'up__echo', auth),
+      floor: modernRequest('tools/call', call('echo'), 'echo'),
     },
     {
       shape: 'tools/call, 2025 face',
-      request: legacyRequest('tools/call', { name: 'up__echo', arguments: { text: 'hello' } }, auth),
+      request: legacyRequest('tools/call', call('up__echo'), auth),
+      floor: legacyRequest('tools/call', call('echo')),
     },
-    { shape: 'tools/list, 2026 face', request: modernRequest('tools/list', {}, undefined, auth) },
+    {
+      shape: 'tools/list, 2026 face',
+      request: modernRequest('tools/list', {}, undefined, auth),
+      floor: modernRequest('tools/list', {}),
+    },
   ];
   const dir = await mkdtemp(join(tmpdir(), 'agw-alloc-'));
   const upstream = await startChild(['dist/test/bench/default-upstream-main.js'], /"url"/);
@@ -125,17 +161,29 @@ export async function allocBench(): Promise<void> {
     ],
   );
   const dispatcher = new Agent({ connections: 1, pipelining: 1 });
+  const floorProbe = await freePort();
+  const floor = await startChild(
+    [
+      '--expose-gc',
+      `--max-semi-space-size=${SEMI_SPACE_MB}`,
+      `--min-semi-space-size=${SEMI_SPACE_MB}`,
+      '--import',
+      './dist/test/bench/alloc-probe.js',
+      'dist/test/bench/bare-relay-main.js',
+      upstreamUrl,
+    ],
+    /listening on/,
+    'stderr',
+    { ...process.env, AGW_ALLOC_PROBE_PORT: String(floorProbe) },
+  );
+  const floorUrl = `${/listening on (\S+)/.exec(floor.line)?.[1] ?? ''}/mcp`;
   try {
     const url = `${gateway.url}/mcp`;
     for (const benchCase of cases.filter((c) => only === undefined || c.shape.startsWith(only))) {
-      await send(url, benchCase.request, 300, dispatcher);
-      const before = await probe<{ usedHeap: number; collections: number }>(probePort, '/mark');
-      const failures = await send(url, benchCase.request, CALLS, dispatcher);
-      const after = await probe<{ usedHeap: number; collections: number }>(probePort, '/read');
-      const collected = after.collections - before.collections;
-      const perCall = (after.usedHeap - before.usedHeap) / CALLS;
+      const floorBytes = await window(floorUrl, floorProbe, benchCase.floor, dispatcher);
+      const bytes = await window(url, probePort, benchCase.request, dispatcher);
       console.log(
-        `\n${benchCase.shape.padEnd(24)} ${collected === 0 ? kib(perCall).padStart(10) : '   unknown'}/call  (${CALLS} calls, ${failures} failed, ${collected} collections in the window)`,
+        `\n${benchCase.shape.padEnd(24)} ${bytes.text}/call  (${CALLS} calls, ${bytes.note}); the floor (fastify + undici passing bytes through, no gateway) ${floorBytes.text}/call (${floorBytes.note})`,
       );
       await probe(probePort, '/sample/start');
       await send(url, benchCase.request, CALLS, dispatcher);
@@ -144,6 +192,7 @@ export async function allocBench(): Promise<void> {
     }
   } finally {
     await dispatcher.close();
+    await floor.stop();
     await gateway.stop();
     await upstream.stop();
     await rm(dir, { recursive: true, force: true });

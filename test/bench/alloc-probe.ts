@@ -23,20 +23,34 @@ new PerformanceObserver((list) => {
 const session = new Session();
 session.connect();
 
-/** Every sampled site with the bytes it allocated (the profile's own estimate). */
-function sites(root: SamplingNode): { url: string; functionName: string; line: number; bytes: number }[] {
-  const out: { url: string; functionName: string; line: number; bytes: number }[] = [];
-  const walk = (node: SamplingNode) => {
+interface SampledSite {
+  url: string;
+  functionName: string;
+  line: number;
+  bytes: number;
+  /** The callers, nearest first ("function url:line"), up to eight. */
+  stack: string[];
+}
+
+const frameOf = (node: SamplingNode) =>
+  `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*\/(dist|node_modules)\//, '')}:${node.callFrame.lineNumber + 1}`;
+
+/** Every sampled site with the bytes it allocated (the profile's own estimate) and its callers. */
+function sites(root: SamplingNode): SampledSite[] {
+  const out: SampledSite[] = [];
+  const walk = (node: SamplingNode, callers: string[]) => {
     if (node.selfSize > 0)
       out.push({
         url: node.callFrame.url,
         functionName: node.callFrame.functionName,
         line: node.callFrame.lineNumber + 1,
         bytes: node.selfSize,
+        stack: callers.slice(-8).reverse(),
       });
-    for (const child of node.children) walk(child);
+    const next = [...callers, frameOf(node)];
+    for (const child of node.children) walk(child, next);
   };
-  walk(root);
+  walk(root, []);
   return out;
 }
 

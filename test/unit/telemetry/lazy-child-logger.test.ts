@@ -72,4 +72,23 @@ describe('lazyChildLogger', () => {
     ]);
     await app.close();
   });
+
+  it('log:lazy-request-child — a line below the level builds no child', () => {
+    const { lines, stream } = capture();
+    const parent = createPinoLogger({ level: 'warn', destination: stream });
+    let built = 0;
+    const child = parent.child.bind(parent);
+    parent.child = ((...args: Parameters<typeof child>) => {
+      built += 1;
+      return child(...args);
+    }) as typeof parent.child;
+    const lazy = lazyChildLogger(parent, { reqId: 'r-2' }, {});
+    lazy.info({ n: 1 }, 'dropped');
+    lazy.debug('dropped');
+    lazy.silent('dropped');
+    expect(built).toBe(0);
+    lazy.error('kept');
+    expect(built).toBe(1);
+    expect(lines.map((line) => [line['msg'], line['reqId']])).toEqual([['kept', 'r-2']]);
+  });
 });
