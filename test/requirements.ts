@@ -1703,4 +1703,6 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 45: a plain body's numeric id is read by a scan of its text, and what it answers agrees with JSON.parse's reviver on bodies built to fool a scan (nested, repeated and escaped ids, ids in strings, numbers written oddly)",
   'log:lazy-request-child':
     "issue 45: a request's logger is built on its first line: a request that logs nothing builds no pino child; lines written carry the request id, the redaction and the level a pino child has",
+  'audit:sink-batching':
+    'issue 45: audit lines written within the wait go out in one write; close writes what waits without waiting; the wait ends by itself',
 };

@@ -3,7 +3,9 @@
 // audit trail has its own schema, retention and readers. A request only enqueues its line: one
 // write is in flight at a time, off the request path; a sink that is slow or failing makes records
 // wait up to `queueBytes`, then they are dropped and counted (`agw.audit.dropped`), never a request
-// failed or held. A file that cannot be opened is tried again at most once a second.
+// failed or held. A file that cannot be opened is tried again at most once a second. Lines wait up
+// to FLUSH_MS (or until FLUSH_BYTES are queued) and go out as one write (issue 45: a write per
+// request cost ~25 µs of CPU at concurrency 1); closing writes what waits at once.
 import { write as writeFd } from 'node:fs';
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import type { AuditRecord } from './audit-record.js';
@@ -37,6 +39,9 @@ interface Target {
 }
 
 const RETRY_OPEN_MS = 1000;
+/** How long a line may wait for others to share its write, and how many bytes end the wait. */
+export const FLUSH_MS = 20;
+const FLUSH_BYTES = 16 * 1024;
 const EAGAIN_WAIT_MS = 20;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -103,21 +108,36 @@ function fileTarget(options: FileTargetOptions): Target {
   return {
     label: 'file',
     async write(bytes) {
-      let file = await ensureOpen();
-      if (size > 0 && size + bytes.length > options.maxFileBytes) {
-        await rotate();
-        file = await ensureOpen();
-      }
-      try {
-        let offset = 0;
-        while (offset < bytes.length) offset += (await file.write(bytes, offset)).bytesWritten;
-        size += bytes.length;
-      } catch (error) {
-        // A failed write may leave a bad descriptor (a deleted directory, a full disk): reopen later.
-        await file.close().catch(() => undefined);
-        handle = undefined;
-        retryAt = Date.now() + RETRY_OPEN_MS;
-        throw error;
+      // A batch is cut at line ends so that no file passes maxFileBytes; a line longer than a whole
+      // file is written alone in a fresh one.
+      let offset = 0;
+      while (offset < bytes.length) {
+        const file = await ensureOpen();
+        const room = options.maxFileBytes - size;
+        let end = bytes.length;
+        if (end - offset > room) {
+          const cut = room > 0 ? bytes.lastIndexOf(0x0a, offset + room - 1) : -1;
+          if (cut >= offset) end = cut + 1;
+          else if (size > 0) {
+            await rotate();
+            continue;
+          } else {
+            const lineEnd = bytes.indexOf(0x0a, offset);
+            end = lineEnd < 0 ? bytes.length : lineEnd + 1;
+          }
+        }
+        try {
+          let at = offset;
+          while (at < end) at += (await file.write(bytes, at, end - at)).bytesWritten;
+          size += end - offset;
+          offset = end;
+        } catch (error) {
+          // A failed write may leave a bad descriptor (a deleted directory, a full disk): reopen later.
+          await file.close().catch(() => undefined);
+          handle = undefined;
+          retryAt = Date.now() + RETRY_OPEN_MS;
+          throw error;
+        }
       }
     },
     async close() {
@@ -132,12 +152,15 @@ export class LineAuditSink implements AuditSink {
   private queue: string[] = [];
   private queuedBytes = 0;
   private draining: Promise<void> | undefined;
+  /** Ends the wait before the next write (a full batch, or close). */
+  private flushNow: (() => void) | undefined;
   private closed = false;
 
   constructor(
     private readonly target: Target,
     private readonly queueBytes: number,
     private readonly onDrop: (reason: DropReason, records: number) => void = countDrop,
+    private readonly flushMs = FLUSH_MS,
   ) {}
 
   write(record: AuditRecord): void {
@@ -150,17 +173,27 @@ export class LineAuditSink implements AuditSink {
     }
     this.queue.push(line);
     this.queuedBytes += bytes;
-    count('agw.audit.records', { sink: this.target.label });
     this.draining ??= this.drain();
+    if (this.queuedBytes >= FLUSH_BYTES) this.flushNow?.();
   }
 
   private async drain(): Promise<void> {
-    // Let the request that wrote first finish its turn; a burst goes out as one write.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Let lines gather for one write: a short wait, ended early by a full batch or by close.
+    if (!this.closed)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.flushMs);
+        timer.unref();
+        this.flushNow = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    this.flushNow = undefined;
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
       this.queuedBytes = 0;
+      count('agw.audit.records', { sink: this.target.label }, batch.length);
       try {
         await this.target.write(Buffer.from(batch.join(''), 'utf8'));
       } catch {
@@ -170,9 +203,10 @@ export class LineAuditSink implements AuditSink {
     this.draining = undefined;
   }
 
-  /** Waits for queued records up to the deadline, then closes the target. */
+  /** Writes what waits up to the deadline, then closes the target. */
   async close(deadlineMs = 2000): Promise<void> {
     this.closed = true;
+    this.flushNow?.();
     const pending = this.draining;
     if (pending !== undefined) await Promise.race([pending, sleep(deadlineMs)]);
     await this.target.close();

@@ -74,6 +74,16 @@ function printSites(sites: readonly Site[], calls: number): void {
   console.log('  by site:');
   for (const [name, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, TOP))
     console.log(line(bytes, name));
+  // What each of the gateway's functions allocates with all it calls (a site counted once per function).
+  const inclusive = new Map<string, number>();
+  for (const site of sites) {
+    const here = `${site.functionName || '(anonymous)'} ${site.url.replace(/^.*\/(dist|node_modules)\//, '')}:${site.line}`;
+    for (const frame of new Set([here, ...site.stack]))
+      if (frame.includes(' gateway/')) inclusive.set(frame, (inclusive.get(frame) ?? 0) + site.bytes);
+  }
+  console.log("  inclusive, the gateway's functions:");
+  for (const [name, bytes] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+    console.log(line(bytes, name));
   // BENCH_ALLOC_STACKS=<text>: the heaviest call paths through frames that contain the text.
   const wanted = process.env['BENCH_ALLOC_STACKS'];
   if (wanted === undefined) return;

@@ -28,7 +28,7 @@ interface SampledSite {
   functionName: string;
   line: number;
   bytes: number;
-  /** The callers, nearest first ("function url:line"), up to eight. */
+  /** The callers, nearest first ("function url:line"), up to thirty. */
   stack: string[];
 }
 
@@ -45,7 +45,7 @@ function sites(root: SamplingNode): SampledSite[] {
         functionName: node.callFrame.functionName,
         line: node.callFrame.lineNumber + 1,
         bytes: node.selfSize,
-        stack: callers.slice(-8).reverse(),
+        stack: callers.slice(-30).reverse(),
       });
     const next = [...callers, frameOf(node)];
     for (const child of node.children) walk(child, next);

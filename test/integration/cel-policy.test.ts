@@ -13,6 +13,7 @@ import { parse } from 'yaml';
 import { freePort } from '../infra/free-port.js';
 import { startAuthServer, type AuthServer } from '../infra/oidc-provider.js';
 import { auditRecords } from '../support/audit-records.js';
+import { until } from '../support/until.js';
 import { demoSource, keyRecord, newKeys, startHarness, type Harness } from '../support/gateway-harness.js';
 import { connectClient, rpcCall, type RpcAnswer } from '../support/mcp-clients.js';
 
@@ -197,8 +198,19 @@ describe('an OAuth caller', () => {
 
 describe('audit and config', () => {
   it('policy:audit — the record names the rule and the reason, never the arguments', async () => {
-    const records = await auditRecords(h.auditPath);
-    const denied = records.filter((record) => record.reason === 'policy');
+    // The audit sink writes in batches (up to 20 ms later): wait for the last refusal's record.
+    const rules = ['no-secret-notes', 'small-sums', 'no-shouting', 'echo-for-payments'];
+    const denied = await until(
+      'the refusals in the audit trail',
+      async () => {
+        const found = (await auditRecords(h.auditPath)).filter((record) => record.reason === 'policy');
+        return rules.every((rule) => found.some((record) => record.policy === rule)) &&
+          found.some((record) => record.relayed_by === 'call_tool')
+          ? found
+          : undefined;
+      },
+      10_000,
+    );
     expect(denied.map((record) => record.policy)).toEqual(
       expect.arrayContaining(['no-secret-notes', 'small-sums', 'no-shouting', 'echo-for-payments']),
     );

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildAuditRecord } from '../../../gateway/telemetry/audit-record.js';
-import { createAuditSink, type DropReason } from '../../../gateway/telemetry/audit-sink.js';
+import { createAuditSink, LineAuditSink, type DropReason } from '../../../gateway/telemetry/audit-sink.js';
 
 const record = (id: number) =>
   buildAuditRecord({
@@ -80,8 +80,10 @@ describe('audit sink', () => {
   it('a full queue drops the newest records instead of growing', async () => {
     const path = join(await tempDir(), 'audit.log');
     const drops: DropReason[] = [];
-    const sink = createAuditSink({ sink: 'file', path, ...settings, queueBytes: 64 * 1024 }, (reason) =>
-      drops.push(reason),
+    // One file holds them all (the rotation test covers rotation): every record kept is in it.
+    const sink = createAuditSink(
+      { sink: 'file', path, ...settings, maxFileBytes: 1024 * 1024, queueBytes: 64 * 1024 },
+      (reason) => drops.push(reason),
     );
     // Written in one turn: nothing drains until the loop ends.
     for (let i = 0; i < 2000; i += 1) sink.write(record(i));
@@ -90,5 +92,39 @@ describe('audit sink', () => {
     expect(drops.every((reason) => reason === 'queue_full')).toBe(true);
     const kept = (await readFile(path, 'utf8')).trimEnd().split('\n').length;
     expect(kept + drops.length).toBe(2000);
+  });
+
+  it('audit:sink-batching — lines written within the wait go out in one write; close writes what waits without the wait; the wait ends by itself', async () => {
+    const writes: string[] = [];
+    const target = {
+      label: 'stderr' as const,
+      write: (bytes: Buffer) => {
+        writes.push(bytes.toString('utf8'));
+        return Promise.resolve();
+      },
+      close: () => Promise.resolve(),
+    };
+    // A wait far longer than the test: only close can end it.
+    const sink = new LineAuditSink(target, 1024 * 1024, () => undefined, 60_000);
+    for (let i = 0; i < 3; i += 1) {
+      sink.write(record(i));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(writes).toEqual([]);
+    await sink.close();
+    expect(writes).toHaveLength(1);
+    expect(
+      writes[0]
+        ?.trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { request_id: string }).request_id),
+    ).toEqual(['req-0', 'req-1', 'req-2']);
+
+    const timed = new LineAuditSink(target, 1024 * 1024, () => undefined, 30);
+    timed.write(record(9));
+    for (let waited = 0; writes.length < 2 && waited < 5000; waited += 10)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(writes[1]).toContain('"req-9"');
+    await timed.close();
   });
 });
