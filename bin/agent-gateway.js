@@ -19,9 +19,14 @@ if (!supported) {
     );
     process.exit(1);
   }
-  const result = spawnSync(provisioned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
-  });
+  // The Node flags it was started with (npm start's heap settings) go to the re-executed process too.
+  const result = spawnSync(
+    provisioned,
+    [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    {
+      stdio: 'inherit',
+    },
+  );
   process.exit(result.status ?? 1);
 }
 

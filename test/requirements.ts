@@ -1705,4 +1705,8 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 45: a request's logger is built on its first line: a request that logs nothing builds no pino child; lines written carry the request id, the redaction and the level a pino child has",
   'audit:sink-batching':
     'issue 45: audit lines written within the wait go out in one write; close writes what waits without waiting; the wait ends by itself',
+  'platform:heap-growing-percent':
+    "issue 45: serve and operator set V8's heap growing factor, 50 % by default or AGW_HEAP_GROWING_PERCENT (0–400, 0 leaves V8's own), and refuse any other value with exit 2 and a message naming the variable",
+  'cli:reexec-keeps-node-flags':
+    'issue 45: on a Node older than 22.19 the bin re-executes itself with the provisioned Node 24 and passes on the Node flags it was started with',
 };

@@ -67,6 +67,20 @@ async function command(path: string): Promise<unknown> {
     await settle();
     return { usedHeap, collections };
   }
+  if (path === '/memory') {
+    const usage = process.memoryUsage();
+    const heap = getHeapStatistics();
+    return {
+      ...usage,
+      heapLimit: heap.heap_size_limit,
+      malloced: heap.malloced_memory,
+      external: heap.external_memory,
+    };
+  }
+  if (path === '/gc') {
+    (globalThis as { gc?: () => void }).gc?.();
+    return {};
+  }
   if (path === '/sample/start') {
     await session.post('HeapProfiler.startSampling', {
       samplingInterval: 1024,
