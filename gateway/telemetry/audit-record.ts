@@ -193,10 +193,13 @@ export type AuditPrincipal = NonNullable<AuditRecord['principal']>;
 // C0 and C1 controls, DEL, line and paragraph separators, bidirectional overrides and the BOM: what
 // could break a line-oriented reader or make a name display as something else.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+const UNSAFE_CHAR = new RegExp(UNSAFE.source);
 
 /** A caller-supplied name made safe for a record: unsafe characters written as `\uXXXX` text,
  * lone surrogates replaced, at most `max` characters (a clipped value ends with `…`). */
 export function safeText(value: string, max: number): string {
+  // Most names need nothing: returned as they are, without a copy.
+  if (value.length <= max && !UNSAFE_CHAR.test(value) && value.isWellFormed()) return value;
   const escaped = value
     .slice(0, max * 6)
     .toWellFormed()
@@ -242,6 +245,7 @@ export function auditPrincipal(principal: PrincipalLike | undefined): AuditPrinc
 }
 
 const ERROR_CODE = /^(?:[a-z_]{1,40}|-?\d{1,6})$/;
+const TRACE_ID = /^[0-9a-f]{32}$/;
 const MCP_METHOD_SET = new Set<string>([...MCP_METHODS, ...MCP_OTHER]);
 const OUTCOME_SET = new Set<string>(OUTCOMES);
 
@@ -297,42 +301,37 @@ export function buildAuditRecord(input: AuditInput): AuditRecord {
   const target = input.target;
   const outcome =
     input.errorClass === undefined ? 'ok' : OUTCOME_SET.has(input.errorClass) ? input.errorClass : 'internal';
-  return {
+  // Built field by field in the record's order (assignments, not spreads: this runs per request).
+  const record: Partial<Record<keyof AuditRecord, unknown>> = {
     schema: AUDIT_SCHEMA,
     time: new Date(input.startedAt).toISOString(),
     request_id: safeText(input.requestId || '-', LIMITS.id),
-    ...(input.clientRequestId !== undefined && CLIENT_REQUEST_ID.test(input.clientRequestId)
-      ? { client_request_id: input.clientRequestId }
-      : {}),
-    ...(input.traceId !== undefined && /^[0-9a-f]{32}$/.test(input.traceId)
-      ? { trace_id: input.traceId }
-      : {}),
-    face: input.face,
-    method: methodOf(input),
-    ...(input.era === undefined ? {} : { era: input.era }),
-    ...(input.workspace ? { workspace: safeText(input.workspace, LIMITS.workspace) } : {}),
-    ...(principal === undefined ? {} : { principal }),
-    ...(input.source ? { source: safeText(input.source, LIMITS.name) } : {}),
-    ...(target === undefined
-      ? {}
-      : {
-          target: {
-            kind: target.kind,
-            ...(target.name ? { name: safeText(target.name, LIMITS.name) } : {}),
-            ...(target.requested ? { requested: safeText(target.requested, LIMITS.name) } : {}),
-          },
-        }),
-    ...(input.relayedBy === undefined ? {} : { relayed_by: input.relayedBy }),
-    decision,
-    ...(reason === undefined ? {} : { reason }),
-    ...(reason === 'policy' && input.policy ? { policy: safeText(input.policy, LIMITS.name) } : {}),
-    outcome: outcome as Outcome,
-    ...(input.errorCode !== undefined && ERROR_CODE.test(input.errorCode)
-      ? { error_code: input.errorCode }
-      : {}),
-    status: Number.isInteger(input.status) && input.status >= 0 && input.status <= 999 ? input.status : 0,
-    ...(input.streamed === true ? { streamed: true } : {}),
-    ...(input.clientGone === true ? { client_gone: true } : {}),
-    duration_ms: Math.max(0, Math.round(input.durationMs * 10) / 10),
   };
+  if (input.clientRequestId !== undefined && CLIENT_REQUEST_ID.test(input.clientRequestId))
+    record.client_request_id = input.clientRequestId;
+  if (input.traceId !== undefined && TRACE_ID.test(input.traceId)) record.trace_id = input.traceId;
+  record.face = input.face;
+  record.method = methodOf(input);
+  if (input.era !== undefined) record.era = input.era;
+  if (input.workspace) record.workspace = safeText(input.workspace, LIMITS.workspace);
+  if (principal !== undefined) record.principal = principal;
+  if (input.source) record.source = safeText(input.source, LIMITS.name);
+  if (target !== undefined) {
+    const named: { kind: TargetKind; name?: string; requested?: string } = { kind: target.kind };
+    if (target.name) named.name = safeText(target.name, LIMITS.name);
+    if (target.requested) named.requested = safeText(target.requested, LIMITS.name);
+    record.target = named;
+  }
+  if (input.relayedBy !== undefined) record.relayed_by = input.relayedBy;
+  record.decision = decision;
+  if (reason !== undefined) record.reason = reason;
+  if (reason === 'policy' && input.policy) record.policy = safeText(input.policy, LIMITS.name);
+  record.outcome = outcome;
+  if (input.errorCode !== undefined && ERROR_CODE.test(input.errorCode)) record.error_code = input.errorCode;
+  record.status =
+    Number.isInteger(input.status) && input.status >= 0 && input.status <= 999 ? input.status : 0;
+  if (input.streamed === true) record.streamed = true;
+  if (input.clientGone === true) record.client_gone = true;
+  record.duration_ms = Math.max(0, Math.round(input.durationMs * 10) / 10);
+  return record as AuditRecord;
 }
