@@ -193,7 +193,10 @@ describe('what an outside prober found (issue 28)', () => {
   it('attacker:deep-arguments — 5,000 levels of arguments are invalid params; the upstream never sees them and its health is untouched', async () => {
     const before = upstream.log.filter((e) => e.rpcMethod === 'tools/call').length;
     for (let i = 0; i < 20; i += 1) {
-      const body = `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"up__echo","arguments":{"text":${'['.repeat(5000)}${']'.repeat(5000)}},"_meta":${JSON.stringify(MODERN_META)}}}`;
+      // Half the bodies hold a backslash (an escaped name), so the id's text can only be read back
+      // by a full parse, which this nesting defeats.
+      const escaped = i % 2 === 1;
+      const body = `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"up__echo","arguments":{"text":${'['.repeat(5000)}${']'.repeat(5000)}${escaped ? ',"note":"a\\u0041"' : ''}},"_meta":${JSON.stringify(MODERN_META)}}}`;
       const response = await fetch(`${url}/mcp`, {
         method: 'POST',
         headers: mcpHeaders('tools/call', 'up__echo'),
@@ -201,8 +204,9 @@ describe('what an outside prober found (issue 28)', () => {
       });
       expect(response.status).toBe(400);
       const answer = (await response.json()) as { id: number | null; error: { code: number } };
-      // Too deep to read the id's text back exactly: the refusal carries id null, never a guess.
-      expect(answer).toMatchObject({ id: null, error: { code: -32602 } });
+      // A plain body's id is read from its text without parsing (issue 45) and echoed exactly; one
+      // too deep to read back carries id null, never a guess.
+      expect(answer).toMatchObject({ id: escaped ? null : i, error: { code: -32602 } });
     }
     expect(upstream.log.filter((e) => e.rpcMethod === 'tools/call').length).toBe(before);
     const sources = (await (
