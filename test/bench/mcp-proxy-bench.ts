@@ -150,24 +150,25 @@ async function benchOneUpstream(
     if (typeof agentgateway === 'string') console.log(`  agentgateway skipped: ${agentgateway}`);
     else {
       peers.push(agentgateway);
-      console.log(`  agentgateway ${agentgateway.version}: tools/call relayed through both faces`);
+      console.log(
+        `  agentgateway ${agentgateway.version}: tools/call relayed in a 2025-06-18 session${agentgateway.modernFace ? ' and statelessly at 2026-07-28' : '; its 2026 face is not measured: it refused a 2026-07-28 tools/call'}`,
+      );
       const echo = { name: AGENTGATEWAY_ECHO, arguments: { text: 'hello' } };
-      participants.push(
-        {
+      if (agentgateway.modernFace)
+        participants.push({
           label: 'agentgateway, 2026 face',
           url: agentgateway.url,
           pid: agentgateway.pid,
           call: modernRequest('tools/call', echo, AGENTGATEWAY_ECHO),
           list: modernRequest('tools/list', {}),
-        },
-        {
-          label: 'agentgateway, 2025 face',
-          url: agentgateway.url,
-          pid: agentgateway.pid,
-          call: legacyRequest('tools/call', echo, {}, agentgateway.sessionId),
-          list: legacyRequest('tools/list', {}, {}, agentgateway.sessionId),
-        },
-      );
+        });
+      participants.push({
+        label: 'agentgateway, 2025 face',
+        url: agentgateway.url,
+        pid: agentgateway.pid,
+        call: legacyRequest('tools/call', echo, {}, agentgateway.sessionId),
+        list: legacyRequest('tools/list', {}, {}, agentgateway.sessionId),
+      });
     }
     const rssBefore = new Map<string, number | undefined>();
     for (const participant of participants)

@@ -202,14 +202,13 @@ async function besidePeers(dir: string, key: GeneratedKey, flags: readonly strin
     if (typeof agentgateway === 'string') console.log(`  agentgateway skipped: ${agentgateway}`);
     else {
       const agentgatewayIdle = await sampleMemory(agentgateway.pid);
+      const echo = { name: AGENTGATEWAY_ECHO, arguments: { text: 'hello' } };
       await loadWith(
         agentgateway.url,
-        modernRequest(
-          'tools/call',
-          { name: AGENTGATEWAY_ECHO, arguments: { text: 'hello' } },
-          AGENTGATEWAY_ECHO,
-        ),
-        'tools/call via agentgateway',
+        agentgateway.modernFace
+          ? modernRequest('tools/call', echo, AGENTGATEWAY_ECHO)
+          : legacyRequest('tools/call', echo, {}, agentgateway.sessionId),
+        `tools/call via agentgateway (${agentgateway.modernFace ? '2026 face' : '2025 session'})`,
       );
       await settle(1000);
       line(
