@@ -1,7 +1,7 @@
 // MCP proxy benchmark (issues 3 and 13), side by side in one run: the same small `tools/call` (echo)
 // and `tools/list` sent to the upstream directly, through nginx as a pure reverse proxy, through
-// Agent Gateway (its 2026-07-28 face and its 2025-era face) and through ToolHive's vMCP, at
-// concurrency 1 and 32 on loopback. Two upstreams, one after the other: a default v2-SDK server
+// Agent Gateway (its 2026-07-28 face and its 2025-era face), through ToolHive's vMCP and through
+// agentgateway (the Rust gateway, both of its faces), at concurrency 1 and 32 on loopback. Two upstreams, one after the other: a default v2-SDK server
 // (no cache hints, tools/list says `ttlMs: 0`) and the same server with `ttlMs` 60 s on tools/list.
 // Participants are interleaved within each of `BENCH_ROUNDS` rounds, each round starting with the
 // next one, and the median by throughput is kept. Prints req/s, p50, p99, ratios and added latency over direct, the machine load with every
@@ -15,6 +15,7 @@ import { startBenchGateway } from './bench-gateway.js';
 import { startChild } from './child-process.js';
 import { formatResult, runLoad, type LoadResult } from './load.js';
 import { legacyRequest, modernRequest, type RequestShape } from './mcp-shapes.js';
+import { AGENTGATEWAY_ECHO, startAgentgateway } from './agentgateway-peer.js';
 import { startNginx } from './nginx-peer.js';
 import { processTreeRssMiB } from './process-stats.js';
 import { startVmcp } from './vmcp-peer.js';
@@ -141,6 +142,32 @@ async function benchOneUpstream(
           vmcp.sessionId,
         ),
         list: legacyRequest('tools/list', {}, {}, vmcp.sessionId),
+      });
+    }
+    const agentgateway = await startAgentgateway(upstreamUrl).catch(
+      (error: unknown) => `agentgateway failed: ${String(error)}`,
+    );
+    if (typeof agentgateway === 'string') console.log(`  agentgateway skipped: ${agentgateway}`);
+    else {
+      peers.push(agentgateway);
+      console.log(
+        `  agentgateway ${agentgateway.version}: tools/call relayed in a 2025-06-18 session${agentgateway.modernFace ? ' and statelessly at 2026-07-28' : '; its 2026 face is not measured: it refused a 2026-07-28 tools/call'}`,
+      );
+      const echo = { name: AGENTGATEWAY_ECHO, arguments: { text: 'hello' } };
+      if (agentgateway.modernFace)
+        participants.push({
+          label: 'agentgateway, 2026 face',
+          url: agentgateway.url,
+          pid: agentgateway.pid,
+          call: modernRequest('tools/call', echo, AGENTGATEWAY_ECHO),
+          list: modernRequest('tools/list', {}),
+        });
+      participants.push({
+        label: 'agentgateway, 2025 face',
+        url: agentgateway.url,
+        pid: agentgateway.pid,
+        call: legacyRequest('tools/call', echo, {}, agentgateway.sessionId),
+        list: legacyRequest('tools/list', {}, {}, agentgateway.sessionId),
       });
     }
     const rssBefore = new Map<string, number | undefined>();

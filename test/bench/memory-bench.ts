@@ -1,10 +1,11 @@
 // Memory benchmark (issue 26): resident memory and V8 heap of each kind of process, idle and after a
-// c=32 load, side by side with ToolHive's vMCP in the same run:
+// c=32 load, side by side with ToolHive's vMCP and agentgateway in the same run:
 //  1. the embedded gateway with a minimal config (one workspace, one key, no sources): start-up to
 //     ready, idle, after c=32 `tools/list` on /mcp;
 //  2. the README's example config (the demo MCP server over stdio, this repository's docs indexed):
 //     idle, after c=32 `tools/call` of the demo echo tool;
-//  3. the gateway and vMCP in front of the same HTTP upstream, after c=32 `tools/call` echo;
+//  3. the gateway, vMCP and agentgateway in front of the same HTTP upstream, after c=32
+//     `tools/call` echo (each peer skipped with the reason when it cannot run);
 //  4. `serve --kubernetes` with 100 workspaces and 20,000 keys (rendered objects written straight to
 //     a real kube-apiserver), idle and after c=32 `GET /agent/tools` with keys of every workspace;
 //  5. the operator, idle and after reconciling 100 Workspaces and 1,000 ApiKeys.
@@ -22,6 +23,7 @@ import { startChild } from './child-process.js';
 import { runLoad, formatResult } from './load.js';
 import { legacyRequest, modernRequest, type RequestShape } from './mcp-shapes.js';
 import { formatSample, heapReporting, sampleMemory, type MemorySample } from './memory-sample.js';
+import { AGENTGATEWAY_ECHO, startAgentgateway } from './agentgateway-peer.js';
 import { startVmcp } from './vmcp-peer.js';
 
 const LOAD_MS = Number(process.env['BENCH_DURATION_MS'] ?? 10_000);
@@ -151,7 +153,7 @@ async function readmeExample(dir: string, key: GeneratedKey, flags: readonly str
   }
 }
 
-async function besideVmcp(dir: string, key: GeneratedKey, flags: readonly string[]): Promise<void> {
+async function besidePeers(dir: string, key: GeneratedKey, flags: readonly string[]): Promise<void> {
   const upstream = await startChild(['dist/test/bench/default-upstream-main.js'], /"url"/);
   const upstreamUrl = (JSON.parse(upstream.line) as { url: string }).url;
   const reporting = heapReporting(dir, 'relay');
@@ -171,6 +173,9 @@ async function besideVmcp(dir: string, key: GeneratedKey, flags: readonly string
     [...flags, ...reporting.nodeArgs],
   );
   const vmcp = await startVmcp(upstreamUrl).catch((error: unknown) => `vmcp failed: ${String(error)}`);
+  const agentgateway = await startAgentgateway(upstreamUrl).catch(
+    (error: unknown) => `agentgateway failed: ${String(error)}`,
+  );
   try {
     await settle();
     const pid = gateway.child.process.pid;
@@ -194,9 +199,28 @@ async function besideVmcp(dir: string, key: GeneratedKey, flags: readonly string
       await settle(1000);
       line('ToolHive vMCP v0.47.0, same upstream', vmcpIdle, await sampleMemory(vmcp.pid));
     }
+    if (typeof agentgateway === 'string') console.log(`  agentgateway skipped: ${agentgateway}`);
+    else {
+      const agentgatewayIdle = await sampleMemory(agentgateway.pid);
+      const echo = { name: AGENTGATEWAY_ECHO, arguments: { text: 'hello' } };
+      await loadWith(
+        agentgateway.url,
+        agentgateway.modernFace
+          ? modernRequest('tools/call', echo, AGENTGATEWAY_ECHO)
+          : legacyRequest('tools/call', echo, {}, agentgateway.sessionId),
+        `tools/call via agentgateway (${agentgateway.modernFace ? '2026 face' : '2025 session'})`,
+      );
+      await settle(1000);
+      line(
+        `agentgateway ${agentgateway.version}, same upstream`,
+        agentgatewayIdle,
+        await sampleMemory(agentgateway.pid),
+      );
+    }
   } finally {
     await gateway.stop();
     if (typeof vmcp !== 'string') await vmcp.stop();
+    if (typeof agentgateway !== 'string') await agentgateway.stop();
     await upstream.stop();
   }
 }
@@ -291,7 +315,7 @@ export async function memoryBench(): Promise<void> {
   try {
     await minimalEmbedded(dir, key, flags.embedded);
     await readmeExample(dir, key, flags.embedded);
-    await besideVmcp(dir, key, flags.embedded);
+    await besidePeers(dir, key, flags.embedded);
     await kubernetesReplica(dir, flags.gateway);
     await operatorProcess(dir, flags.operator);
   } finally {
