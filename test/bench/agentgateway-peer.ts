@@ -1,4 +1,4 @@
-// agentgateway (the Rust MCP gateway of github.com/agentgateway/agentgateway) in front of one
+// agentgateway (the Rust MCP gateway of agentgateway/agentgateway) in front of one
 // upstream, for the side-by-side MCP benchmark: one streamable-HTTP MCP target named `up`, tool
 // names always prefixed (`up_echo`, as vMCP's), no auth, its request log off, its admin, stats and
 // readiness servers on loopback ports. A 2025-06-18 request needs a session (statefulMode
