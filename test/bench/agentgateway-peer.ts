@@ -10,10 +10,10 @@
 // No package registry the bench uses carries it: the binary comes from AGENTGATEWAY_BIN, or
 // ~/.cache/agent-gateway-bench/agentgateway, a binary built from its public source; without one
 // the peer is skipped with the reason.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -21,6 +21,7 @@ import { stringify } from 'yaml';
 import { freePort } from '../infra/free-port.js';
 import { legacyRequest, modernRequest, type RequestShape } from './mcp-shapes.js';
 import type { RunningPeer } from './nginx-peer.js';
+import { spawnPeer } from './peer-process.js';
 
 export const AGENTGATEWAY_CACHED_BIN = join(homedir(), '.cache', 'agent-gateway-bench', 'agentgateway');
 /** The tool name agentgateway gives the upstream's `echo` (target name, `_`, tool name). */
@@ -49,13 +50,6 @@ function reportedVersion(binary: string): string {
   const run = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 10_000 });
   const match = /"version":\s*"([^"]+)"/.exec(run.stdout ?? '');
   return match?.[1] ?? 'unknown';
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-  });
 }
 
 /** One request; the JSON-RPC message of a JSON or an event-stream answer, and the session header. */
@@ -146,16 +140,8 @@ export async function startAgentgateway(upstreamUrl: string): Promise<RunningAge
   const dir = await mkdtemp(join(tmpdir(), 'agw-bench-agentgateway-'));
   // Its gateway port binds every interface (its file config takes a port, no address, through v1.4);
   // nothing but the bench's echo upstream is behind it, and only while the bench runs.
-  const child = spawn(binary, ['-f', await writeConfig(dir, upstreamUrl, port)], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
-  const stop = async () => {
-    child.kill('SIGTERM');
-    await exited(child);
-    await rm(dir, { recursive: true, force: true });
-  };
+  const peer = spawnPeer(binary, ['-f', await writeConfig(dir, upstreamUrl, port)], dir);
+  const { child, stop } = peer;
   const url = `http://127.0.0.1:${port}/mcp`;
   for (let attempt = 0; attempt < 200 && child.exitCode === null; attempt += 1) {
     let sessionId: string | undefined;
@@ -179,5 +165,5 @@ export async function startAgentgateway(upstreamUrl: string): Promise<RunningAge
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stop();
-  return `agentgateway did not start: ${stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300) || 'no output'}`;
+  return `agentgateway did not start: ${peer.stderr().trim().split('\n').slice(-2).join(' ').slice(0, 300) || 'no output'}`;
 }

@@ -53,6 +53,10 @@ async function send(url: string, shape: RequestShape, count: number, dispatcher:
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
+/** A site as the probe names its callers: "function path:line". */
+const frameOf = (site: Site) =>
+  `${site.functionName || '(anonymous)'} ${site.url.replace(/^.*\/(dist|node_modules)\//, '')}:${site.line}`;
+
 function printSites(sites: readonly Site[], calls: number): void {
   const total = sites.reduce((sum, site) => sum + site.bytes, 0);
   const byOwner = new Map<string, number>();
@@ -77,7 +81,7 @@ function printSites(sites: readonly Site[], calls: number): void {
   // What each of the gateway's functions allocates with all it calls (a site counted once per function).
   const inclusive = new Map<string, number>();
   for (const site of sites) {
-    const here = `${site.functionName || '(anonymous)'} ${site.url.replace(/^.*\/(dist|node_modules)\//, '')}:${site.line}`;
+    const here = frameOf(site);
     for (const frame of new Set([here, ...site.stack]))
       if (frame.includes(' gateway/')) inclusive.set(frame, (inclusive.get(frame) ?? 0) + site.bytes);
   }
@@ -89,7 +93,7 @@ function printSites(sites: readonly Site[], calls: number): void {
   if (wanted === undefined) return;
   const byStack = new Map<string, number>();
   for (const site of sites) {
-    const here = `${site.functionName || '(anonymous)'} ${site.url.replace(/^.*\/(dist|node_modules)\//, '')}:${site.line}`;
+    const here = frameOf(site);
     const frames = [here, ...site.stack];
     if (!frames.some((frame) => frame.includes(wanted))) continue;
     const key = frames.join('\n        <- ');

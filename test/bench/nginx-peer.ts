@@ -2,12 +2,13 @@
 // MCP benchmark: keep-alive to the upstream, no buffering, no access log, one worker per CPU.
 // Installed with apt-get when missing and running as root; `startNginx` answers the reason instead
 // when nginx is not there or does not start.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../infra/free-port.js';
+import { spawnPeer } from './peer-process.js';
 
 export interface RunningPeer {
   /** Where clients send MCP requests. */
@@ -30,13 +31,6 @@ async function portOpen(port: number): Promise<boolean> {
       resolve(true);
     });
     socket.once('error', () => resolve(false));
-  });
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
   });
 }
 
@@ -84,16 +78,8 @@ export async function startNginx(upstreamUrl: string): Promise<RunningPeer | str
       '',
     ].join('\n'),
   );
-  const child = spawn(binary, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const stop = async () => {
-    child.kill('SIGTERM');
-    await exited(child);
-    await rm(dir, { recursive: true, force: true });
-  };
+  const peer = spawnPeer(binary, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], dir);
+  const { child, stop } = peer;
   for (let attempt = 0; attempt < 100; attempt += 1) {
     if (child.exitCode !== null) break;
     if (await portOpen(port))
@@ -101,5 +87,5 @@ export async function startNginx(upstreamUrl: string): Promise<RunningPeer | str
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await stop();
-  return `nginx did not start: ${stderr.trim().slice(0, 200) || 'no output'}`;
+  return `nginx did not start: ${peer.stderr().trim().slice(0, 200) || 'no output'}`;
 }

@@ -4,15 +4,16 @@
 // every load worker then uses. The binary comes from VMCP_BIN, or GOPATH/bin, or is built once
 // with `go install` (the newest version the Go module proxy builds with Go 1.26); when none of
 // that works the reason is answered so the benchmark can say why the peer is skipped.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { stringify } from 'yaml';
 import { freePort } from '../infra/free-port.js';
 import type { RunningPeer } from './nginx-peer.js';
+import { spawnPeer } from './peer-process.js';
 
 export const VMCP_MODULE = 'github.com/stacklok/toolhive/cmd/vmcp@v0.47.0';
 
@@ -36,13 +37,6 @@ function vmcpBinary(): string | string[] {
       `go install ${VMCP_MODULE} failed: ${(install.stderr || String(install.error)).trim().slice(-300)}`,
     ];
   return built;
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-  });
 }
 
 async function openSession(url: string): Promise<string> {
@@ -94,16 +88,12 @@ export async function startVmcp(upstreamUrl: string): Promise<RunningVmcp | stri
       },
     }),
   );
-  const child = spawn(binary, ['serve', '--config', config, '--host', '127.0.0.1', '--port', String(port)], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
-  const stop = async () => {
-    child.kill('SIGTERM');
-    await exited(child);
-    await rm(dir, { recursive: true, force: true });
-  };
+  const peer = spawnPeer(
+    binary,
+    ['serve', '--config', config, '--host', '127.0.0.1', '--port', String(port)],
+    dir,
+  );
+  const { child, stop } = peer;
   const url = `http://127.0.0.1:${port}/mcp`;
   for (let attempt = 0; attempt < 200 && child.exitCode === null; attempt += 1) {
     try {
@@ -116,5 +106,5 @@ export async function startVmcp(upstreamUrl: string): Promise<RunningVmcp | stri
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stop();
-  return `vmcp did not start: ${stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300) || 'no output'}`;
+  return `vmcp did not start: ${peer.stderr().trim().split('\n').slice(-2).join(' ').slice(0, 300) || 'no output'}`;
 }

@@ -18,6 +18,17 @@ function capture(): { lines: Record<string, unknown>[]; stream: Writable } {
   return { lines, stream };
 }
 
+/** Counts the children `parent` builds from now on. */
+function countChildren(parent: ReturnType<typeof createPinoLogger>): { count: number } {
+  const built = { count: 0 };
+  const child = parent.child.bind(parent);
+  parent.child = ((...args: Parameters<typeof child>) => {
+    built.count += 1;
+    return child(...args);
+  }) as typeof parent.child;
+  return built;
+}
+
 describe('lazyChildLogger', () => {
   it('log:lazy-request-child — writes what a pino child writes: bindings, redaction, level', () => {
     const { lines, stream } = capture();
@@ -42,12 +53,7 @@ describe('lazyChildLogger', () => {
   it('log:lazy-request-child — a request that logs nothing builds no child; one that logs builds one, bound to its id', async () => {
     const { lines, stream } = capture();
     const parent = createPinoLogger({ level: 'info', destination: stream });
-    let built = 0;
-    const child = parent.child.bind(parent);
-    parent.child = ((...args: Parameters<typeof child>) => {
-      built += 1;
-      return child(...args);
-    }) as typeof parent.child;
+    const built = countChildren(parent);
     const app = Fastify({
       loggerInstance: parent,
       // As the gateway runs: no line per request, so a request that goes well writes nothing.
@@ -61,12 +67,12 @@ describe('lazyChildLogger', () => {
       return 'ok';
     });
     await app.ready();
-    const before = built;
+    const before = built.count;
     await app.inject({ url: '/quiet' });
     await app.inject({ url: '/quiet' });
-    expect(built - before).toBe(0);
+    expect(built.count - before).toBe(0);
     await app.inject({ url: '/loud' });
-    expect(built - before).toBe(1);
+    expect(built.count - before).toBe(1);
     expect(lines.filter((line) => line['msg'] === 'something to say').map((line) => line['reqId'])).toEqual([
       'req-7',
     ]);
@@ -76,19 +82,14 @@ describe('lazyChildLogger', () => {
   it('log:lazy-request-child — a line below the level builds no child', () => {
     const { lines, stream } = capture();
     const parent = createPinoLogger({ level: 'warn', destination: stream });
-    let built = 0;
-    const child = parent.child.bind(parent);
-    parent.child = ((...args: Parameters<typeof child>) => {
-      built += 1;
-      return child(...args);
-    }) as typeof parent.child;
+    const built = countChildren(parent);
     const lazy = lazyChildLogger(parent, { reqId: 'r-2' }, {});
     lazy.info({ n: 1 }, 'dropped');
     lazy.debug('dropped');
     lazy.silent('dropped');
-    expect(built).toBe(0);
+    expect(built.count).toBe(0);
     lazy.error('kept');
-    expect(built).toBe(1);
+    expect(built.count).toBe(1);
     expect(lines.map((line) => [line['msg'], line['reqId']])).toEqual([['kept', 'r-2']]);
   });
 });
