@@ -1,11 +1,11 @@
 // The introspection storm (issue 37, item 4), as the outside probe ran it: 3,000 random opaque bearer
 // tokens of a real server's shape (oidc-provider's 43 characters), no other credential, against one
-// gateway whose workspace introspects at oidc-provider, while one signed-in caller (an opaque token
-// of that server, answered once and cached) keeps calling GET /agent/tools. Prints the introspection
-// calls the storm caused (counted at the endpoint), calls/s, the gateway's RSS before and after, the
-// storm's answers, and the legitimate caller's p50/p95 with and without the storm. The gateway runs
-// with its default budget (`introspectionMaxPerSecond` 50, `introspectionMaxConcurrent` 16) and no
-// `tokenLength`. Never asserts.
+// gateway whose default workspace introspects at oidc-provider, while one signed-in caller (an opaque
+// token of that server, answered once and cached) keeps calling GET /agent/tools. Prints the
+// introspection calls the storm caused (counted at the endpoint), calls/s, the gateway's RSS before
+// and after, the storm's answers, and the legitimate caller's p50/p95 with and without the storm. The
+// gateway runs with its default budget (`introspectionMaxPerSecond` 50, `introspectionMaxConcurrent`
+// 16) and no `tokenLength`. Never asserts; prints NOT MEASURED when the caller is not admitted.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -47,6 +47,22 @@ async function legitimateCaller(
   }
   await dispatcher.close();
   return { latencies: latencies.sort((a, b) => a - b), failed };
+}
+
+/** The status of one GET /agent/tools with `token`, and the error code of a refusal's body. */
+async function firstAnswer(
+  url: string,
+  token: string,
+): Promise<{ status: number; code: string | undefined }> {
+  const answer = await request(`${url}/agent/tools`, { headers: { authorization: `Bearer ${token}` } });
+  const text = await answer.body.text();
+  if (answer.statusCode === 200) return { status: 200, code: undefined };
+  try {
+    const code = (JSON.parse(text) as { error?: { code?: unknown } }).error?.code;
+    return { status: answer.statusCode, code: typeof code === 'string' ? code : undefined };
+  } catch {
+    return { status: answer.statusCode, code: undefined };
+  }
 }
 
 /** Every token once, `concurrency` at a time; the answer's status per token (0: no answer). */
@@ -113,7 +129,11 @@ export async function oauthStormBench(): Promise<void> {
     dir,
     'gateway',
     {
-      oauth: { resource: RESOURCE },
+      // The shared resource (/mcp, /agent/*) admits the default workspace only, and an opaque
+      // token's audience cannot be read before introspection, so on /agent/* it is the default
+      // workspace's (D24). Without this, no workspace verifies it: every answer is 401, nothing is
+      // introspected, and the storm measures nothing.
+      oauth: { resource: RESOURCE, defaultWorkspace: 'bench' },
       workspaces: [
         {
           name: 'bench',
@@ -143,6 +163,14 @@ export async function oauthStormBench(): Promise<void> {
     const token = ((await issued.json()) as { access_token: string }).access_token;
     const calls = () => as.requests.get('/token/introspection') ?? 0;
     const pid = gateway.child.process.pid;
+    // The caller must be admitted, or every number below describes refusals, not the storm.
+    const first = await firstAnswer(gateway.url, token);
+    if (first.status !== 200) {
+      console.log(
+        `  NOT MEASURED: the legitimate caller's warm-up request was answered ${first.status}${first.code === undefined ? '' : ` (${first.code})`}, not 200; introspection calls made ${calls()}`,
+      );
+      return;
+    }
     // Warm: the caller's answer is cached; then the caller alone.
     const warm = await legitimateCaller(
       gateway.url,
