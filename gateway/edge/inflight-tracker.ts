@@ -7,7 +7,7 @@ export class InflightTracker {
   private waiters: (() => void)[] = [];
 
   attach(app: FastifyInstance): void {
-    app.addHook('onRequest', async (_request, reply) => {
+    app.addHook('onRequest', (_request, reply, next) => {
       this.count += 1;
       let done = false;
       reply.raw.once('close', () => {
@@ -16,7 +16,7 @@ export class InflightTracker {
         this.count -= 1;
         if (this.count === 0) for (const wake of this.waiters.splice(0)) wake();
       });
-      await Promise.resolve();
+      next();
     });
   }
 

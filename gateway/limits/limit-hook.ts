@@ -5,6 +5,7 @@
 // audit record tells a rate (`rate_limited`) from a daily quota (`quota_exceeded`).
 import { idEchoesExactly } from '../platform/exact-rpc-id.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/index.js';
 import { GatewayError } from '../errors/index.js';
 import { strictUtf8 } from '../platform/strict-utf8.js';
 import { noteDenial } from '../telemetry/audit-context.js';
@@ -67,10 +68,7 @@ function fields(rule: LimitRule, verdict: LimitVerdict): Record<string, string> 
 }
 
 export function limitHook(limiter: RateLimiter, prefix: () => string) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const principal = request.principal;
-    if (principal === undefined) return;
-    if (principal.limits === undefined && principal.workspace.limits === undefined) return;
+  const admit = async (request: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<void> => {
     const rpc = rpcOf(request);
     const rules = requestRules(
       prefix(),
@@ -99,5 +97,17 @@ export function limitHook(limiter: RateLimiter, prefix: () => string) {
         headers: { 'retry-after': String(retryAfterS), ...(rule === undefined ? {} : fields(rule, verdict)) },
       },
     );
+  };
+  // `done` style: a caller without limits (the common case) passes without a promise (issue 45).
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
+    const principal = request.principal;
+    if (
+      principal === undefined ||
+      (principal.limits === undefined && principal.workspace.limits === undefined)
+    ) {
+      done();
+      return;
+    }
+    admit(request, reply, principal).then(() => done(), done);
   };
 }

@@ -15,6 +15,15 @@ import { serveListen } from './subscriptions-listen.js';
 
 const LISTEN = 'subscriptions/listen';
 
+/** Whether the hook may take the request: a legacy GET stream or a modern listen request on either
+ * MCP endpoint (/mcp or a workspace's own /w/<workspace>/mcp). Everything else passes at once. */
+function mayIntercept(request: FastifyRequest): boolean {
+  if (request.routeOptions.config.face !== 'mcp') return false;
+  if (wantsLegacyStream(request)) return true;
+  // Modern requests must carry Mcp-Method, equal to the body's method (checked by the ladder).
+  return request.method === 'POST' && headerOf(request, 'mcp-method') === LISTEN;
+}
+
 async function intercept(
   hub: SubscriptionHub,
   deps: FanOutDeps,
@@ -22,11 +31,7 @@ async function intercept(
   reply: FastifyReply,
   tasks: TaskDeps | undefined,
 ): Promise<FastifyReply | undefined> {
-  // Either MCP endpoint: /mcp or a workspace's own /w/<workspace>/mcp.
-  if (request.routeOptions.config.face !== 'mcp') return undefined;
   if (wantsLegacyStream(request)) return openLegacyStream(hub, request, reply);
-  // Modern requests must carry Mcp-Method, equal to the body's method (checked by the ladder).
-  if (request.method !== 'POST' || headerOf(request, 'mcp-method') !== LISTEN) return undefined;
   const outcome = runLadder(inboundHttpOf(request));
   if (outcome.kind !== 'request' || outcome.era !== 'modern' || outcome.message.method !== LISTEN)
     return undefined;
@@ -39,8 +44,13 @@ export function registerSubscriptionRoutes(
   deps: FanOutDeps,
   tasks?: TaskDeps,
 ): void {
-  app.addHook('preHandler', async (request, reply) => {
-    const handled = await intercept(hub, deps, request, reply, tasks);
-    if (handled !== undefined) return handled;
+  // `done` style: the requests it does not take (nearly all) pass without a promise. One it takes
+  // is answered (or hijacked) before `done`, and fastify then runs nothing further for it.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (!mayIntercept(request)) {
+      done();
+      return;
+    }
+    intercept(hub, deps, request, reply, tasks).then(() => done(), done);
   });
 }

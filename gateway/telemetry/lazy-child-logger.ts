@@ -23,8 +23,8 @@ class LazyChildLogger {
   }
 
   /** A line below the level is dropped without building the child (pino's own check, when the
-   * child would have the parent's level). */
-  private enabled(level: string): boolean {
+   * child would have the parent's level). Pino's name, so `logsAt` reads either logger alike. */
+  isLevelEnabled(level: string): boolean {
     if (this.#child !== undefined || this.options?.level !== undefined) return true;
     const parent = this.parent as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
     return parent.isLevelEnabled?.(level) ?? true;
@@ -39,27 +39,27 @@ class LazyChildLogger {
   }
 
   fatal(...args: Parameters<LogFn>): void {
-    if (this.enabled('fatal')) this.real().fatal(...args);
+    if (this.isLevelEnabled('fatal')) this.real().fatal(...args);
   }
 
   error(...args: Parameters<LogFn>): void {
-    if (this.enabled('error')) this.real().error(...args);
+    if (this.isLevelEnabled('error')) this.real().error(...args);
   }
 
   warn(...args: Parameters<LogFn>): void {
-    if (this.enabled('warn')) this.real().warn(...args);
+    if (this.isLevelEnabled('warn')) this.real().warn(...args);
   }
 
   info(...args: Parameters<LogFn>): void {
-    if (this.enabled('info')) this.real().info(...args);
+    if (this.isLevelEnabled('info')) this.real().info(...args);
   }
 
   debug(...args: Parameters<LogFn>): void {
-    if (this.enabled('debug')) this.real().debug(...args);
+    if (this.isLevelEnabled('debug')) this.real().debug(...args);
   }
 
   trace(...args: Parameters<LogFn>): void {
-    if (this.enabled('trace')) this.real().trace(...args);
+    if (this.isLevelEnabled('trace')) this.real().trace(...args);
   }
 
   silent(): void {
@@ -78,4 +78,11 @@ export function lazyChildLogger(
   options: Options,
 ): FastifyBaseLogger {
   return new LazyChildLogger(parent, bindings, options);
+}
+
+/** Whether `log` writes at `level`: a caller that builds a line's object first asks this (the access
+ * log line of every request, issue 45). True for a logger that cannot say. */
+export function logsAt(log: FastifyBaseLogger, level: string): boolean {
+  const asked = log as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+  return asked.isLevelEnabled?.(level) ?? true;
 }

@@ -1,12 +1,15 @@
 // MCP proxy benchmark (issues 3 and 13), side by side in one run: the same small `tools/call` (echo)
 // and `tools/list` sent to the upstream directly, through nginx as a pure reverse proxy, through
 // Agent Gateway (its 2026-07-28 face and its 2025-era face), through ToolHive's vMCP and through
-// agentgateway (the Rust gateway, both of its faces), at concurrency 1 and 32 on loopback. Two upstreams, one after the other: a default v2-SDK server
+// agentgateway (the Rust gateway, both of its faces), and through the floor of our own stack (fastify +
+// undici passing bytes, `bare-relay-main.ts`), at concurrency 1 and 32 on loopback. Two upstreams, one after the other: a default v2-SDK server
 // (no cache hints, tools/list says `ttlMs: 0`) and the same server with `ttlMs` 60 s on tools/list.
 // Participants are interleaved within each of `BENCH_ROUNDS` rounds, each round starting with the
-// next one, and the median by throughput is kept. Prints req/s, p50, p99, ratios and added latency over direct, the machine load with every
+// next one, and the median by throughput is kept. Prints req/s, p50, p99, ratios and added latency over direct, each proxy's own CPU time
+// per request (user + system from /proc, 10 ms ticks), the machine load with every
 // point, and each proxy's RSS before and after the load. A peer that cannot run is skipped with the
-// reason printed. Never asserts.
+// reason printed. Never asserts. `BENCH_MCP_QUICK=1` measures only `tools/call` through the default
+// upstream, direct, the floor and Agent Gateway (for trying a change; the peers are left out).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +20,7 @@ import { formatResult, runLoad, type LoadResult } from './load.js';
 import { legacyRequest, modernRequest, type RequestShape } from './mcp-shapes.js';
 import { AGENTGATEWAY_ECHO, startAgentgateway } from './agentgateway-peer.js';
 import { startNginx } from './nginx-peer.js';
-import { processTreeRssMiB } from './process-stats.js';
+import { processCpuMs, processTreeRssMiB } from './process-stats.js';
 import { startVmcp } from './vmcp-peer.js';
 
 interface Participant {
@@ -41,9 +44,16 @@ const POINTS = [
   { label: 'tools/list', shape: 'list', concurrency: 32 },
 ] as const;
 
-function median(results: LoadResult[]): LoadResult {
+const QUICK = process.env['BENCH_MCP_QUICK'] === '1';
+
+/** A load result with the proxy's own CPU time per request over that run (user + system, from /proc). */
+interface Measured extends LoadResult {
+  readonly cpuMsPerRequest: number | undefined;
+}
+
+function median(results: Measured[]): Measured {
   const sorted = [...results].sort((a, b) => a.rps - b.rps);
-  return sorted[Math.floor(sorted.length / 2)] as LoadResult;
+  return sorted[Math.floor(sorted.length / 2)] as Measured;
 }
 
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
@@ -56,7 +66,8 @@ export async function mcpProxyBench(): Promise<void> {
   console.log(
     `conditions: Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), loopback; upstream, each proxy and the load generator (this process) are separate processes on one machine; Agent Gateway logging off, telemetry off; ${durationMs} ms per point after a 300 ms warm-up, ${rounds} interleaved rounds, median by throughput; load = 1-minute load average when the point ended`,
   );
-  for (const upstreamKind of UPSTREAMS) await benchOneUpstream(upstreamKind, durationMs, rounds);
+  for (const upstreamKind of QUICK ? UPSTREAMS.slice(0, 1) : UPSTREAMS)
+    await benchOneUpstream(upstreamKind, durationMs, rounds);
 }
 
 async function benchOneUpstream(
@@ -94,7 +105,7 @@ async function benchOneUpstream(
         list: modernRequest('tools/list', {}),
       },
     ];
-    const nginx = await startNginx(upstreamUrl);
+    const nginx = QUICK ? 'left out (BENCH_MCP_QUICK)' : await startNginx(upstreamUrl);
     if (typeof nginx === 'string') console.log(`  nginx skipped: ${nginx}`);
     else {
       peers.push(nginx);
@@ -105,6 +116,20 @@ async function benchOneUpstream(
         pid: nginx.pid,
       });
     }
+    // The floor of the design card's own stack: fastify and undici passing the bytes through, with
+    // no auth, parsing, policy or audit. What the gateway adds beyond it is the gateway's own cost.
+    const floor = await startChild(
+      ['dist/test/bench/bare-relay-main.js', upstreamUrl],
+      /listening on/,
+      'stderr',
+    );
+    peers.push(floor);
+    participants.push({
+      ...(participants[0] as Participant),
+      label: 'floor: fastify + undici',
+      url: `${/listening on (\S+)/.exec(floor.line)?.[1] ?? ''}/mcp`,
+      pid: floor.process.pid,
+    });
     const gatewayMcp = `${gateway.url}/mcp`;
     participants.push(
       {
@@ -127,7 +152,9 @@ async function benchOneUpstream(
         list: legacyRequest('tools/list', {}, auth),
       },
     );
-    const vmcp = await startVmcp(upstreamUrl).catch((error: unknown) => `vmcp failed: ${String(error)}`);
+    const vmcp = QUICK
+      ? 'left out (BENCH_MCP_QUICK)'
+      : await startVmcp(upstreamUrl).catch((error: unknown) => `vmcp failed: ${String(error)}`);
     if (typeof vmcp === 'string') console.log(`  ToolHive vMCP skipped: ${vmcp}`);
     else {
       peers.push(vmcp);
@@ -144,9 +171,11 @@ async function benchOneUpstream(
         list: legacyRequest('tools/list', {}, {}, vmcp.sessionId),
       });
     }
-    const agentgateway = await startAgentgateway(upstreamUrl).catch(
-      (error: unknown) => `agentgateway failed: ${String(error)}`,
-    );
+    const agentgateway = QUICK
+      ? 'left out (BENCH_MCP_QUICK)'
+      : await startAgentgateway(upstreamUrl).catch(
+          (error: unknown) => `agentgateway failed: ${String(error)}`,
+        );
     if (typeof agentgateway === 'string') console.log(`  agentgateway skipped: ${agentgateway}`);
     else {
       peers.push(agentgateway);
@@ -174,8 +203,8 @@ async function benchOneUpstream(
     for (const participant of participants)
       rssBefore.set(participant.label, await processTreeRssMiB(participant.pid));
     const direct = participants[0] as Participant;
-    for (const point of POINTS) {
-      const results = participants.map((): LoadResult[] => []);
+    for (const point of QUICK ? POINTS.slice(0, 2) : POINTS) {
+      const results = participants.map((): Measured[] => []);
       for (let round = 0; round < rounds; round += 1)
         // Each round starts with the next participant: whoever runs first after the others have
         // kept the machine busy starts colder (measured ~0.5 ms of p50 at c=1), so nobody always does.
@@ -185,22 +214,33 @@ async function benchOneUpstream(
           const shape = participant[point.shape];
           const options = { concurrency: point.concurrency, ...shape };
           await runLoad('warm-up', participant.url, { ...options, durationMs: 300 });
-          results[index]?.push(
-            await runLoad(`${point.label} — ${participant.label}`, participant.url, {
-              ...options,
-              durationMs,
-            }),
-          );
+          const cpuBefore = await processCpuMs(participant.pid);
+          const result = await runLoad(`${point.label} — ${participant.label}`, participant.url, {
+            ...options,
+            durationMs,
+          });
+          const cpuAfter = await processCpuMs(participant.pid);
+          results[index]?.push({
+            ...result,
+            cpuMsPerRequest:
+              cpuBefore === undefined || cpuAfter === undefined
+                ? undefined
+                : (cpuAfter - cpuBefore) / Math.max(1, result.requests),
+          });
         }
       const load = loadavg()[0]?.toFixed(2) ?? '?';
-      const base = median(results[0] as LoadResult[]);
+      const base = median(results[0] as Measured[]);
       for (const [index, participant] of participants.entries()) {
-        const result = median(results[index] as LoadResult[]);
+        const result = median(results[index] as Measured[]);
         const versus =
           participant === direct
             ? ''
             : `  ${(result.rps / base.rps).toFixed(2)}x direct, added p50 ${signed(result.p50Ms - base.p50Ms)} ms p99 ${signed(result.p99Ms - base.p99Ms)} ms`;
-        console.log(`${formatResult(result)}${versus}  load ${load}`);
+        const cpu =
+          result.cpuMsPerRequest === undefined
+            ? ''
+            : `  cpu ${(result.cpuMsPerRequest * 1000).toFixed(0)} µs/req`;
+        console.log(`${formatResult(result)}${versus}${cpu}  load ${load}`);
       }
     }
     console.log('  RSS before → after the load:');

@@ -2,8 +2,9 @@
 // in front of a default v2-SDK upstream (tools/list says ttlMs 0) and one with cache hints, and
 // one load worker (concurrency 1) sends each request shape back to back; the profile of the
 // measured window is summarised as self time by owner and inclusive time of the gateway's
-// functions, per request. Prints numbers only; never asserts.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+// functions, per request. `PROFILE_CASE=<shape prefix>` picks cases; `BENCH_PROFILE_KEEP=<dir>` keeps
+// each .cpuprofile there (open it in Chrome DevTools); `BENCH_PROFILE_INTERVAL_US` sets the sampling interval (100). Prints numbers only; never asserts.
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKey } from '../../gateway/auth/index.js';
@@ -14,12 +15,14 @@ import { formatResult, runLoad } from './load.js';
 import { legacyRequest, modernRequest } from './mcp-shapes.js';
 
 const TOP = 14;
+/** The sampling interval (V8's default is 1000 µs: too coarse for a call of ~500 µs). */
+const INTERVAL_US = Number(process.env['BENCH_PROFILE_INTERVAL_US'] ?? 100);
 
 export async function profileBench(): Promise<void> {
   const durationMs = Number(process.env['BENCH_DURATION_MS'] ?? 4000);
   console.log('\n== MCP hot-path profile ==');
   console.log(
-    `conditions: Node ${process.version}, ${cpus().length} CPUs, gateway under --cpu-prof (sampling adds overhead), logging and telemetry off, c=1, ${durationMs} ms per case after a 1 s warm-up; the summary covers the measured window`,
+    `conditions: Node ${process.version}, ${cpus().length} CPUs, gateway under --cpu-prof every ${INTERVAL_US} µs (sampling adds overhead), logging and telemetry off, c=1, ${durationMs} ms per case after a 1 s warm-up; the summary covers the measured window`,
   );
   const only = process.env['PROFILE_CASE'];
   const cases = [
@@ -51,7 +54,7 @@ export async function profileBench(): Promise<void> {
           ],
         },
         process.env,
-        ['--cpu-prof', '--cpu-prof-dir', dir],
+        ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', String(INTERVAL_US)],
       );
       const params = profileCase.call ? { name: 'up__echo', arguments: { text: 'hello' } } : {};
       const method = profileCase.call ? 'tools/call' : 'tools/list';
@@ -67,6 +70,11 @@ export async function profileBench(): Promise<void> {
       if (file === undefined) {
         console.log('  no profile written');
         continue;
+      }
+      const keep = process.env['BENCH_PROFILE_KEEP'];
+      if (keep !== undefined) {
+        await copyFile(join(dir, file), join(keep, `${profileCase.shape.replace(/\W+/g, '-')}.cpuprofile`));
+        console.log(`  profile kept in ${keep}`);
       }
       const summary = await summariseProfile(join(dir, file), durationMs);
       const perRequest = (ms: number) => `${((ms / result.requests) * 1000).toFixed(0).padStart(5)} µs/req`;

@@ -28,7 +28,7 @@ import { allocBench } from './alloc-bench.js';
 
 const only = process.argv[2];
 if (only === undefined || only === 'rest') await restBench();
-if (only === undefined || only === 'mcp') await mcpProxyBench();
+if (only === undefined || only === 'mcp' || only === 'mcp-proxy') await mcpProxyBench();
 if (only === undefined || only === 'mcp' || only === 'mcp-governance') await mcpGovernanceBench();
 if (only === undefined || only === 'knowledge') await retrievalBench();
 if (only === undefined || only === 'knowledge' || only === 'postgres') await pgRetrievalBench();

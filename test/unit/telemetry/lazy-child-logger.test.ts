@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import Fastify, { LogController } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { createPinoLogger } from '../../../gateway/telemetry/pino-logger.js';
-import { lazyChildLogger } from '../../../gateway/telemetry/lazy-child-logger.js';
+import { lazyChildLogger, logsAt } from '../../../gateway/telemetry/lazy-child-logger.js';
 
 function capture(): { lines: Record<string, unknown>[]; stream: Writable } {
   const lines: Record<string, unknown>[] = [];
@@ -91,5 +91,18 @@ describe('lazyChildLogger', () => {
     lazy.error('kept');
     expect(built.count).toBe(1);
     expect(lines.map((line) => [line['msg'], line['reqId']])).toEqual([['kept', 'r-2']]);
+  });
+
+  it('log:lazy-request-child — logsAt answers by the level without building the child, for either logger', () => {
+    const { stream } = capture();
+    const parent = createPinoLogger({ level: 'warn', destination: stream });
+    const built = countChildren(parent);
+    const lazy = lazyChildLogger(parent, { reqId: 'r-3' }, {});
+    expect([logsAt(lazy, 'info'), logsAt(lazy, 'warn'), logsAt(lazy, 'error')]).toEqual([false, true, true]);
+    expect(built.count).toBe(0);
+    // A child with its own level says what that level allows.
+    const own = lazyChildLogger(parent, { reqId: 'r-4' }, { level: 'debug' });
+    expect(logsAt(own, 'debug')).toBe(true);
+    expect([logsAt(parent, 'info'), logsAt(parent, 'warn')]).toEqual([false, true]);
   });
 });
