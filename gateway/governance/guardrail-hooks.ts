@@ -78,6 +78,12 @@ type Asked =
 export class GuardrailHooks {
   constructor(private readonly deps: GuardrailHooksDeps = {}) {}
 
+  /** Whether the caller's workspace declares no hook at all: then every run passes unchanged, and a
+   * caller may skip it (no promise, no question object on the relay path; issue 45). */
+  static noneFor(principal: Principal): boolean {
+    return principal.workspace.governance.guardrails.hooks.length === 0;
+  }
+
   /** The hooks that see this question; none for most calls, so the common path costs a filter. */
   static selected(question: Pick<GuardQuestion, 'method' | 'phase' | 'principal' | 'target'>) {
     const hooks = question.principal.workspace.governance.guardrails.hooks;

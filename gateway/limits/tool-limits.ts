@@ -78,6 +78,13 @@ export function toolLimitRules(prefix: string, principal: Principal, tool: strin
   return rules;
 }
 
+/** Whether the caller's workspace limits tool calls at all; without limits `admit` admits every call,
+ * and the relay path skips it (issue 45). */
+export function limitsTools(principal: Principal): boolean {
+  const limits = principal.workspace.governance.toolLimits;
+  return limits !== undefined && limits.length > 0;
+}
+
 /** The tool limits of the shared limiter (Redis across replicas, the in-memory twin embedded). */
 export class ToolLimits {
   constructor(

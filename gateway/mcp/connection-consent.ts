@@ -29,7 +29,8 @@ export type ConsentGate = { readonly request: McpRequest } | { readonly answer: 
 /** What the consent step needs of a call: its source and the name the client called. */
 type ConsentCall = Pick<PermittedCall, 'source' | 'requested'>;
 
-function needsConsent(source: McpSourceConfig): boolean {
+/** Whether calls to `source` need the caller's own connection (a `user` credential). */
+export function needsConsent(source: McpSourceConfig): boolean {
   return source.credential?.type === 'user';
 }
 

@@ -10,7 +10,7 @@ import type { UserConnections } from '../connections/index.js';
 import { CALL_TOOL, FIND_TOOLS, type ToolCatalog } from '../discovery/index.js';
 import { GuardrailHooks } from '../governance/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
-import type { ToolLimits } from '../limits/tool-limits.js';
+import { limitsTools, type ToolLimits } from '../limits/tool-limits.js';
 import { RPC } from '../protocol/index.js';
 import { noteAudit, noteDenial } from '../telemetry/audit-context.js';
 import { annotateRequest } from '../telemetry/tracing.js';
@@ -24,7 +24,7 @@ import { callWithTasks, type TaskCreationDeps } from './task-creation.js';
 import { admitToolCall } from './tools-call-limits.js';
 import { checkParamHeaders, permitCall, resolveCall, unknownTool } from './tools-call-permit.js';
 import { checkCallPolicy } from './tools-call-policy.js';
-import { consentForUnlisted, requireConnection, withConsent } from './connection-consent.js';
+import { consentForUnlisted, needsConsent, requireConnection, withConsent } from './connection-consent.js';
 import { guardedRelay } from './tools-call-guardrails.js';
 import { callSource, resumeBridgedCall, type RelayDeps } from './tools-call-relay.js';
 
@@ -59,9 +59,13 @@ export function toolsCall(deps: ToolsCallDeps): McpHandler {
     const { target, tool } = permitted;
     checkParamHeaders(request, tool, args);
     checkCallPolicy(principal, tool, args);
-    await admitToolCall(deps.toolLimits, request, tool);
+    // Both steps are skipped, not awaited, when they cannot apply (no tool limits, no `user`
+    // credential): the common relay path saves their promises (issue 45).
+    if (limitsTools(principal)) await admitToolCall(deps.toolLimits, request, tool);
     const call = { source: target.source, tool, args, requested: name };
-    const consent = await requireConnection(deps.connections, request, call);
+    const consent = needsConsent(target.source)
+      ? await requireConnection(deps.connections, request, call)
+      : { request };
     if ('answer' in consent) return consent.answer;
     // Whatever route answered, an upstream task id never reaches the client unsealed (task-creation.ts).
     return withConsent(deps.connections, consent.request, call, () =>

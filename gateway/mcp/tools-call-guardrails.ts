@@ -7,10 +7,10 @@
 // derived from them), so what the upstream receives is what the hook approved.
 import { catalogueEntry } from '../errors/index.js';
 import {
+  GuardrailHooks,
   maskSecretsFor,
   type GuardOutcome,
   type GuardQuestion,
-  type GuardrailHooks,
   type HookTarget,
 } from '../governance/index.js';
 import { noteDenial } from '../telemetry/audit-context.js';
@@ -41,8 +41,14 @@ export async function guardedRelay(
     target,
     signal: request.signal,
   } as const;
-  const asked = await hooks.run({ ...question, phase: 'request', payload: call.args ?? {} });
-  const [guardedRequest, guardedCall] = afterRequestHooks(asked, request, call);
+  // Without hooks a run passes unchanged: skipped, as is the response run below.
+  const [guardedRequest, guardedCall] = GuardrailHooks.noneFor(request.principal)
+    ? [request, call]
+    : afterRequestHooks(
+        await hooks.run({ ...question, phase: 'request', payload: call.args ?? {} }),
+        request,
+        call,
+      );
   let result: McpResult;
   try {
     result = await relay(guardedRequest, guardedCall);
@@ -68,6 +74,7 @@ export async function guardedResult(
 ): Promise<McpResult> {
   const workspace = question.principal.workspace;
   const masked = maskSecretsFor(workspace, result);
+  if (GuardrailHooks.noneFor(question.principal)) return masked;
   const answered = await hooks.run({ ...question, phase: 'response', payload: masked });
   if (answered.kind !== 'pass') throw refusal(answered, named, 'response');
   return answered.rewritten ? maskSecretsFor(workspace, answered.value) : masked;

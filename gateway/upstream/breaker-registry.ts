@@ -43,12 +43,25 @@ function isNotMcp(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.InvalidResult;
 }
 
+/** A breaker config's fingerprint, computed once per config object (configs are immutable; a reload
+ * makes new ones), not on every call (issue 45). */
+const fingerprints = new WeakMap<McpSourceConfig['breaker'], string>();
+
+function fingerprintOf(breaker: McpSourceConfig['breaker']): string {
+  let fingerprint = fingerprints.get(breaker);
+  if (fingerprint === undefined) {
+    fingerprint = JSON.stringify(breaker);
+    fingerprints.set(breaker, fingerprint);
+  }
+  return fingerprint;
+}
+
 export class BreakerRegistry {
   private readonly entries = new Map<string, Entry>();
 
   private entryFor(workspace: string, source: McpSourceConfig): Entry {
     const key = `${workspace}/${source.name}`;
-    const fingerprint = JSON.stringify(source.breaker);
+    const fingerprint = fingerprintOf(source.breaker);
     const existing = this.entries.get(key);
     if (existing !== undefined && existing.fingerprint === fingerprint) return existing;
     existing?.breaker.shutdown();
