@@ -55,6 +55,7 @@ import { loadConsoleAssets, registerConsoleRoutes, type ConsoleAsset } from './c
 import { ActivityRecorder } from './telemetry/activity-recorder.js';
 import { registerActivityRoute } from './rest/activity-route.js';
 import { registerUsageRoute } from './rest/usage-route.js';
+import { routeOf } from './platform/matched-route.js';
 
 export interface AppDeps {
   readonly config: ConfigSource;
@@ -128,6 +129,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.decorateRequest('rpcId', null);
   app.decorateRequest('errorClass', undefined);
   app.decorateRequest('errorCode', undefined);
+  app.decorateRequest('matchedRoute', null);
 
   // First, so every later hook and the handler run inside the request's span.
   registerServerSpans(app);
@@ -164,7 +166,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   let activityRevision = -1;
   // REST input is made well-formed before validation (/mcp bodies are relayed as sent).
   app.addHook('preValidation', (request, _reply, done) => {
-    if (request.routeOptions.url?.startsWith('/agent/') === true) {
+    if (routeOf(request).url?.startsWith('/agent/') === true) {
       request.body = wellFormed(request.body);
       request.query = wellFormed(request.query);
     }
@@ -172,7 +174,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   app.addHook('onResponse', (request, reply, done) => {
     const labels = {
-      'http.route': request.routeOptions.url ?? 'unmatched',
+      'http.route': routeOf(request).url ?? 'unmatched',
       'http.request.method': methodLabel(request.method),
       'http.response.status_code': reply.statusCode,
       ...(request.errorClass === undefined ? {} : { 'error.type': request.errorClass }),
@@ -185,18 +187,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         activityRevision = request.snapshot.revision;
         activity.retain(new Set(request.snapshot.config.workspaces.map((w) => w.name)));
       }
-      activity.record(
-        principal.workspace.name,
-        request.routeOptions.url,
-        request.errorClass,
-        reply.elapsedTime,
-      );
+      activity.record(principal.workspace.name, routeOf(request).url, request.errorClass, reply.elapsedTime);
     }
     if (logsAt(request.log, 'info'))
       request.log.info(
         {
           method: request.method,
-          route: request.routeOptions.url ?? 'unmatched',
+          route: routeOf(request).url ?? 'unmatched',
           status: reply.statusCode,
           // The caller's own id beside the gateway's reqId, only when it is a short token.
           clientRequestId: clientRequestIdOf(request.raw),

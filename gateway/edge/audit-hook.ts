@@ -19,6 +19,7 @@ import { methodLabel } from '../platform/http-method.js';
 import { isAudited, isMcpFace } from './route-policy.js';
 import { strictUtf8 } from '../platform/strict-utf8.js';
 import { clientRequestIdOf } from './request-id.js';
+import { routeOf } from '../platform/matched-route.js';
 
 const contexts = new WeakMap<FastifyRequest, AuditContext>();
 
@@ -69,7 +70,7 @@ function inputOf(
     face: mcp ? 'mcp' : 'rest',
     method: mcp
       ? (notes.method ?? 'other')
-      : `${methodLabel(request.method)} ${request.routeOptions.url ?? 'unmatched'}`,
+      : `${methodLabel(request.method)} ${routeOf(request).url ?? 'unmatched'}`,
     era: notes.era,
     workspace: principal?.workspace.name,
     principal,

@@ -28,6 +28,7 @@ import { peekRequest, UNAUTHENTICATED_PEEK } from './peek-request-id.js';
 import { isMcpFace, isPublicRoute } from './route-policy.js';
 import { credentialDenial, refusedMcpMethod } from '../telemetry/audit-record.js';
 import { noteAudit, noteDenial } from '../telemetry/audit-context.js';
+import { routeOf } from '../platform/matched-route.js';
 
 const MESSAGES: Record<AuthFailureReason, string> = {
   missing: 'Missing API key: send Authorization: Bearer <API key>.',
@@ -46,7 +47,7 @@ export function challengeHeader(reason: AuthFailureReason): string {
 
 /** The protected resource the matched route serves. */
 function targetOf(request: FastifyRequest): ResourceTarget {
-  const route = request.routeOptions.url;
+  const route = routeOf(request).url;
   if (route === '/mcp') return SHARED_TARGET;
   if (route === WORKSPACE_MCP_ROUTE)
     return { kind: 'workspace', name: (request.params as { workspace: string }).workspace };

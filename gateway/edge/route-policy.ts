@@ -4,6 +4,7 @@
 // that declares `access: 'public'` (health, readiness) is served without a key, and a path that
 // matches no route is authenticated before it is answered 404, so routes cannot be probed.
 import type { FastifyRequest } from 'fastify';
+import { routeOf } from '../platform/matched-route.js';
 import type { ConfigSnapshot } from '../config/index.js';
 
 /** `oauth-metadata`: public when the gateway is an OAuth resource server, else like `key`. */
@@ -24,11 +25,11 @@ declare module 'fastify' {
 
 /** Whether the request leaves an audit record: every route but the ones declared `audit: 'skip'`. */
 export function isAudited(request: FastifyRequest): boolean {
-  return request.routeOptions.config.audit !== 'skip';
+  return routeOf(request).config.audit !== 'skip';
 }
 
 export function isPublicRoute(request: FastifyRequest): boolean {
-  const access = request.routeOptions.config.access;
+  const access = routeOf(request).config.access;
   // The snapshot is taken in an onRequest hook; hooks before it see none (and a protected route).
   const snapshot = request.snapshot as ConfigSnapshot | null;
   return access === 'public' || (access === 'oauth-metadata' && snapshot?.config.oauth !== undefined);
@@ -40,6 +41,6 @@ export const MCP_PATH = /^\/(w\/[^/?]+\/)?mcp(\?|$)/;
 /** The error shape only (never protection): an unmatched method on an MCP endpoint still answers
  * in JSON-RPC. */
 export function isMcpFace(request: FastifyRequest): boolean {
-  if (request.routeOptions.config.face === 'mcp') return true;
+  if (routeOf(request).config.face === 'mcp') return true;
   return request.is404 && MCP_PATH.test(request.url);
 }

@@ -12,6 +12,7 @@ import { noteDenial } from '../telemetry/audit-context.js';
 import type { LimitRule, LimitVerdict } from './limit-rules.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestRules, type RequestKind } from './request-rules.js';
+import { routeOf } from '../platform/matched-route.js';
 
 const SEARCH_ROUTES = new Set(['/agent/search', '/agent/query']);
 
@@ -25,7 +26,7 @@ interface RpcShape {
  * the ladder decodes it, to tell tool calls and searches apart and to answer a refusal with its id. */
 function rpcOf(request: FastifyRequest): RpcShape | undefined {
   // An MCP endpoint: /mcp or a workspace's own /w/<workspace>/mcp.
-  if (request.routeOptions.config.face !== 'mcp') return undefined;
+  if (routeOf(request).config.face !== 'mcp') return undefined;
   const body = request.body;
   if (!Buffer.isBuffer(body)) return undefined;
   const text = strictUtf8(body);
@@ -41,7 +42,7 @@ function rpcOf(request: FastifyRequest): RpcShape | undefined {
 }
 
 function kindOf(request: FastifyRequest, rpc: RpcShape | undefined): RequestKind {
-  if (SEARCH_ROUTES.has(request.routeOptions.url ?? '')) return 'search';
+  if (SEARCH_ROUTES.has(routeOf(request).url ?? '')) return 'search';
   if (rpc?.method === 'tools/call') return toolCallKind(rpc.params);
   return 'request';
 }

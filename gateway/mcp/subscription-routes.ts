@@ -12,13 +12,14 @@ import { openLegacyStream, wantsLegacyStream } from './legacy-event-stream.js';
 import type { TaskDeps } from './dispatch-tasks.js';
 import type { FanOutDeps } from './source-fanout.js';
 import { serveListen } from './subscriptions-listen.js';
+import { routeOf } from '../platform/matched-route.js';
 
 const LISTEN = 'subscriptions/listen';
 
 /** Whether the hook may take the request: a legacy GET stream or a modern listen request on either
  * MCP endpoint (/mcp or a workspace's own /w/<workspace>/mcp). Everything else passes at once. */
 function mayIntercept(request: FastifyRequest): boolean {
-  if (request.routeOptions.config.face !== 'mcp') return false;
+  if (routeOf(request).config.face !== 'mcp') return false;
   if (wantsLegacyStream(request)) return true;
   // Modern requests must carry Mcp-Method, equal to the body's method (checked by the ladder).
   return request.method === 'POST' && headerOf(request, 'mcp-method') === LISTEN;

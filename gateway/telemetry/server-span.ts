@@ -22,6 +22,7 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { telemetryStarted } from './telemetry-handle.js';
 import { tracer, withHttpServerSpan } from './tracing.js';
+import { routeOf } from '../platform/matched-route.js';
 
 const UNTRACED = /^\/(healthz|readyz|metrics)(\?|$)/;
 
@@ -46,7 +47,7 @@ export function registerServerSpans(app: FastifyInstance): void {
     }
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const span = tracer.startSpan(
-      `${methodLabel(request.method)} ${request.routeOptions.url ?? 'unmatched'}`,
+      `${methodLabel(request.method)} ${routeOf(request).url ?? 'unmatched'}`,
       { kind: SpanKind.SERVER },
       parent,
     );
@@ -57,7 +58,7 @@ export function registerServerSpans(app: FastifyInstance): void {
         ...(methodLabel(request.method) === '_OTHER'
           ? { 'http.request.method_original': request.method }
           : {}),
-        ...(request.routeOptions.url === undefined ? {} : { 'http.route': request.routeOptions.url }),
+        ...(routeOf(request).url === undefined ? {} : { 'http.route': routeOf(request).url }),
         'url.path': pathOf(request.url),
         'url.scheme': request.protocol,
         'network.protocol.version': request.raw.httpVersion,
