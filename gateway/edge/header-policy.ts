@@ -2,23 +2,40 @@
 // headers and joins or drops others, so "alpha's key, then beta's" was served as alpha while a proxy
 // in front may have checked beta. A request with two Authorization or two Host headers is refused
 // before anything reads them.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/index.js';
 
-const SINGLE = ['authorization', 'host'] as const;
-
-export async function refuseDuplicateHeaders(request: FastifyRequest): Promise<void> {
-  await Promise.resolve();
-  const raw = request.raw.rawHeaders;
-  const seen = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = (raw[i] as string).toLowerCase();
-    if (!(SINGLE as readonly string[]).includes(name)) continue;
-    if (seen.has(name))
-      throw new GatewayError(
-        'invalid_request',
-        `The ${name === 'host' ? 'Host' : 'Authorization'} header appears more than once; send it once.`,
-      );
-    seen.add(name);
+/** The name of a header that appeared twice and may appear once only, else undefined. Only names of
+ * the two lengths are folded to lower case (no string per header on the common path). */
+export function repeatedSingleHeader(rawHeaders: readonly string[]): 'host' | 'authorization' | undefined {
+  let host = false;
+  let authorization = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === 4 && name.toLowerCase() === 'host') {
+      if (host) return 'host';
+      host = true;
+    } else if (name.length === 13 && name.toLowerCase() === 'authorization') {
+      if (authorization) return 'authorization';
+      authorization = true;
+    }
   }
+  return undefined;
+}
+
+/** An onRequest hook; `done` style, as it never waits (issue 45). */
+export function refuseDuplicateHeaders(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: (error?: Error) => void,
+): void {
+  const repeated = repeatedSingleHeader(request.raw.rawHeaders);
+  done(
+    repeated === undefined
+      ? undefined
+      : new GatewayError(
+          'invalid_request',
+          `The ${repeated === 'host' ? 'Host' : 'Authorization'} header appears more than once; send it once.`,
+        ),
+  );
 }

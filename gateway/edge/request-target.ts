@@ -1,7 +1,7 @@
 // The request target must be a plain path (RFC 9112 origin-form, issue 8.1). An absolute-form
 // target (`GET http://evil.example/agent/tools`) is meant for proxies and would let the authority
 // disagree with the Host header the DNS-rebinding check reads; `*` (asterisk-form) has no route.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/index.js';
 
 export function requestTargetProblem(rawUrl: string | undefined): string | undefined {
@@ -10,8 +10,12 @@ export function requestTargetProblem(rawUrl: string | undefined): string | undef
   return undefined;
 }
 
-export async function checkRequestTarget(request: FastifyRequest): Promise<void> {
+/** An onRequest hook; `done` style, as it never waits (issue 45). */
+export function checkRequestTarget(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: (error?: Error) => void,
+): void {
   const problem = requestTargetProblem(request.raw.url);
-  if (problem !== undefined) throw new GatewayError('invalid_request', problem);
-  await Promise.resolve();
+  done(problem === undefined ? undefined : new GatewayError('invalid_request', problem));
 }
