@@ -6,7 +6,7 @@
 // (no cache hints, tools/list says `ttlMs: 0`) and the same server with `ttlMs` 60 s on tools/list.
 // Participants are interleaved within each of `BENCH_ROUNDS` rounds, each round starting with the
 // next one, and the median by throughput is kept. Prints req/s, p50, p99, ratios and added latency over direct, each proxy's own CPU time
-// per request (user + system from /proc, 10 ms ticks), the machine load with every
+// per request (user + system of the process and its direct children from /proc, 10 ms ticks), the machine load with every
 // point, and each proxy's RSS before and after the load. A peer that cannot run is skipped with the
 // reason printed. Never asserts. `BENCH_MCP_QUICK=1` measures only `tools/call` through the default
 // upstream, direct, the floor and Agent Gateway (for trying a change; the peers are left out).
@@ -20,7 +20,7 @@ import { formatResult, runLoad, type LoadResult } from './load.js';
 import { legacyRequest, modernRequest, type RequestShape } from './mcp-shapes.js';
 import { AGENTGATEWAY_ECHO, startAgentgateway } from './agentgateway-peer.js';
 import { startNginx } from './nginx-peer.js';
-import { processCpuMs, processTreeRssMiB } from './process-stats.js';
+import { processTreeCpuMs, processTreeRssMiB } from './process-stats.js';
 import { startVmcp } from './vmcp-peer.js';
 
 interface Participant {
@@ -214,12 +214,12 @@ async function benchOneUpstream(
           const shape = participant[point.shape];
           const options = { concurrency: point.concurrency, ...shape };
           await runLoad('warm-up', participant.url, { ...options, durationMs: 300 });
-          const cpuBefore = await processCpuMs(participant.pid);
+          const cpuBefore = await processTreeCpuMs(participant.pid);
           const result = await runLoad(`${point.label} — ${participant.label}`, participant.url, {
             ...options,
             durationMs,
           });
-          const cpuAfter = await processCpuMs(participant.pid);
+          const cpuAfter = await processTreeCpuMs(participant.pid);
           results[index]?.push({
             ...result,
             cpuMsPerRequest:

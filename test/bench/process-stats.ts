@@ -1,6 +1,6 @@
 // Resident memory and CPU time of a benchmark participant, read from /proc: the process and its
-// direct children (nginx's workers) for memory, the process itself for CPU. Undefined where /proc
-// is not available.
+// direct children (nginx's workers) for memory, and for CPU either the process itself or, with
+// `processTreeCpuMs`, it and its direct children. Undefined where /proc is not available.
 import { readdir, readFile } from 'node:fs/promises';
 
 async function rssKiB(pid: number): Promise<number> {
@@ -40,6 +40,15 @@ export async function processCpuMs(pid: number | undefined): Promise<number | un
   // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command; in clock ticks.
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/** CPU time of `pid` and its direct children (nginx's workers do its work), in ms. */
+export async function processTreeCpuMs(pid: number | undefined): Promise<number | undefined> {
+  const own = await processCpuMs(pid);
+  if (own === undefined || pid === undefined) return own;
+  let total = own;
+  for (const child of await childrenOf(pid)) total += (await processCpuMs(child)) ?? 0;
+  return total;
 }
 
 /** Clock ticks per second (USER_HZ): 100 on Linux everywhere this runs. */
