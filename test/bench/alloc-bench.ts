@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { generateKey } from '../../gateway/auth/index.js';
 import { freePort } from '../infra/free-port.js';
-import { startBenchGateway } from './bench-gateway.js';
+import { oneSourceConfig, startBenchGateway } from './bench-gateway.js';
 import { startChild } from './child-process.js';
 import { ownerOf } from './cpu-profile.js';
 import { legacyRequest, modernRequest, type RequestShape } from './mcp-shapes.js';
@@ -156,15 +156,7 @@ export async function allocBench(): Promise<void> {
   const gateway = await startBenchGateway(
     dir,
     'gateway',
-    {
-      workspaces: [
-        {
-          name: 'bench',
-          mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstreamUrl }],
-          keys: [{ id: key.id, hash: key.hash, access: 'write' }],
-        },
-      ],
-    },
+    oneSourceConfig(upstreamUrl, key),
     { ...process.env, AGW_ALLOC_PROBE_PORT: String(probePort) },
     [
       '--expose-gc',

@@ -25,6 +25,23 @@ export async function writeGatewayConfig(
   return configPath;
 }
 
+/** The config most relay benches start from: workspace `bench` with one streamable-HTTP source `up`
+ * at `upstreamUrl` and one write key. */
+export function oneSourceConfig(
+  upstreamUrl: string,
+  key: { readonly id: string; readonly hash: string },
+): Record<string, unknown> {
+  return {
+    workspaces: [
+      {
+        name: 'bench',
+        mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstreamUrl }],
+        keys: [{ id: key.id, hash: key.hash, access: 'write' }],
+      },
+    ],
+  };
+}
+
 export async function startBenchGateway(
   dir: string,
   name: string,

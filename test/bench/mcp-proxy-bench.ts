@@ -14,7 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKey } from '../../gateway/auth/index.js';
-import { startBenchGateway } from './bench-gateway.js';
+import { oneSourceConfig, startBenchGateway } from './bench-gateway.js';
 import { startChild } from './child-process.js';
 import { formatResult, runLoad, type LoadResult } from './load.js';
 import { legacyRequest, modernRequest, type RequestShape } from './mcp-shapes.js';
@@ -86,15 +86,7 @@ async function benchOneUpstream(
   const auth = { authorization: `Bearer ${key.key}` };
   const peers: { stop(): Promise<void> }[] = [];
   try {
-    const gateway = await startBenchGateway(dir, 'gateway', {
-      workspaces: [
-        {
-          name: 'bench',
-          mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstreamUrl }],
-          keys: [{ id: key.id, hash: key.hash, access: 'write' }],
-        },
-      ],
-    });
+    const gateway = await startBenchGateway(dir, 'gateway', oneSourceConfig(upstreamUrl, key));
     peers.push(gateway);
     const participants: Participant[] = [
       {

@@ -9,7 +9,8 @@
 //  4. `serve --kubernetes` with 100 workspaces and 20,000 keys (rendered objects written straight to
 //     a real kube-apiserver), idle and after c=32 `GET /agent/tools` with keys of every workspace;
 //  5. the operator, idle and after reconciling 100 Workspaces and 1,000 ApiKeys.
-// Idle = 2 s after ready (or after the config is loaded). Prints numbers and conditions; never asserts.
+// Idle = 2 s after ready (or after the config is loaded). `BENCH_MEMORY_PART=<minimal | readme | peers
+// | kubernetes | operator>` runs one part. Prints numbers and conditions; never asserts.
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import { generateKey, type GeneratedKey } from '../../gateway/auth/index.js';
 import { renderWorkspace } from '../../gateway/config/kube/index.js';
 import { startControlPlane } from '../infra/control-plane.js';
 import { asObjects, Cluster, until } from './bench-cluster.js';
-import { startBenchGateway } from './bench-gateway.js';
+import { oneSourceConfig, startBenchGateway } from './bench-gateway.js';
 import { startChild } from './child-process.js';
 import { runLoad, formatResult } from './load.js';
 import { legacyRequest, modernRequest, type RequestShape } from './mcp-shapes.js';
@@ -157,21 +158,10 @@ async function besidePeers(dir: string, key: GeneratedKey, flags: readonly strin
   const upstream = await startChild(['dist/test/bench/default-upstream-main.js'], /"url"/);
   const upstreamUrl = (JSON.parse(upstream.line) as { url: string }).url;
   const reporting = heapReporting(dir, 'relay');
-  const gateway = await startBenchGateway(
-    dir,
-    'relay',
-    {
-      workspaces: [
-        {
-          name: 'bench',
-          mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstreamUrl }],
-          keys: [{ id: key.id, hash: key.hash, access: 'write' }],
-        },
-      ],
-    },
-    reporting.env,
-    [...flags, ...reporting.nodeArgs],
-  );
+  const gateway = await startBenchGateway(dir, 'relay', oneSourceConfig(upstreamUrl, key), reporting.env, [
+    ...flags,
+    ...reporting.nodeArgs,
+  ]);
   const vmcp = await startVmcp(upstreamUrl).catch((error: unknown) => `vmcp failed: ${String(error)}`);
   const agentgateway = await startAgentgateway(upstreamUrl).catch(
     (error: unknown) => `agentgateway failed: ${String(error)}`,
@@ -313,11 +303,13 @@ export async function memoryBench(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'agw-memory-bench-'));
   const key = generateKey();
   try {
-    await minimalEmbedded(dir, key, flags.embedded);
-    await readmeExample(dir, key, flags.embedded);
-    await besidePeers(dir, key, flags.embedded);
-    await kubernetesReplica(dir, flags.gateway);
-    await operatorProcess(dir, flags.operator);
+    const part = process.env['BENCH_MEMORY_PART'];
+    const runs = (name: string) => part === undefined || part === name;
+    if (runs('minimal')) await minimalEmbedded(dir, key, flags.embedded);
+    if (runs('readme')) await readmeExample(dir, key, flags.embedded);
+    if (runs('peers')) await besidePeers(dir, key, flags.embedded);
+    if (runs('kubernetes')) await kubernetesReplica(dir, flags.gateway);
+    if (runs('operator')) await operatorProcess(dir, flags.operator);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,11 +1,14 @@
-// One memory reading of a benchmark participant (issue 26): resident set size from /proc and, for a
-// Node participant started with the heap reporter (heap-reporter.ts), its V8 heap.
+// One memory reading of a benchmark participant (issue 26): resident set size from /proc (with the
+// share of its direct children, printed beside it) and, for a Node participant started with the heap
+// reporter (heap-reporter.ts), its V8 heap.
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { processTreeRssMiB } from './process-stats.js';
+import { childrenRssMiB, processTreeRssMiB } from './process-stats.js';
 
 export interface MemorySample {
   readonly rssMiB: number | undefined;
+  /** Of which the direct children's (the README example's demo server over stdio); 0 without any. */
+  readonly childrenMiB?: number | undefined;
   /** V8 heap in use and reserved, when the participant reports it. */
   readonly heapUsedMiB?: number;
   readonly heapTotalMiB?: number;
@@ -34,22 +37,32 @@ export async function sampleMemory(
   reporting?: HeapReporting,
 ): Promise<MemorySample> {
   const rssMiB = await processTreeRssMiB(pid);
-  if (reporting === undefined || pid === undefined) return { rssMiB };
+  const childrenMiB = await childrenRssMiB(pid);
+  if (reporting === undefined || pid === undefined) return { rssMiB, childrenMiB };
   await rm(reporting.file, { force: true });
   process.kill(pid, 'SIGUSR2');
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const text = await readFile(reporting.file, 'utf8').catch(() => '');
     if (text !== '') {
       const usage = JSON.parse(text) as { heapUsed: number; heapTotal: number };
-      return { rssMiB, heapUsedMiB: usage.heapUsed / MIB, heapTotalMiB: usage.heapTotal / MIB };
+      return {
+        rssMiB,
+        childrenMiB,
+        heapUsedMiB: usage.heapUsed / MIB,
+        heapTotalMiB: usage.heapTotal / MIB,
+      };
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return { rssMiB };
+  return { rssMiB, childrenMiB };
 }
 
 export function formatSample(sample: MemorySample): string {
-  const rss = sample.rssMiB === undefined ? 'n/a' : `${sample.rssMiB.toFixed(0)} MiB`;
+  const children =
+    sample.childrenMiB === undefined || sample.childrenMiB === 0
+      ? ''
+      : ` [children ${sample.childrenMiB.toFixed(0)} MiB]`;
+  const rss = sample.rssMiB === undefined ? 'n/a' : `${sample.rssMiB.toFixed(0)} MiB${children}`;
   if (sample.heapUsedMiB === undefined) return `RSS ${rss}`;
   return `RSS ${rss} (heap ${sample.heapUsedMiB.toFixed(0)} of ${(sample.heapTotalMiB ?? 0).toFixed(0)} MiB)`;
 }

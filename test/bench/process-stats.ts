@@ -21,6 +21,14 @@ async function childrenOf(pid: number): Promise<number[]> {
   return children;
 }
 
+/** RSS in MiB of `pid`'s direct children alone (0 when it has none). */
+export async function childrenRssMiB(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  let total = 0;
+  for (const child of await childrenOf(pid)) total += await rssKiB(child);
+  return total / 1024;
+}
+
 /** RSS in MiB of `pid` plus its direct children. */
 export async function processTreeRssMiB(pid: number | undefined): Promise<number | undefined> {
   if (pid === undefined) return undefined;

@@ -8,7 +8,7 @@ import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKey } from '../../gateway/auth/index.js';
-import { startBenchGateway } from './bench-gateway.js';
+import { oneSourceConfig, startBenchGateway } from './bench-gateway.js';
 import { startChild } from './child-process.js';
 import { summariseProfile } from './cpu-profile.js';
 import { formatResult, runLoad } from './load.js';
@@ -44,15 +44,7 @@ export async function profileBench(): Promise<void> {
       const gateway = await startBenchGateway(
         dir,
         'gateway',
-        {
-          workspaces: [
-            {
-              name: 'bench',
-              mcpSources: [{ name: 'up', transport: 'streamable-http', url: upstreamUrl }],
-              keys: [{ id: key.id, hash: key.hash, access: 'write' }],
-            },
-          ],
-        },
+        oneSourceConfig(upstreamUrl, key),
         process.env,
         ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', String(INTERVAL_US)],
       );
