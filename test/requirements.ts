@@ -1709,4 +1709,18 @@ export const REQUIREMENTS: Record<string, string> = {
     "issue 45: serve and operator set V8's heap growing factor, 50 % by default or AGW_HEAP_GROWING_PERCENT (0–400, 0 leaves V8's own), and refuse any other value with exit 2 and a message naming the variable",
   'cli:reexec-keeps-node-flags':
     'issue 45: on a Node older than 22.19 the bin re-executes itself with the provisioned Node 24 and passes on the Node flags it was started with',
+  'relay:answer-stream-split':
+    "issue 45: the 2026 relay's own undici handler reads an event stream split anywhere (CRLF, comments): notifications before the answer pass on, the answer is whole, a finished stream keeps its connection",
+  'relay:answer-stream-open':
+    'issue 45: an answer on an event stream that stays open settles the call and the rest of the exchange is closed',
+  'relay:answer-stream-missing':
+    'issue 45: an event stream that ends without our id is a protocol error; an error object is the upstream error',
+  'relay:answer-caps':
+    'issue 45: the relay handler refuses a declared length over the cap, a chunked JSON body passing it and one event over it; many small events pass',
+  'relay:answer-odd-bodies':
+    "issue 45: another content type, a refusal without an answer, a body that is not JSON and another request's answer are told apart",
+  'relay:answer-abort':
+    'issue 45: a call whose signal aborts while the upstream stalls rejects with the reason and closes the exchange; an already aborted signal sends nothing',
+  'relay:answer-401-retry':
+    'issue 45: a 401 the credential source refuses is retried once with a fresh credential and the same body; a static secret reports the 401 at once',
 };

@@ -3,22 +3,33 @@
 // A `message` event whose data is not JSON is a protocol failure, not something to skip.
 import { UpstreamProtocolError } from './upstream-answer-errors.js';
 
-export async function* readSseMessages(body: AsyncIterable<Uint8Array>): AsyncGenerator<unknown> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let boundary = buffer.search(/\r?\n\r?\n/);
+/** Splits a `text/event-stream` body into JSON-RPC messages as its chunks arrive (a push reader:
+ * the relay's undici handler feeds it from the socket, with no stream or iterator per call). */
+export class SseMessageReader {
+  private readonly decoder = new TextDecoder();
+  private buffer = '';
+
+  /** The messages completed by `chunk`, in order (most chunks complete none or one). */
+  feed(chunk: Uint8Array): unknown[] {
+    this.buffer += this.decoder.decode(chunk, { stream: true });
+    const messages: unknown[] = [];
+    let boundary = this.buffer.search(/\r?\n\r?\n/);
     while (boundary >= 0) {
-      const block = buffer.slice(0, boundary);
-      buffer = buffer.slice(boundary).replace(/^\r?\n\r?\n/, '');
+      const block = this.buffer.slice(0, boundary);
+      this.buffer = this.buffer.slice(boundary).replace(/^\r?\n\r?\n/, '');
       const message = messageOf(block);
-      if (message !== undefined) yield message;
-      boundary = buffer.search(/\r?\n\r?\n/);
+      if (message !== undefined) messages.push(message);
+      boundary = this.buffer.search(/\r?\n\r?\n/);
     }
+    return messages;
   }
-  const last = messageOf(buffer);
-  if (last !== undefined) yield last;
+
+  /** The message of an unterminated last block once the body has ended, if there is one. */
+  end(): unknown {
+    const last = messageOf(this.buffer);
+    this.buffer = '';
+    return last;
+  }
 }
 
 /** The event type and joined data lines of one SSE block. `data` is undefined when it is empty:
