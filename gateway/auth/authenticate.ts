@@ -1,7 +1,7 @@
 // Bearer authentication (spec §5, D13). Resolves the workspace from the key before anything else.
 // The secret is compared as a SHA-256 digest in constant time; an unknown id still costs one
 // digest comparison against a dummy so timing does not reveal which ids exist.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { GatewayConfig } from '../config/index.js';
 import { parseKey } from './api-key-format.js';
 import { keyIndexFor } from './key-index.js';
@@ -14,7 +14,7 @@ export type AuthOutcome =
   | { readonly ok: true; readonly principal: Principal }
   | { readonly ok: false; readonly reason: AuthFailureReason };
 
-const DUMMY_DIGEST = createHash('sha256').update('agent-gateway:no-such-key').digest();
+const DUMMY_DIGEST = hash('sha256', 'agent-gateway:no-such-key', 'buffer');
 const BEARER = /^Bearer +(\S+) *$/i;
 
 /** `workspace`: only that workspace's keys exist (its own endpoint, /w/<name>/mcp); any other key
@@ -32,7 +32,8 @@ export function authenticate(
   const parsed = parseKey(presented);
   if (parsed === undefined) return { ok: false, reason: 'malformed' };
 
-  const digest = createHash('sha256').update(presented, 'utf8').digest();
+  // One-shot: no Hash object per request (issue 45).
+  const digest = hash('sha256', presented, 'buffer');
   const indexed = keyIndexFor(config).get(parsed.id);
   const entry = workspace === undefined || indexed?.workspace.name === workspace ? indexed : undefined;
   const matches = timingSafeEqual(digest, entry?.hash ?? DUMMY_DIGEST) && entry !== undefined;

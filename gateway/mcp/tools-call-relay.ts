@@ -7,6 +7,7 @@ import type { McpSourceConfig } from '../config/index.js';
 import type { CatalogTool } from '../discovery/index.js';
 import { withDeadline } from '../platform/deadline.js';
 import { count, recordDuration } from '../telemetry/metrics.js';
+import { telemetryStarted } from '../telemetry/telemetry-handle.js';
 import { annotateRequest, inSpan, SpanKind, upstreamTraceMeta } from '../telemetry/tracing.js';
 import {
   bridgeableCapabilities,
@@ -94,7 +95,8 @@ export function callSource(deps: RelayDeps, request: McpRequest, call: Permitted
     `tools/call ${tool.upstreamName}`,
     {
       kind: SpanKind.CLIENT,
-      attributes: {
+      // Built only for a recorded span (issue 45: the relay path with telemetry off builds none).
+      attributes: () => ({
         'mcp.method.name': 'tools/call',
         'gen_ai.tool.name': tool.upstreamName,
         'gen_ai.operation.name': 'execute_tool',
@@ -102,11 +104,12 @@ export function callSource(deps: RelayDeps, request: McpRequest, call: Permitted
         'agw.upstream.transport': source.transport,
         'agw.breaker.state': deps.breakers.state(workspace, source.name),
         ...upstreamAddress(source),
-      },
+      }),
     },
     async (span) => {
       const started = performance.now();
       const observe = (errorType?: string) => {
+        if (!telemetryStarted()) return;
         const labels = {
           'agw.workspace': workspace,
           'agw.source': source.name,

@@ -85,7 +85,12 @@ const NOT_RECORDING = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
  * keeps the 99 % of requests that 1 % sampling leaves out nearly free (issues 12 and 13). */
 export function inSpan<T>(
   name: string,
-  options: { kind?: SpanKind; attributes?: Attributes; classify?: (error: unknown) => string },
+  options: {
+    kind?: SpanKind;
+    /** The span's attributes, or a function of them, called only when the span is recorded. */
+    attributes?: Attributes | (() => Attributes);
+    classify?: (error: unknown) => string;
+  },
   work: (span: Span) => Promise<T>,
 ): Promise<T> {
   const active = trace.getActiveSpan();
@@ -93,7 +98,11 @@ export function inSpan<T>(
     return work(active ?? NOT_RECORDING);
   return tracer.startActiveSpan(
     name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} },
+    {
+      kind: options.kind ?? SpanKind.INTERNAL,
+      attributes:
+        typeof options.attributes === 'function' ? options.attributes() : (options.attributes ?? {}),
+    },
     async (span) => {
       try {
         return await work(span);
