@@ -9,7 +9,7 @@
 // serves the scale-to-zero wake endpoint and `--wake-url` is the origin the gateways reach it at
 // (its Service), rendered into each scaleToZero source (D25); `--gateway-service-account` lets the
 // gateways report pinned tool definitions on the same port (issue 41).
-import { limitHeapGrowth } from '../platform/heap-growth.js';
+import { applyHeapGrowthSetting } from './heap-growth-setting.js';
 import { parseArgs } from 'node:util';
 import { runOperator } from '../../operator/operator-main.js';
 import { startHealthServer } from '../../operator/runtime/health-server.js';
@@ -28,12 +28,7 @@ const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'sil
 const USAGE = COMMAND_USAGE.operator;
 
 export async function operatorCommand(args: string[], io: CliIo): Promise<number> {
-  try {
-    limitHeapGrowth();
-  } catch (error) {
-    io.err((error as Error).message);
-    return 2;
-  }
+  if (!applyHeapGrowthSetting(io)) return 2;
   const { values } = parseArgs({
     args,
     options: {

@@ -3,7 +3,7 @@
 // workspaces from the operator's rendered objects instead (the optional file then holds only server
 // and knowledge settings). `--init-from` copies an example config to FILE when FILE does not exist yet,
 // which is how `npm start` gives a newcomer a private, editable config on first run.
-import { limitHeapGrowth } from '../platform/heap-growth.js';
+import { applyHeapGrowthSetting } from './heap-growth-setting.js';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -18,12 +18,7 @@ import { COMMAND_USAGE } from './usage.js';
 const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export async function serveCommand(args: string[], io: CliIo): Promise<number> {
-  try {
-    limitHeapGrowth();
-  } catch (error) {
-    io.err((error as Error).message);
-    return 2;
-  }
+  if (!applyHeapGrowthSetting(io)) return 2;
   const { values } = parseArgs({
     args,
     options: {

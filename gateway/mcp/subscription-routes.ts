@@ -16,23 +16,24 @@ import { routeOf } from '../platform/matched-route.js';
 
 const LISTEN = 'subscriptions/listen';
 
-/** Whether the hook may take the request: a legacy GET stream or a modern listen request on either
- * MCP endpoint (/mcp or a workspace's own /w/<workspace>/mcp). Everything else passes at once. */
-function mayIntercept(request: FastifyRequest): boolean {
-  if (routeOf(request).config.face !== 'mcp') return false;
-  if (wantsLegacyStream(request)) return true;
+/** What the hook may take: a legacy GET stream or a modern listen request on either MCP endpoint
+ * (/mcp or a workspace's own /w/<workspace>/mcp). Everything else (undefined) passes at once. */
+function interceptionOf(request: FastifyRequest): 'legacy-stream' | 'listen' | undefined {
+  if (routeOf(request).config.face !== 'mcp') return undefined;
+  if (wantsLegacyStream(request)) return 'legacy-stream';
   // Modern requests must carry Mcp-Method, equal to the body's method (checked by the ladder).
-  return request.method === 'POST' && headerOf(request, 'mcp-method') === LISTEN;
+  return request.method === 'POST' && headerOf(request, 'mcp-method') === LISTEN ? 'listen' : undefined;
 }
 
 async function intercept(
+  kind: 'legacy-stream' | 'listen',
   hub: SubscriptionHub,
   deps: FanOutDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   tasks: TaskDeps | undefined,
 ): Promise<FastifyReply | undefined> {
-  if (wantsLegacyStream(request)) return openLegacyStream(hub, request, reply);
+  if (kind === 'legacy-stream') return openLegacyStream(hub, request, reply);
   const outcome = runLadder(inboundHttpOf(request));
   if (outcome.kind !== 'request' || outcome.era !== 'modern' || outcome.message.method !== LISTEN)
     return undefined;
@@ -48,10 +49,11 @@ export function registerSubscriptionRoutes(
   // `done` style: the requests it does not take (nearly all) pass without a promise. One it takes
   // is answered (or hijacked) before `done`, and fastify then runs nothing further for it.
   app.addHook('preHandler', (request, reply, done) => {
-    if (!mayIntercept(request)) {
+    const kind = interceptionOf(request);
+    if (kind === undefined) {
       done();
       return;
     }
-    intercept(hub, deps, request, reply, tasks).then(() => done(), done);
+    intercept(kind, hub, deps, request, reply, tasks).then(() => done(), done);
   });
 }
