@@ -167,29 +167,36 @@ export async function allocBench(): Promise<void> {
     ],
   );
   const dispatcher = new Agent({ connections: 1, pipelining: 1 });
-  const floorProbe = await freePort();
-  const floor = await startChild(
-    [
-      '--expose-gc',
-      `--max-semi-space-size=${SEMI_SPACE_MB}`,
-      `--min-semi-space-size=${SEMI_SPACE_MB}`,
-      '--import',
-      './dist/test/bench/alloc-probe.js',
-      'dist/test/bench/bare-relay-main.js',
-      upstreamUrl,
-    ],
-    /listening on/,
-    'stderr',
-    { ...process.env, AGW_ALLOC_PROBE_PORT: String(floorProbe) },
-  );
-  const floorUrl = `${/listening on (\S+)/.exec(floor.line)?.[1] ?? ''}/mcp`;
+  // The floors (bare-relay-main.ts): fastify + undici, and node:http + undici's dispatch.
+  const startFloor = async (extra: string[]) => {
+    const probe = await freePort();
+    const child = await startChild(
+      [
+        '--expose-gc',
+        `--max-semi-space-size=${SEMI_SPACE_MB}`,
+        `--min-semi-space-size=${SEMI_SPACE_MB}`,
+        '--import',
+        './dist/test/bench/alloc-probe.js',
+        'dist/test/bench/bare-relay-main.js',
+        upstreamUrl,
+        ...extra,
+      ],
+      /listening on/,
+      'stderr',
+      { ...process.env, AGW_ALLOC_PROBE_PORT: String(probe) },
+    );
+    return { child, probe, url: `${/listening on (\S+)/.exec(child.line)?.[1] ?? ''}/mcp` };
+  };
+  const floor = await startFloor([]);
+  const nodeFloor = await startFloor(['--node-http']);
   try {
     const url = `${gateway.url}/mcp`;
     for (const benchCase of cases.filter((c) => only === undefined || c.shape.startsWith(only))) {
-      const floorBytes = await window(floorUrl, floorProbe, benchCase.floor, dispatcher);
+      const floorBytes = await window(floor.url, floor.probe, benchCase.floor, dispatcher);
+      const nodeFloorBytes = await window(nodeFloor.url, nodeFloor.probe, benchCase.floor, dispatcher);
       const bytes = await window(url, probePort, benchCase.request, dispatcher);
       console.log(
-        `\n${benchCase.shape.padEnd(24)} ${bytes.text}/call  (${CALLS} calls, ${bytes.note}); the floor (fastify + undici passing bytes through, no gateway) ${floorBytes.text}/call (${floorBytes.note})`,
+        `\n${benchCase.shape.padEnd(24)} ${bytes.text}/call  (${CALLS} calls, ${bytes.note}); the floor (fastify + undici passing bytes through, no gateway) ${floorBytes.text}/call (${floorBytes.note}); node:http + undici dispatch ${nodeFloorBytes.text}/call (${nodeFloorBytes.note})`,
       );
       await probe(probePort, '/sample/start');
       await send(url, benchCase.request, CALLS, dispatcher);
@@ -198,7 +205,8 @@ export async function allocBench(): Promise<void> {
     }
   } finally {
     await dispatcher.close();
-    await floor.stop();
+    await floor.child.stop();
+    await nodeFloor.child.stop();
     await gateway.stop();
     await upstream.stop();
     await rm(dir, { recursive: true, force: true });

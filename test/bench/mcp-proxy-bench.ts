@@ -1,15 +1,16 @@
 // MCP proxy benchmark (issues 3 and 13), side by side in one run: the same small `tools/call` (echo)
 // and `tools/list` sent to the upstream directly, through nginx as a pure reverse proxy, through
 // Agent Gateway (its 2026-07-28 face and its 2025-era face), through ToolHive's vMCP and through
-// agentgateway (the Rust gateway, both of its faces), and through the floor of our own stack (fastify +
-// undici passing bytes, `bare-relay-main.ts`), at concurrency 1 and 32 on loopback. Two upstreams, one after the other: a default v2-SDK server
+// agentgateway (the Rust gateway, both of its faces), and through two floors (`bare-relay-main.ts`):
+// our own stack passing bytes (fastify + undici) and the least Node allows (node:http + undici's
+// dispatch), at concurrency 1 and 32 on loopback. Two upstreams, one after the other: a default v2-SDK server
 // (no cache hints, tools/list says `ttlMs: 0`) and the same server with `ttlMs` 60 s on tools/list.
 // Participants are interleaved within each of `BENCH_ROUNDS` rounds, each round starting with the
 // next one, and the median by throughput is kept. Prints req/s, p50, p99, ratios and added latency over direct, each proxy's own CPU time
 // per request (user + system of the process and its direct children from /proc, 10 ms ticks), the machine load with every
 // point, and each proxy's RSS before and after the load. A peer that cannot run is skipped with the
 // reason printed. Never asserts. `BENCH_MCP_QUICK=1` measures only `tools/call` through the default
-// upstream, direct, the floor and Agent Gateway (for trying a change; the peers are left out).
+// upstream, direct, the floors and Agent Gateway (for trying a change; the peers are left out).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,20 +109,27 @@ async function benchOneUpstream(
         pid: nginx.pid,
       });
     }
-    // The floor of the design card's own stack: fastify and undici passing the bytes through, with
-    // no auth, parsing, policy or audit. What the gateway adds beyond it is the gateway's own cost.
-    const floor = await startChild(
-      ['dist/test/bench/bare-relay-main.js', upstreamUrl],
-      /listening on/,
-      'stderr',
-    );
-    peers.push(floor);
-    participants.push({
-      ...(participants[0] as Participant),
-      label: 'floor: fastify + undici',
-      url: `${/listening on (\S+)/.exec(floor.line)?.[1] ?? ''}/mcp`,
-      pid: floor.process.pid,
-    });
+    // The floors: the design card's own stack (fastify and undici passing the bytes through) and the
+    // least Node itself allows (node:http and undici's dispatch), with no auth, parsing, policy or
+    // audit. What the gateway adds beyond the first is the gateway's own cost; the second bounds any
+    // relay written for Node.
+    for (const [label, extra] of [
+      ['floor: fastify + undici', []],
+      ['floor: node:http + undici dispatch', ['--node-http']],
+    ] as const) {
+      const floor = await startChild(
+        ['dist/test/bench/bare-relay-main.js', upstreamUrl, ...extra],
+        /listening on/,
+        'stderr',
+      );
+      peers.push(floor);
+      participants.push({
+        ...(participants[0] as Participant),
+        label,
+        url: `${/listening on (\S+)/.exec(floor.line)?.[1] ?? ''}/mcp`,
+        pid: floor.process.pid,
+      });
+    }
     const gatewayMcp = `${gateway.url}/mcp`;
     participants.push(
       {

@@ -1,6 +1,6 @@
 // OAuth benchmark (issue 29), in one run: the same small `tools/call` (echo, 2026 face) through one
 // gateway, signed in with an API key and with a JWT access token (ES256, JWKS cached), at c=1 and
-// c=32, rounds interleaved and the median by throughput kept; then JWKS rotation under c=32 load: the
+// c=32, rounds interleaved and the median by throughput kept (and the gateway's CPU per call, from /proc); then JWKS rotation under c=32 load: the
 // issuer publishes a second key and the callers switch to tokens signed with it mid-load, and the
 // run counts failed requests and JWKS fetches. The issuer is a minimal one written here (metadata +
 // JWKS, tokens minted with jose): the tests prove the real authorization server (oidc-provider); this
@@ -17,6 +17,7 @@ import { startBenchGateway } from './bench-gateway.js';
 import { startChild } from './child-process.js';
 import { formatResult, runLoad, type LoadResult } from './load.js';
 import { modernRequest } from './mcp-shapes.js';
+import { processCpuMs } from './process-stats.js';
 
 /** The canonical resource: a public URL, as behind an Ingress (it is a name in `aud`, not dialled). */
 const RESOURCE = 'http://127.0.0.1:8080/mcp';
@@ -155,6 +156,11 @@ async function rotationRun(
   return { requests, failed, failedAfterSwitch, fetchesAfterSwitch: issuer.jwksFetches - fetchesAtSwitch };
 }
 
+function middle(values: number[]): number | undefined {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
 export async function oauthBench(): Promise<void> {
   const durationMs = Number(process.env['BENCH_DURATION_MS'] ?? 4000);
   const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -204,6 +210,8 @@ export async function oauthBench(): Promise<void> {
     }
     for (const concurrency of [1, 32]) {
       const results = new Map<string, LoadResult[]>();
+      // The gateway's CPU time per call (/proc), which run-to-run noise in latency does not move.
+      const cpuPerCall = new Map<string, number[]>();
       for (let round = 0; round < rounds; round += 1) {
         const order = Object.entries(credentials);
         if (round % 2 === 1) order.reverse();
@@ -215,16 +223,29 @@ export async function oauthBench(): Promise<void> {
             headers,
           );
           await runLoad('warm-up', url, { concurrency, durationMs: 500, ...shape });
+          const cpuBefore = await processCpuMs(gateway.child.process.pid);
           const result = await runLoad(label, url, { concurrency, durationMs, ...shape });
+          const cpuAfter = await processCpuMs(gateway.child.process.pid);
           results.set(label, [...(results.get(label) ?? []), result]);
+          if (cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0)
+            cpuPerCall.set(label, [
+              ...(cpuPerCall.get(label) ?? []),
+              ((cpuAfter - cpuBefore) * 1000) / result.requests,
+            ]);
         }
       }
       const keyResult = median(results.get('API key') ?? []);
       const jwtResult = median(results.get('JWT (cached JWKS)') ?? []);
       console.log(formatResult(keyResult));
       console.log(formatResult(jwtResult));
+      const keyCpu = middle(cpuPerCall.get('API key') ?? []);
+      const jwtCpu = middle(cpuPerCall.get('JWT (cached JWKS)') ?? []);
+      const cpu =
+        keyCpu === undefined || jwtCpu === undefined
+          ? 'gateway CPU per call not read (no /proc)'
+          : `gateway CPU per call ${keyCpu.toFixed(0)} µs with the key, ${jwtCpu.toFixed(0)} µs with the JWT (${(jwtCpu - keyCpu).toFixed(0)} µs; median of the rounds)`;
       console.log(
-        `  c=${concurrency}: JWT adds ${(jwtResult.p50Ms - keyResult.p50Ms).toFixed(3)} ms at p50 (goal ≤ 0.05), ${(jwtResult.p99Ms - keyResult.p99Ms).toFixed(3)} ms at p99; throughput ×${(jwtResult.rps / keyResult.rps).toFixed(3)} of the key path`,
+        `  c=${concurrency}: JWT adds ${(jwtResult.p50Ms - keyResult.p50Ms).toFixed(3)} ms at p50 (goal ≤ 0.05), ${(jwtResult.p99Ms - keyResult.p99Ms).toFixed(3)} ms at p99; throughput ×${(jwtResult.rps / keyResult.rps).toFixed(3)} of the key path; ${cpu}`,
       );
     }
     const fetchesBefore = issuer.jwksFetches;
