@@ -54,6 +54,10 @@ class PassBack implements Dispatcher.DispatchHandler {
 
   constructor(private readonly response: ServerResponse) {}
 
+  onRequestStart(): void {
+    // undici requires the method; there is nothing to do when the request starts.
+  }
+
   onResponseStart(
     _controller: Dispatcher.DispatchController,
     status: number,
