@@ -51,8 +51,8 @@ const WINDOWS: readonly {
 /** The counters one call to `tool` (its namespaced name, what key patterns match) is checked
  * against: every window of every limit whose patterns match it. */
 export function toolLimitRules(prefix: string, principal: Principal, tool: string): ToolLimitRule[] {
-  const limits: readonly ToolLimitConfig[] | undefined = principal.workspace.governance.toolLimits;
-  if (limits === undefined || limits.length === 0) return [];
+  if (!limitsTools(principal)) return [];
+  const limits: readonly ToolLimitConfig[] = principal.workspace.governance.toolLimits ?? [];
   const rules: ToolLimitRule[] = [];
   let tag: string | undefined;
   for (const limit of limits) {
