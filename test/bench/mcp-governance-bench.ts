@@ -20,6 +20,7 @@ import { formatResult, runLoad, type LoadResult } from './load.js';
 import { modernRequest, type RequestShape } from './mcp-shapes.js';
 import { McpSourceSchema } from '../../gateway/config/index.js';
 import type { Tool } from '@modelcontextprotocol/client';
+import { medianByRate } from './medians.js';
 
 const RULES: Record<string, readonly Record<string, unknown>[]> = {
   'allow-all rule': [{ name: 'allow-all', effect: 'allow', when: 'true', message: 'never' }],
@@ -33,11 +34,6 @@ const RULES: Record<string, readonly Record<string, unknown>[]> = {
     },
   ],
 };
-
-function median(results: LoadResult[]): LoadResult {
-  const sorted = [...results].sort((a, b) => a.rps - b.rps);
-  return sorted[Math.floor(sorted.length / 2)] as LoadResult;
-}
 
 const PINNED = 'pinned, all approved';
 
@@ -94,9 +90,9 @@ export async function mcpGovernanceBench(): Promise<void> {
             await runLoad(`${method} — ${labels[index]}`, url, { ...options, durationMs }),
           );
         }
-      const base = median(results[0]!);
+      const base = medianByRate(results[0]!);
       for (const [index] of labels.entries()) {
-        const result = median(results[index]!);
+        const result = medianByRate(results[index]!);
         const versus =
           index === 0
             ? ''

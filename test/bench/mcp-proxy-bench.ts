@@ -23,6 +23,7 @@ import { AGENTGATEWAY_ECHO, startAgentgateway } from './agentgateway-peer.js';
 import { startNginx } from './nginx-peer.js';
 import { processTreeCpuMs, processTreeRssMiB } from './process-stats.js';
 import { startVmcp } from './vmcp-peer.js';
+import { medianByRate } from './medians.js';
 
 interface Participant {
   readonly label: string;
@@ -50,11 +51,6 @@ const QUICK = process.env['BENCH_MCP_QUICK'] === '1';
 /** A load result with the proxy's own CPU time per request over that run (user + system, from /proc). */
 interface Measured extends LoadResult {
   readonly cpuMsPerRequest: number | undefined;
-}
-
-function median(results: Measured[]): Measured {
-  const sorted = [...results].sort((a, b) => a.rps - b.rps);
-  return sorted[Math.floor(sorted.length / 2)] as Measured;
 }
 
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
@@ -229,9 +225,9 @@ async function benchOneUpstream(
           });
         }
       const load = loadavg()[0]?.toFixed(2) ?? '?';
-      const base = median(results[0] as Measured[]);
+      const base = medianByRate(results[0] as Measured[]);
       for (const [index, participant] of participants.entries()) {
-        const result = median(results[index] as Measured[]);
+        const result = medianByRate(results[index] as Measured[]);
         const versus =
           participant === direct
             ? ''

@@ -18,6 +18,7 @@ import { startChild } from './child-process.js';
 import { formatResult, runLoad, type LoadResult } from './load.js';
 import { modernRequest } from './mcp-shapes.js';
 import { processCpuMs } from './process-stats.js';
+import { medianByRate, middle } from './medians.js';
 
 /** The canonical resource: a public URL, as behind an Ingress (it is a name in `aud`, not dialled). */
 const RESOURCE = 'http://127.0.0.1:8080/mcp';
@@ -88,11 +89,6 @@ function mint(issuer: string, key: SigningKey, subject: string): Promise<string>
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-function median(results: readonly LoadResult[]): LoadResult {
-  const sorted = [...results].sort((a, b) => a.rps - b.rps);
-  return sorted[Math.floor(sorted.length / 2)] as LoadResult;
-}
-
 /** c=32 closed loop for `durationMs`; at `switchAtMs` the issuer adds `next` and callers switch to a
  * token signed with it. Counts answers that are not a 200 tool result. */
 async function rotationRun(
@@ -154,11 +150,6 @@ async function rotationRun(
   clearTimeout(switcher);
   await dispatcher.close();
   return { requests, failed, failedAfterSwitch, fetchesAfterSwitch: issuer.jwksFetches - fetchesAtSwitch };
-}
-
-function middle(values: number[]): number | undefined {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 export async function oauthBench(): Promise<void> {
@@ -234,8 +225,8 @@ export async function oauthBench(): Promise<void> {
             ]);
         }
       }
-      const keyResult = median(results.get('API key') ?? []);
-      const jwtResult = median(results.get('JWT (cached JWKS)') ?? []);
+      const keyResult = medianByRate(results.get('API key') ?? []);
+      const jwtResult = medianByRate(results.get('JWT (cached JWKS)') ?? []);
       console.log(formatResult(keyResult));
       console.log(formatResult(jwtResult));
       const keyCpu = middle(cpuPerCall.get('API key') ?? []);

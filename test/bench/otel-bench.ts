@@ -19,6 +19,7 @@ import { startChild } from './child-process.js';
 import { modernRequest } from './mcp-shapes.js';
 import { formatResult, runLoad, type LoadResult } from './load.js';
 import { processCpuMs } from './process-stats.js';
+import { medianByRate, middle } from './medians.js';
 
 const MODES = [
   { label: 'off', env: { OTEL_SDK_DISABLED: 'true' } },
@@ -34,16 +35,6 @@ const MODES = [
 ] as const;
 
 /** The median of the per-round CPU costs (undefined without /proc). */
-function middle(values: number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-}
-
-function median(results: LoadResult[]): LoadResult {
-  const sorted = [...results].sort((a, b) => a.rps - b.rps);
-  return sorted[Math.floor(sorted.length / 2)] as LoadResult;
-}
-
 export async function otelBench(): Promise<void> {
   const durationMs = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
   const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -132,10 +123,10 @@ export async function otelBench(): Promise<void> {
             if (cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0)
               cpuByMode[index]?.push(((cpuAfter - cpuBefore) * 1000) / result.requests);
           }
-        const off = median(byMode[0] as LoadResult[]);
+        const off = medianByRate(byMode[0] as LoadResult[]);
         const offCpu = middle(cpuByMode[0] as number[]);
         for (const [index] of MODES.entries()) {
-          const result = median(byMode[index] as LoadResult[]);
+          const result = medianByRate(byMode[index] as LoadResult[]);
           const cpu = middle(cpuByMode[index] as number[]);
           const cpuText =
             cpu === undefined || offCpu === undefined

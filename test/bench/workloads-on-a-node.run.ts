@@ -27,6 +27,7 @@ import { callDemoAdd, issuedKey } from '../e2e/cluster/cluster-fixtures.js';
 import { startBenchGateway } from './bench-gateway.js';
 import { runLoad, type LoadResult } from './load.js';
 import { modernRequest } from './mcp-shapes.js';
+import { medianByRate, middle } from './medians.js';
 
 const CHART = 'charts/agent-gateway';
 const NS = 'agw-bench-workloads';
@@ -61,15 +62,6 @@ function source(name: string, scaleToZero?: Record<string, number>): Record<stri
       },
     },
   };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
-function medianResult(results: readonly LoadResult[]): LoadResult {
-  return [...results].sort((a, b) => a.rps - b.rps)[Math.floor(results.length / 2)] as LoadResult;
 }
 
 interface PodStats {
@@ -155,7 +147,7 @@ describe('workloads bench', () => {
       if (answer.text === '5') colds.push(ms);
     }
     say(
-      `cold start from zero (call through a gateway pod until answered): median ${median(colds).toFixed(0)} ms over ${colds.length} rounds`,
+      `cold start from zero (call through a gateway pod until answered): median ${(middle(colds) ?? Number.NaN).toFixed(0)} ms over ${colds.length} rounds`,
     );
 
     // 2. Call overhead through the workload versus a local stdio child, one gateway process on the host.
@@ -214,8 +206,8 @@ describe('workloads bench', () => {
               }),
             );
           }
-        const local = medianResult(results.local);
-        const pod = medianResult(results.pod);
+        const local = medianByRate(results.local);
+        const pod = medianByRate(results.pod);
         say(
           `tools/call c=${concurrency}: local stdio ${local.rps.toFixed(0)} req/s p50 ${local.p50Ms.toFixed(2)} ms p99 ${local.p99Ms.toFixed(2)} ms (${local.errors} errors); ` +
             `workload pod ${pod.rps.toFixed(0)} req/s p50 ${pod.p50Ms.toFixed(2)} ms p99 ${pod.p99Ms.toFixed(2)} ms (${pod.errors} errors); ` +
