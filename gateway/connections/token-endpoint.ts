@@ -6,6 +6,7 @@
 // carry the client secret elsewhere), and no failure message carries a secret, a token or the
 // server's free text: only the RFC 6749 `error` code.
 import { issuedToken, DEFAULT_LIFETIME_MS, type IssuedToken } from './token-cache.js';
+import { isRecord } from '../platform/is-record.js';
 
 export type TokenFailure = 'unreachable' | 'timeout' | 'refused' | 'malformed';
 
@@ -107,10 +108,6 @@ async function exchange(
   } catch (error) {
     throw failureOf(error);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The form body and headers of a request authenticated as `client` (RFC 6749 §2.3). */

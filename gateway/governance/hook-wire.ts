@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { Principal } from '../auth/index.js';
 import type { GuardedMethod, HookPhase } from '../config/index.js';
 import { nestsDeeperThan } from '../platform/nesting-depth.js';
+import { isRecord } from '../platform/is-record.js';
 
 export const WIRE_VERSION = 'agw.guardrail.v1';
 export const SIGNATURE_HEADER = 'x-agw-signature';
@@ -141,8 +142,4 @@ function isToolResult(value: Record<string, unknown>): boolean {
   if (isError !== undefined && typeof isError !== 'boolean') return false;
   const structured = value['structuredContent'];
   return structured === undefined || isRecord(structured);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -18,6 +18,7 @@ import {
 } from '../protocol/index.js';
 import { mirrors } from './header-mirror.js';
 import { strictUtf8 } from '../platform/strict-utf8.js';
+import { isRecord } from '../platform/is-record.js';
 
 export interface InboundHttp {
   readonly httpMethod: string;
@@ -70,10 +71,6 @@ type Rung = (state: LadderState) => McpError | undefined;
 
 const reject400 = (code: number, message: string, data?: Record<string, unknown>) =>
   new McpError(400, code, message, data);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const httpMethodRung: Rung = ({ http }) =>
   http.httpMethod === 'POST'

@@ -19,6 +19,7 @@ import {
   type TaskUpstream,
   type TaskView,
 } from './task-upstream.js';
+import { isRecord } from '../platform/is-record.js';
 
 /** The longest task id taken from an upstream (the sealed id carries it). */
 export const MAX_UPSTREAM_TASK_ID = 1024;
@@ -28,10 +29,6 @@ export const MAX_TASK_MESSAGE = 2048;
 const MAX_TIMESTAMP = 64;
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function bounded(text: string): string {
   return text.length > MAX_TASK_MESSAGE ? text.slice(0, MAX_TASK_MESSAGE) : text;

@@ -10,15 +10,12 @@ import { encodeMirroredValue } from './header-mirror.js';
 import type { McpRequest } from './mcp-request.js';
 import { isTaskStatus, type TaskCallContext, type TaskUpstream, type TaskView } from './task-upstream.js';
 import { TASKS_EXTENSION, upstreamParams } from './upstream-params.js';
+import { isRecord } from '../platform/is-record.js';
 
 export { TASKS_EXTENSION };
 
 /** Longest status message or timestamp copied from an upstream. */
 const MAX_TEXT = 4096;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The upstream's params for a task request: the 2026 envelope with the tasks extension declared. */
 export function taskEnvelope(

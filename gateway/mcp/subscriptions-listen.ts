@@ -23,6 +23,7 @@ import type { TaskDeps } from './dispatch-tasks.js';
 import { clientCapabilitiesOf } from './task-asks.js';
 import { parseTaskIds, watchTasks } from './task-watch.js';
 import { TASKS_EXTENSION } from './upstream-params.js';
+import { isRecord } from '../platform/is-record.js';
 
 /** The 2026 error for a request that needs a client capability it did not declare. */
 const MISSING_CAPABILITY = -32021;
@@ -50,10 +51,6 @@ interface Filter {
 
 const invalid = (message: string, data?: Record<string, unknown>) =>
   new McpError(200, RPC.invalidParams, `Invalid params: ${message}`, data);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function parseFilter(params: Record<string, unknown>, maxUris: number): Filter | McpError {
   const notifications = params['notifications'];

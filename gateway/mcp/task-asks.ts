@@ -4,10 +4,7 @@
 import { META } from '../protocol/index.js';
 import type { McpRequest } from './mcp-request.js';
 import { TASKS_EXTENSION } from './upstream-params.js';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isRecord } from '../platform/is-record.js';
 
 /** The client declared the tasks extension on this request (2026 per-request capabilities). */
 export function declaresTasks(request: McpRequest): boolean {

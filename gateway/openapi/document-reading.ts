@@ -8,7 +8,8 @@ import { validate, type ParserOptions } from '@readme/openapi-parser';
 import { parse as parseYaml } from 'yaml';
 import { nestsDeeperThan } from '../platform/nesting-depth.js';
 import { formatBytes, OpenApiDocumentError, quoted, type DocumentLimits } from './document-limits.js';
-import { followRefs, isLocalRef, isRecord, own } from './json-pointer.js';
+import { isRecord } from '../platform/is-record.js';
+import { followRefs, isLocalRef, own } from './json-pointer.js';
 import { expansionExcess } from './ref-expansion.js';
 
 /** Nesting of the text, and of the expansion (levels plus ref hops): far past any real document. */

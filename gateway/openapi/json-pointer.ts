@@ -52,11 +52,6 @@ export function followRefs(document: unknown, node: unknown, maxHops = 16): unkn
   return undefined;
 }
 
-/** A plain object (not an array, not null), for reading a document's parts. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** An own property of a document object (never one inherited from `Object.prototype`). */
 export function own(node: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(node, key) ? node[key] : undefined;

@@ -6,7 +6,8 @@
 
 import { DOCUMENT_LIMIT_DEFAULTS, type DocumentLimits } from './document-limits.js';
 import { HTTP_METHODS, readDocument } from './document-reading.js';
-import { followRefs, isRecord, own } from './json-pointer.js';
+import { isRecord } from '../platform/is-record.js';
+import { followRefs, own } from './json-pointer.js';
 import { operationPredicate } from './operation-filter.js';
 import { operationTool, type DocumentOperation } from './operation-tool.js';
 import type { OpenApiCatalog, OpenApiTool, OperationFilter, SkippedOperation } from './openapi-tool.js';

@@ -5,7 +5,8 @@
 // tool throws SkipOperation with the reason.
 
 import { quoted } from './document-limits.js';
-import { followRefs, isRecord, own } from './json-pointer.js';
+import { isRecord } from '../platform/is-record.js';
+import { followRefs, own } from './json-pointer.js';
 import type { OpenApiTool, OperationBody, OperationParameter, ParameterLocation } from './openapi-tool.js';
 import { put, SkipOperation, type SchemaBudget, type SchemaResolver } from './schema-resolver.js';
 

@@ -8,7 +8,8 @@
 // vendor extensions, `xml`, `externalDocs`, `discriminator` and base-URI keywords are dropped.
 
 import { formatBytes, quoted, type DocumentLimits } from './document-limits.js';
-import { isRecord, refOf, resolvePointer } from './json-pointer.js';
+import { isRecord } from '../platform/is-record.js';
+import { refOf, resolvePointer } from './json-pointer.js';
 
 /** Why an operation cannot become a tool. */
 export class SkipOperation extends Error {

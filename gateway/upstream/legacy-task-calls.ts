@@ -12,10 +12,7 @@ import { ANY_RESULT } from './tool-list-reader.js';
 import { UpstreamProtocolError } from './upstream-answer-errors.js';
 import type { CallOptions, LegacyTaskCalls } from './upstream-connection.js';
 import { UpstreamRpcError } from './upstream-rpc-error.js';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isRecord } from '../platform/is-record.js';
 
 /** `tasks.requests.tools.call` is declared (an object) in the upstream's initialize capabilities. */
 export function declaresToolTasks(capabilities: Record<string, unknown>): boolean {

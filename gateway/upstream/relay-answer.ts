@@ -22,6 +22,7 @@ import {
   UpstreamResponseTooLargeError,
 } from './upstream-answer-errors.js';
 import { UpstreamRpcError } from './upstream-rpc-error.js';
+import { isRecord } from '../platform/is-record.js';
 
 /** The outcome of a 401 that the credential source wants retried with a fresh credential. */
 export const RETRY_REFUSED = Symbol('retry-refused');
@@ -47,10 +48,6 @@ class ExchangeDone extends Error {
     super('the relayed exchange has settled');
     this.name = 'ExchangeDone';
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function headerValue(value: string | string[] | undefined): string {
